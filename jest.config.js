@@ -1,0 +1,25 @@
+/** @type {import('jest').Config} */
+// SWC instead of ts-jest: type checking is a separate step (`npm run typecheck`), and SWC
+// keeps decorator metadata, which NestJS dependency injection needs.
+const swc = [
+  '@swc/jest',
+  {
+    jsc: {
+      parser: { syntax: 'typescript', decorators: true },
+      transform: { legacyDecorator: true, decoratorMetadata: true },
+      target: 'es2022',
+    },
+    module: { type: 'commonjs' },
+  },
+];
+
+module.exports = {
+  testEnvironment: 'node',
+  transform: { '^.+\\.ts$': swc },
+  moduleNameMapper: {
+    '^@app/rendering$': '<rootDir>/libs/rendering/src',
+    '^@app/rendering/(.*)$': '<rootDir>/libs/rendering/src/$1',
+  },
+  testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+  testTimeout: 60000,
+};

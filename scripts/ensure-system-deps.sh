@@ -1,0 +1,35 @@
+#!/usr/bin/env bash
+# Installs the Debian packages the service and its tests need, only when one is missing.
+# Runs as root through apt-get; otherwise names what is missing and stops, so a developer
+# is never left with a half-working set-up and a confusing failure later.
+set -euo pipefail
+
+# package -> a file it provides (cheap presence check without dpkg-query per package)
+declare -A WANT=(
+  [redis-server]=/usr/bin/redis-server
+  [libreoffice-writer-nogui]=/usr/lib/libreoffice/program/soffice.bin
+  [python3-uno]=/usr/lib/python3/dist-packages/uno.py
+  [poppler-utils]=/usr/bin/pdftotext
+  [python3-docxtpl]=/usr/lib/python3/dist-packages/docxtpl/__init__.py
+  [fonts-crosextra-carlito]=/usr/share/fonts/truetype/crosextra/Carlito-Regular.ttf
+  [fonts-crosextra-caladea]=/usr/share/fonts/truetype/crosextra/Caladea-Regular.ttf
+  [fonts-liberation2]=/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf
+  [fonts-dejavu-core]=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+)
+
+missing=()
+for pkg in "${!WANT[@]}"; do
+  [ -e "${WANT[$pkg]}" ] || missing+=("$pkg")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+
+if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
+  echo "Missing system packages: ${missing[*]}" >&2
+  echo "Install them with: sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  exit 1
+fi
+
+echo "Installing system packages: ${missing[*]}" >&2
+export DEBIAN_FRONTEND=noninteractive
+apt-get update -qq >&2
+apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
