@@ -1,0 +1,29 @@
+import { Module } from '@nestjs/common';
+import { MulterModule } from '@nestjs/platform-express';
+import { ServiceConfig } from '../config/service-config';
+import { QueueModule } from '../queue/queue.module';
+import { DocumentsController } from './documents.controller';
+
+@Module({
+  imports: [
+    QueueModule,
+    // Memory storage (no `dest`): the template goes to Redis from memory. The limits bound the
+    // whole request: one file, a few text fields, each at most MAX_REQUEST_BYTES.
+    MulterModule.registerAsync({
+      inject: [ServiceConfig],
+      useFactory: (config: ServiceConfig) => ({
+        defParamCharset: 'utf8',
+        limits: {
+          fileSize: config.MAX_TEMPLATE_BYTES,
+          fieldSize: config.MAX_REQUEST_BYTES,
+          files: 1,
+          fields: 8,
+          parts: 10,
+          fieldNameSize: 100,
+        },
+      }),
+    }),
+  ],
+  controllers: [DocumentsController],
+})
+export class DocumentsModule {}

@@ -1,0 +1,29 @@
+import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
+import type { Response } from 'express';
+import { ServiceConfig } from '../config/service-config';
+import { toErrorResponse } from './error-response';
+
+/** The one place that writes error bodies: every exception, ours, NestJS's or multer's. */
+@Catch()
+export class AllExceptionsFilter implements ExceptionFilter {
+  private readonly logger = new Logger('Errors');
+
+  constructor(private readonly config: ServiceConfig) {}
+
+  catch(exception: unknown, host: ArgumentsHost): void {
+    const res = host.switchToHttp().getResponse<Response>();
+    const error = toErrorResponse(exception, {
+      maxTemplateBytes: this.config.MAX_TEMPLATE_BYTES,
+      maxRequestBytes: this.config.MAX_REQUEST_BYTES,
+    });
+    if (error.unexpected !== undefined) {
+      const e = error.unexpected;
+      this.logger.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
+    }
+    if (res.headersSent) {
+      res.end();
+      return;
+    }
+    res.status(error.status).set(error.headers).type('application/json').send(JSON.stringify(error.body));
+  }
+}

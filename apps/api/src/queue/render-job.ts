@@ -1,0 +1,106 @@
+/**
+ * What travels between the API and the workers, and where it is kept in Redis.
+ *
+ * A job carries ids, sizes, the file name and options only (Bull Board shows job data; it must not
+ * show documents). The template, the request (data and images) and the result live under their own
+ * keys with a TTL, beside the queue's keys under the same Redis Cluster hash tag, and the API
+ * deletes them once it has answered or given up.
+ *
+ * A failure crosses the queue as the JSON error body in the job's failed reason, so the caller gets
+ * the error type, status and details the worker raised.
+ */
+import { ErrorDetails, RenderingError, TransportedRenderingError } from '@app/rendering';
+
+export type OutputFormat = 'pdf' | 'docx';
+
+export interface RenderJobOptions {
+  undefined: 'empty' | 'strict';
+  output: OutputFormat;
+}
+
+/** The data of one BullMQ job. */
+export interface RenderJob {
+  requestId: string;
+  /** Redis keys of the template (.docx bytes) and of the request (JSON: template_data, images). */
+  templateKey: string;
+  requestKey: string;
+  /** Where the worker leaves the result (PDF or .docx bytes). */
+  resultKey: string;
+  filename: string;
+  templateBytes: number;
+  requestBytes: number;
+  imageCount: number;
+  options: RenderJobOptions;
+}
+
+/** The return value of a completed job. */
+export interface RenderJobResult {
+  resultKey: string;
+  bytes: number;
+  contentType: string;
+  /** Milliseconds spent filling the template and converting it. */
+  renderMs: number;
+  convertMs: number;
+  worker: string;
+}
+
+export const CONTENT_TYPES: Record<OutputFormat, string> = {
+  pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};
+
+export interface QueueNames {
+  prefix: string;
+  name: string;
+}
+
+/** Keys of one request's payload, in the queue's hash slot. */
+export function payloadKeys(q: QueueNames, requestId: string) {
+  const base = `${q.prefix}:${q.name}-payload:${requestId}`;
+  return { templateKey: `${base}:template`, requestKey: `${base}:request`, resultKey: `${base}:result` };
+}
+
+/** The sorted set where workers register their heartbeats. */
+export function heartbeatKey(q: QueueNames): string {
+  return `${q.prefix}:${q.name}-workers`;
+}
+
+/** An error as it crosses the queue. */
+export interface TransportedError {
+  error_type: string;
+  message: string;
+  details: ErrorDetails;
+  http_status: number;
+}
+
+export function encodeFailure(error: RenderingError): string {
+  const body: TransportedError = {
+    error_type: error.errorType,
+    message: error.message,
+    details: error.details,
+    http_status: error.httpStatus,
+  };
+  return JSON.stringify(body);
+}
+
+/**
+ * Rebuilds the typed error from a job's failed reason. A reason that is not ours (BullMQ's own, e.g.
+ * a job that stalled too often) becomes an internal error that names it.
+ */
+export function decodeFailure(reason: string | undefined): RenderingError {
+  try {
+    const parsed = JSON.parse(reason ?? '') as Partial<TransportedError>;
+    if (parsed && typeof parsed.error_type === 'string' && typeof parsed.message === 'string') {
+      return new TransportedRenderingError(
+        { error_type: parsed.error_type, message: parsed.message, details: parsed.details ?? {} },
+        typeof parsed.http_status === 'number' ? parsed.http_status : undefined,
+      );
+    }
+  } catch {
+    // not JSON: fall through
+  }
+  return new TransportedRenderingError(
+    { error_type: 'internal_error', message: 'The document could not be processed', details: { reason } },
+    500,
+  );
+}

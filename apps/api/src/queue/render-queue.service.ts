@@ -1,0 +1,273 @@
+/**
+ * The API's side of the queue: admits a request (Redis up, a worker alive, room in the queue),
+ * stores its payload, enqueues a RenderJob and waits for a worker's result through QueueEvents,
+ * so the HTTP caller sees a plain synchronous answer. The worker's side is
+ * apps/worker/src/render.processor.ts.
+ */
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { Queue, QueueEvents } from 'bullmq';
+import { Redis, RedisOptions } from 'ioredis';
+import { randomUUID } from 'node:crypto';
+import type { RenderRequest } from '@app/rendering';
+import { ServiceConfig } from '../config/service-config';
+import { InternalError, ProcessingTimeoutError, ServiceUnavailableError } from '../errors/service-errors';
+import {
+  CONTENT_TYPES,
+  decodeFailure,
+  heartbeatKey,
+  payloadKeys,
+  QueueNames,
+  RenderJob,
+  RenderJobOptions,
+  RenderJobResult,
+} from './render-job';
+import { liveWorkers } from './worker-registry';
+
+export type { RenderJob } from './render-job';
+
+export interface RenderInput {
+  template: Buffer;
+  filename: string;
+  request: RenderRequest;
+  options: RenderJobOptions;
+}
+
+export interface RenderOutput {
+  body: Buffer;
+  contentType: string;
+}
+
+type Outcome =
+  | { kind: 'completed'; result: RenderJobResult }
+  | { kind: 'failed'; reason: string }
+  | { kind: 'timeout' }
+  | { kind: 'aborted' };
+
+/** Reconnect quickly and forever: the API keeps answering 503 until Redis is back. */
+function retryStrategy(times: number): number {
+  return Math.min(100 * times, 2000);
+}
+
+/** States in which a job has not been taken by a worker yet (so it can be withdrawn). */
+const NOT_STARTED = new Set(['waiting', 'delayed', 'prioritized', 'wait', 'paused']);
+
+@Injectable()
+export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('RenderQueue');
+  private readonly names: QueueNames;
+  private redis!: Redis;
+  private eventsRedis!: Redis;
+  private queue!: Queue<RenderJob, RenderJobResult>;
+  private events!: QueueEvents;
+  /** Requests waiting for their job, by job id. */
+  private readonly waiters = new Map<string, (outcome: Outcome) => void>();
+  private lastRedisError = 0;
+
+  constructor(private readonly config: ServiceConfig) {
+    this.names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+  }
+
+  onModuleInit(): void {
+    const base: RedisOptions = { retryStrategy, connectionName: 'docx-api' };
+    // Commands fail at once while Redis is away, instead of queueing up behind a request.
+    this.redis = new Redis(this.config.REDIS_URL, {
+      ...base,
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+    });
+    // QueueEvents blocks on XREAD: BullMQ wants maxRetriesPerRequest null there.
+    this.eventsRedis = new Redis(this.config.REDIS_URL, { ...base, maxRetriesPerRequest: null });
+    for (const client of [this.redis, this.eventsRedis]) client.on('error', (e) => this.logRedisError(e));
+
+    this.queue = new Queue<RenderJob, RenderJobResult>(this.names.name, {
+      connection: this.redis,
+      prefix: this.names.prefix,
+    });
+    this.queue.on('error', (e) => this.logRedisError(e));
+    this.events = new QueueEvents(this.names.name, {
+      connection: this.eventsRedis,
+      prefix: this.names.prefix,
+    });
+    this.events.on('error', (e) => this.logRedisError(e));
+    this.events.on('completed', ({ jobId, returnvalue }) =>
+      this.settle(jobId, { kind: 'completed', result: returnvalue as unknown as RenderJobResult }),
+    );
+    this.events.on('failed', ({ jobId, failedReason }) =>
+      this.settle(jobId, { kind: 'failed', reason: failedReason }),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    for (const settle of this.waiters.values()) settle({ kind: 'aborted' });
+    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    this.redis.disconnect();
+    this.eventsRedis.disconnect();
+  }
+
+  /** True once Redis answers and QueueEvents listens; the API's readiness. */
+  async ready(): Promise<boolean> {
+    if (this.redis.status !== 'ready') return false;
+    await this.events.waitUntilReady();
+    return true;
+  }
+
+  /**
+   * Runs one request through a worker. Throws the worker's typed error, ServiceUnavailableError
+   * (503) or ProcessingTimeoutError (504). `signal` aborts the wait when the caller hangs up.
+   */
+  async render(input: RenderInput, signal?: AbortSignal): Promise<RenderOutput> {
+    await this.admit();
+    const requestId = randomUUID();
+    const keys = payloadKeys(this.names, requestId);
+    const requestJson = JSON.stringify(input.request);
+    const job: RenderJob = {
+      requestId,
+      ...keys,
+      filename: input.filename,
+      templateBytes: input.template.length,
+      requestBytes: Buffer.byteLength(requestJson),
+      imageCount: Object.keys(input.request.images ?? {}).length,
+      options: input.options,
+    };
+    const started = Date.now();
+    // Listen before adding, so a fast worker's answer is not missed.
+    const outcome = this.wait(requestId, signal);
+    try {
+      try {
+        const ttl = this.config.payloadTtlMs;
+        const stored = await this.redis
+          .multi()
+          .set(keys.templateKey, input.template, 'PX', ttl)
+          .set(keys.requestKey, requestJson, 'PX', ttl)
+          .exec();
+        const failed = stored?.find(([err]) => err);
+        if (!stored || failed) throw failed?.[0] ?? new Error('MULTI aborted');
+        await this.queue.add('render', job, {
+          jobId: requestId,
+          attempts: this.config.JOB_ATTEMPTS,
+          backoff: { type: 'exponential', delay: this.config.JOB_BACKOFF_MS },
+          removeOnComplete: { age: 3600, count: 1000 },
+          removeOnFail: { age: 24 * 3600, count: 1000 },
+        });
+      } catch (e) {
+        this.settle(requestId, { kind: 'aborted' });
+        throw this.unavailable('Redis is unreachable', e);
+      }
+      const result = await outcome;
+      const elapsed = Date.now() - started;
+      switch (result.kind) {
+        case 'completed': {
+          const body = await this.redis.getBuffer(result.result.resultKey).catch((e: unknown) => {
+            throw this.unavailable('Redis is unreachable', e);
+          });
+          if (!body) throw new InternalError('The result of the job has expired');
+          this.logger.log(
+            `job ${requestId} done in ${elapsed} ms (render ${result.result.renderMs} ms, convert ${result.result.convertMs} ms, worker ${result.result.worker}, ${body.length} bytes)`,
+          );
+          return { body, contentType: result.result.contentType ?? CONTENT_TYPES[input.options.output] };
+        }
+        case 'failed': {
+          const error = decodeFailure(result.reason);
+          this.logger.log(`job ${requestId} failed in ${elapsed} ms: ${error.errorType}: ${error.message}`);
+          throw error;
+        }
+        case 'timeout':
+          this.logger.warn(`job ${requestId} timed out after ${elapsed} ms`);
+          throw new ProcessingTimeoutError(
+            `The document was not processed within ${this.config.JOB_TIMEOUT_MS} ms`,
+            { timeout_ms: this.config.JOB_TIMEOUT_MS },
+          );
+        case 'aborted':
+          this.logger.log(`job ${requestId} abandoned by the caller after ${elapsed} ms`);
+          throw new ProcessingTimeoutError('The request was abandoned', {});
+      }
+    } finally {
+      this.redis.del(keys.templateKey, keys.requestKey, keys.resultKey).catch(() => undefined);
+    }
+  }
+
+  /** Refuses at once what would only time out: Redis down, no worker alive, queue full. */
+  private async admit(): Promise<void> {
+    const retryAfter = this.config.RETRY_AFTER_SECONDS;
+    if (this.redis.status !== 'ready') throw new ServiceUnavailableError('Redis is unreachable', retryAfter);
+    let workers: number;
+    let waiting: number;
+    try {
+      [workers, waiting] = await Promise.all([
+        liveWorkers(this.redis, heartbeatKey(this.names)),
+        this.queue.getJobCountByTypes('waiting', 'prioritized', 'delayed'),
+      ]);
+    } catch (e) {
+      throw this.unavailable('Redis is unreachable', e);
+    }
+    if (workers === 0) {
+      throw new ServiceUnavailableError('No worker is running', retryAfter, { live_workers: 0 });
+    }
+    if (waiting >= this.config.MAX_WAITING_JOBS) {
+      throw new ServiceUnavailableError('Too many documents are waiting; try again shortly', retryAfter, {
+        waiting_jobs: waiting,
+        max_waiting_jobs: this.config.MAX_WAITING_JOBS,
+      });
+    }
+  }
+
+  /** Resolves with the job's outcome; after JOB_TIMEOUT_MS (or an abort) withdraws the job if no worker took it. */
+  private wait(jobId: string, signal?: AbortSignal): Promise<Outcome> {
+    return new Promise<Outcome>((resolve) => {
+      let done = false;
+      const finish = (outcome: Outcome) => {
+        if (done) return;
+        done = true;
+        clearTimeout(timer);
+        signal?.removeEventListener('abort', onAbort);
+        this.waiters.delete(jobId);
+        resolve(outcome);
+      };
+      const giveUp = (kind: 'timeout' | 'aborted') => {
+        if (done) return;
+        this.withdraw(jobId).then(
+          (late) => finish(late ?? { kind }),
+          () => finish({ kind }),
+        );
+      };
+      const onAbort = () => giveUp('aborted');
+      const timer = setTimeout(() => giveUp('timeout'), this.config.JOB_TIMEOUT_MS);
+      signal?.addEventListener('abort', onAbort, { once: true });
+      this.waiters.set(jobId, finish);
+    });
+  }
+
+  /**
+   * Called when the wait is over: returns the outcome if the job finished after all (an event may
+   * be lost while Redis reconnects), else removes the job if no worker has started it.
+   */
+  private async withdraw(jobId: string): Promise<Outcome | undefined> {
+    if (this.redis.status !== 'ready') return undefined;
+    const job = await this.queue.getJob(jobId);
+    if (!job) return undefined;
+    const state = await job.getState();
+    if (state === 'completed') return { kind: 'completed', result: job.returnvalue };
+    if (state === 'failed') return { kind: 'failed', reason: job.failedReason };
+    if (NOT_STARTED.has(state)) {
+      await job.remove().catch(() => undefined); // a worker may have taken it meanwhile
+    }
+    return undefined;
+  }
+
+  private settle(jobId: string, outcome: Outcome): void {
+    this.waiters.get(jobId)?.(outcome);
+  }
+
+  private unavailable(message: string, cause: unknown): ServiceUnavailableError {
+    this.logRedisError(cause);
+    return new ServiceUnavailableError(message, this.config.RETRY_AFTER_SECONDS);
+  }
+
+  /** At most one line per 5 s while Redis is away. */
+  private logRedisError(e: unknown): void {
+    const now = Date.now();
+    if (now - this.lastRedisError < 5000) return;
+    this.lastRedisError = now;
+    this.logger.warn(`Redis: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

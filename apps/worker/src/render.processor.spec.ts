@@ -1,0 +1,38 @@
+import { UnrecoverableError } from 'bullmq';
+import { ConversionFailedError, TemplateSyntaxError, UndefinedVariableError } from '@app/rendering';
+import { decodeFailure } from '../../api/src/queue/render-job';
+import { isRetryable, jobFailure } from './render.processor';
+
+describe('job failure classification', () => {
+  it('fails caller mistakes at once, with the error body as reason', () => {
+    const f = jobFailure(new UndefinedVariableError(['customer']));
+    expect(f).toBeInstanceOf(UnrecoverableError);
+    expect(decodeFailure(f.message).toBody()).toEqual(new UndefinedVariableError(['customer']).toBody());
+    expect(
+      jobFailure(new TemplateSyntaxError([{ message: 'm', tag: 't', context: 'c', part: 'p' }])),
+    ).toBeInstanceOf(UnrecoverableError);
+  });
+
+  it('retries converter outages', () => {
+    for (const e of [
+      new ConversionFailedError('down', { retryable: true }),
+      new ConversionFailedError('busy', { reason: 'converter_queue_full' }),
+      Object.assign(new Error('connect ECONNREFUSED 10.0.0.1:3000'), { code: 'ECONNREFUSED' }),
+      new TypeError('fetch failed', { cause: Object.assign(new Error('x'), { code: 'UND_ERR_SOCKET' }) }),
+    ]) {
+      expect(isRetryable(e)).toBe(true);
+      const f = jobFailure(e);
+      expect(f).not.toBeInstanceOf(UnrecoverableError);
+      expect(decodeFailure(f.message).httpStatus).toBe(502);
+    }
+  });
+
+  it('does not retry a document LibreOffice cannot convert, nor a bug', () => {
+    expect(isRetryable(new ConversionFailedError('bad', { reason: 'libreoffice_error' }))).toBe(false);
+    const bug = jobFailure(new TypeError('x is undefined'));
+    expect(bug).toBeInstanceOf(UnrecoverableError);
+    const body = decodeFailure(bug.message).toBody();
+    expect(body.error_type).toBe('internal_error');
+    expect(body.message).not.toContain('x is undefined');
+  });
+});

@@ -1,0 +1,132 @@
+/**
+ * The worker's side of a RenderJob: load the template and the request from Redis, fill the
+ * template (libs/rendering), convert it to PDF with the configured converter, leave the result in
+ * Redis for the API. Failures are classified here: a caller's mistake fails the job at once
+ * (UnrecoverableError), a converter outage is retried with backoff, and the reason always carries
+ * the JSON error body so the API answers with the right error type and status.
+ */
+import { UnrecoverableError, type Job } from 'bullmq';
+import type { Redis } from 'ioredis';
+import {
+  ConversionFailedError,
+  RenderingError,
+  renderDocx,
+  type PdfConverter,
+  type RenderRequest,
+} from '@app/rendering';
+import { InternalError } from '../../api/src/errors/service-errors';
+import {
+  CONTENT_TYPES,
+  encodeFailure,
+  type RenderJob,
+  type RenderJobResult,
+} from '../../api/src/queue/render-job';
+
+export interface ProcessorDeps {
+  redis: Redis;
+  converter: PdfConverter;
+  workerId: string;
+  payloadTtlMs: number;
+  /** Per-conversion time limit handed to the converter. */
+  convertTimeoutMs?: number;
+  maxLoopIterations?: number;
+  log: (message: string) => void;
+}
+
+/** Converter failures that say nothing about the document: another attempt may succeed. */
+const RETRYABLE_CONVERSION_REASONS = new Set([
+  'converter_queue_full',
+  'converter_unavailable',
+  'converter_closed',
+]);
+/** Network failures (e.g. Gotenberg unreachable) that reach us unwrapped. */
+const CONNECTION_ERROR_CODES = new Set([
+  'ECONNREFUSED',
+  'ECONNRESET',
+  'ETIMEDOUT',
+  'EPIPE',
+  'EHOSTUNREACH',
+  'ENOTFOUND',
+  'EAI_AGAIN',
+  'UND_ERR_SOCKET',
+  'UND_ERR_CONNECT_TIMEOUT',
+]);
+
+export function isRetryable(error: unknown): boolean {
+  if (error instanceof ConversionFailedError) {
+    return error.details.retryable === true || RETRYABLE_CONVERSION_REASONS.has(String(error.details.reason));
+  }
+  if (error instanceof RenderingError) return false;
+  const code =
+    (error as { code?: unknown; cause?: { code?: unknown } } | undefined)?.code ??
+    (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+  return typeof code === 'string' && CONNECTION_ERROR_CODES.has(code);
+}
+
+/** The error a job fails with: its message is the JSON error body. */
+export function jobFailure(error: unknown): Error {
+  const typed =
+    error instanceof RenderingError
+      ? error
+      : isRetryable(error)
+        ? new ConversionFailedError('The PDF converter is unreachable', { retryable: true })
+        : new InternalError('The document could not be processed because of an internal error');
+  const reason = encodeFailure(typed);
+  return isRetryable(error) ? new Error(reason) : new UnrecoverableError(reason);
+}
+
+export function createRenderProcessor(deps: ProcessorDeps) {
+  return async function processRenderJob(job: Job<RenderJob, RenderJobResult>): Promise<RenderJobResult> {
+    const { requestId, templateKey, requestKey, resultKey, options } = job.data;
+    deps.log(`job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`);
+    try {
+      const [template, requestJson] = await Promise.all([
+        deps.redis.getBuffer(templateKey),
+        deps.redis.get(requestKey),
+      ]);
+      if (!template || requestJson === null) {
+        // The API gave up on this request (timeout or hang-up) and deleted its payload.
+        throw new InternalError('The request expired before a worker could take it', {
+          request_id: requestId,
+        });
+      }
+      const request = JSON.parse(requestJson) as RenderRequest;
+
+      const t0 = performance.now();
+      const docx = renderDocx(template, request, {
+        undefined: options.undefined,
+        ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
+      });
+      const t1 = performance.now();
+      const result =
+        options.output === 'docx'
+          ? docx
+          : await deps.converter.convert(docx, { jobId: String(job.id), timeoutMs: deps.convertTimeoutMs });
+      const t2 = performance.now();
+
+      await deps.redis.set(resultKey, result, 'PX', deps.payloadTtlMs);
+      deps.log(
+        `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
+      );
+      return {
+        resultKey,
+        bytes: result.length,
+        contentType: CONTENT_TYPES[options.output],
+        renderMs: Math.round(t1 - t0),
+        convertMs: Math.round(t2 - t1),
+        worker: deps.workerId,
+      };
+    } catch (e) {
+      const failure = jobFailure(e);
+      const retry = !(failure instanceof UnrecoverableError);
+      const detail =
+        e instanceof RenderingError
+          ? `${e.errorType}: ${e.message}`
+          : e instanceof Error
+            ? (e.stack ?? e.message)
+            : String(e);
+      deps.log(`job ${job.id} failed${retry ? ' (will retry if attempts remain)' : ''}: ${detail}`);
+      throw failure;
+    }
+  };
+}

@@ -1,0 +1,110 @@
+#!/usr/bin/env node
+/**
+ * Compiles the service (apps/api, apps/worker, libs/rendering) to dist/ with SWC: the same
+ * transform Jest uses, which keeps the decorator metadata NestJS needs. Type checking is a
+ * separate step (`npm run typecheck`). The '@app/rendering' alias is rewritten to relative paths
+ * at build time, so dist/ runs with plain `node` and no path hook. Files that are not TypeScript
+ * (e.g. the converter's Python bridge) are copied beside the compiled code.
+ *
+ *   node scripts/build.js            build when a source is newer than the last build
+ *   node scripts/build.js --force    always build
+ */
+'use strict';
+const fs = require('node:fs');
+const path = require('node:path');
+
+const ROOT = path.resolve(__dirname, '..');
+const OUT = path.join(ROOT, 'dist');
+const STAMP = path.join(OUT, '.build-stamp');
+const SOURCES = ['apps/api/src', 'apps/worker/src', 'libs/rendering/src'];
+
+function walk(dir, files = []) {
+  if (!fs.existsSync(dir)) return files;
+  for (const entry of fs.readdirSync(dir, { withFileTypes: true })) {
+    const full = path.join(dir, entry.name);
+    if (entry.isDirectory()) {
+      if (entry.name !== 'node_modules' && entry.name !== '__pycache__') walk(full, files);
+    } else files.push(full);
+  }
+  return files;
+}
+
+function isTest(file) {
+  return /\.(spec|e2e-spec|test)\.ts$/.test(file) || /[/\\](__tests__|fixtures)[/\\]/.test(file);
+}
+
+function sourceFiles() {
+  return SOURCES.flatMap((dir) => walk(path.join(ROOT, dir))).filter((f) => !isTest(f));
+}
+
+/** True when dist/ is missing or older than a source (or than this script or package-lock). */
+function needsBuild(files = sourceFiles()) {
+  if (!fs.existsSync(STAMP)) return true;
+  const built = fs.statSync(STAMP).mtimeMs;
+  const inputs = files.concat([
+    path.join(__dirname, 'build.js'),
+    path.join(ROOT, 'package-lock.json'),
+    path.join(ROOT, 'tsconfig.json'),
+  ]);
+  return inputs.some((f) => fs.existsSync(f) && fs.statSync(f).mtimeMs > built);
+}
+
+function build({ force = false, quiet = false } = {}) {
+  const files = sourceFiles();
+  if (!force && !needsBuild(files)) return false;
+  const swc = require('@swc/core');
+  const started = Date.now();
+  for (const rel of SOURCES) fs.rmSync(path.join(OUT, rel), { recursive: true, force: true });
+  let compiled = 0;
+  for (const file of files) {
+    const rel = path.relative(ROOT, file);
+    const target = path.join(OUT, rel).replace(/\.ts$/, '.js');
+    fs.mkdirSync(path.dirname(target), { recursive: true });
+    if (!file.endsWith('.ts')) {
+      fs.copyFileSync(file, path.join(OUT, rel));
+      continue;
+    }
+    if (file.endsWith('.d.ts')) continue;
+    const { code, map } = swc.transformFileSync(file, {
+      swcrc: false,
+      sourceMaps: true,
+      filename: file,
+      outputPath: target,
+      module: { type: 'commonjs' },
+      jsc: {
+        parser: { syntax: 'typescript', decorators: true },
+        transform: { legacyDecorator: true, decoratorMetadata: true },
+        target: 'es2022',
+        keepClassNames: true,
+        baseUrl: ROOT,
+        paths: {
+          '@app/rendering': ['libs/rendering/src'],
+          '@app/rendering/*': ['libs/rendering/src/*'],
+        },
+      },
+    });
+    fs.writeFileSync(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
+    if (map) fs.writeFileSync(`${target}.map`, map);
+    compiled++;
+  }
+  fs.writeFileSync(STAMP, new Date().toISOString());
+  if (!quiet) console.error(`built ${compiled} files into dist/ in ${Date.now() - started} ms`);
+  return true;
+}
+
+/** Entry points of the built service. */
+const ENTRY = {
+  api: path.join(OUT, 'apps/api/src/main.js'),
+  worker: path.join(OUT, 'apps/worker/src/main.js'),
+};
+
+module.exports = { build, needsBuild, ENTRY, ROOT };
+
+if (require.main === module) {
+  try {
+    if (!build({ force: process.argv.includes('--force') })) console.error('dist/ is up to date');
+  } catch (e) {
+    console.error(e && e.message ? e.message : e);
+    process.exit(1);
+  }
+}
