@@ -1,1 +1,5 @@
 export * from './errors';
+export { checkDocxTemplate, renderDocx, DEFAULT_MAX_UNCOMPRESSED_BYTES } from './render';
+export type { RenderOptions, RenderRequest } from './render';
+export { prepareImages, prepareImage, imageSizeMm, DEFAULT_IMAGE_LIMITS } from './images';
+export type { ImageData, ImageLimits, PreparedImage } from './images';

@@ -1,0 +1,89 @@
+/**
+ * Places checked PNG images into a .docx package: one media file per image, one relationship per
+ * (part, image) pair — headers and footers have relationship files of their own — and the inline
+ * drawing XML that shows it at its computed size.
+ */
+import type PizZip from 'pizzip';
+import type { PreparedImage } from './images';
+
+const REL_TYPE_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
+const NS_WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
+const NS_A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
+const NS_PIC = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
+const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
+const EMPTY_RELS =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+
+function escapeAttr(s: string): string {
+  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+}
+
+/** `word/header1.xml` → `word/_rels/header1.xml.rels` */
+export function relsPathOf(partPath: string): string {
+  const slash = partPath.lastIndexOf('/');
+  return `${partPath.slice(0, slash + 1)}_rels/${partPath.slice(slash + 1)}.rels`;
+}
+
+export class DocxImageWriter {
+  private readonly media = new Map<string, string>(); // image name → media file name
+  private readonly rels = new Map<string, Map<string, string>>(); // part → image name → rId
+  private drawingCount = 0;
+
+  constructor(private readonly images: ReadonlyMap<string, PreparedImage>) {}
+
+  /** The `<w:drawing>` for an image in a part; registers media and relationship on first use. */
+  drawing(imageName: string, partPath: string): string {
+    const img = this.images.get(imageName);
+    if (!img) throw new Error(`no prepared image '${imageName}'`);
+    if (!this.media.has(imageName)) this.media.set(imageName, `docgen_image${this.media.size + 1}.png`);
+    let partRels = this.rels.get(partPath);
+    if (!partRels) this.rels.set(partPath, (partRels = new Map()));
+    let rId = partRels.get(imageName);
+    if (!rId) partRels.set(imageName, (rId = `rIdDocgenImg${partRels.size + 1}`));
+    // docPr ids must be unique in the document; start far above what Word assigns.
+    const id = 100000 + ++this.drawingCount;
+    const name = escapeAttr(imageName);
+    const { widthEmu: cx, heightEmu: cy } = img;
+    return (
+      `<w:drawing><wp:inline xmlns:wp="${NS_WP}" distT="0" distB="0" distL="0" distR="0">` +
+      `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/>` +
+      `<wp:docPr id="${id}" name="Picture ${id}" descr="${name}"/>` +
+      `<wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="${NS_A}" noChangeAspect="1"/></wp:cNvGraphicFramePr>` +
+      `<a:graphic xmlns:a="${NS_A}"><a:graphicData uri="${NS_PIC}"><pic:pic xmlns:pic="${NS_PIC}">` +
+      `<pic:nvPicPr><pic:cNvPr id="${id}" name="${name}.png"/><pic:cNvPicPr/></pic:nvPicPr>` +
+      `<pic:blipFill><a:blip xmlns:r="${NS_R}" r:embed="${rId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+      `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm>` +
+      `<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>` +
+      `</wp:inline></w:drawing>`
+    );
+  }
+
+  /** Writes media files, relationships and the PNG content type into the package. */
+  finalize(zip: PizZip): void {
+    if (!this.media.size) return;
+    for (const [imageName, file] of this.media)
+      zip.file(`word/media/${file}`, this.images.get(imageName)!.png);
+    for (const [part, partRels] of this.rels) {
+      const relsPath = relsPathOf(part);
+      let xml = zip.file(relsPath)?.asText() ?? EMPTY_RELS;
+      const added = [...partRels]
+        .map(
+          ([imageName, rId]) =>
+            `<Relationship Id="${rId}" Type="${REL_TYPE_IMAGE}" Target="media/${this.media.get(imageName)}"/>`,
+        )
+        .join('');
+      xml = xml.includes('</Relationships>')
+        ? xml.replace('</Relationships>', `${added}</Relationships>`)
+        : xml.replace(/<Relationships([^>]*)\/>/, `<Relationships$1>${added}</Relationships>`);
+      zip.file(relsPath, xml);
+    }
+    const ctPath = '[Content_Types].xml';
+    const ct = zip.file(ctPath)?.asText();
+    if (ct && !/<Default\s[^>]*Extension="png"/i.test(ct)) {
+      zip.file(
+        ctPath,
+        ct.replace(/<Types([^>]*)>/, '<Types$1><Default Extension="png" ContentType="image/png"/>'),
+      );
+    }
+  }
+}

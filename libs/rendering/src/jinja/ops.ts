@@ -1,0 +1,490 @@
+/**
+ * Python semantics of the template language's operations: attribute and item access, iteration,
+ * arithmetic and comparison. Every access goes through `getOwn` and a fixed table of methods, so a
+ * template can reach nothing but the data it was given (no `__proto__`, `constructor`, `__class__`).
+ */
+import {
+  Callable,
+  dictKeys,
+  getOwn,
+  ImageRef,
+  isDict,
+  isFloat,
+  isNumber,
+  isTuple,
+  num,
+  PyFloat,
+  pyEquals,
+  str,
+  TemplateObject,
+  toFloat,
+  truthy,
+  tuple,
+  typeName,
+  Undefined,
+  type Dict,
+  type Value,
+} from './values';
+
+/** A failure while evaluating; the template layer adds the tag and its context. */
+export class JinjaRuntimeError extends Error {}
+
+export interface EvalLimits {
+  /** Loop iterations in one render, all loops together (guards against `range(10**9)`). */
+  maxLoopIterations: number;
+  /** Longest string or list a template may build (`'x' * 10**9`). */
+  maxValueLength: number;
+}
+
+export const DEFAULT_EVAL_LIMITS: EvalLimits = { maxLoopIterations: 100_000, maxValueLength: 1_000_000 };
+
+/** What one render shares across tags: data, image names, strictness, limits and counters. */
+export class RenderState {
+  iterations = 0;
+  private readonly undefinedUsed = new Set<string>();
+
+  constructor(
+    readonly data: Dict,
+    readonly imageNames: ReadonlySet<string>,
+    readonly strict: boolean,
+    readonly limits: EvalLimits,
+  ) {}
+
+  /** Marks a value as consumed: in strict mode an undefined one is remembered for the error. */
+  use(v: Value): Value {
+    if (v instanceof Undefined && this.strict) this.undefinedUsed.add(v.path);
+    return v;
+  }
+
+  get undefinedNames(): string[] {
+    return [...this.undefinedUsed];
+  }
+
+  countIterations(n: number): void {
+    this.iterations += n;
+    if (this.iterations > this.limits.maxLoopIterations)
+      throw new JinjaRuntimeError(
+        `the template ran more than ${this.limits.maxLoopIterations} loop iterations (limit)`,
+      );
+  }
+
+  checkLength(n: number): void {
+    if (n > this.limits.maxValueLength)
+      throw new JinjaRuntimeError(`a value longer than ${this.limits.maxValueLength} would be built (limit)`);
+  }
+}
+
+/** Scopes: one per file for top-level `set`, one per loop iteration, as in Jinja. */
+export class Frame {
+  private readonly vars = new Map<string, Value>();
+  constructor(readonly parent?: Frame) {}
+
+  lookup(name: string): Value | undefined {
+    if (this.vars.has(name)) return this.vars.get(name);
+    return this.parent?.lookup(name);
+  }
+
+  set(name: string, value: Value): void {
+    this.vars.set(name, value);
+  }
+}
+
+function pathOf(base: Value, name: string, bracket: boolean): string {
+  const prefix = base instanceof Undefined ? base.path : '';
+  if (!prefix) return name;
+  return bracket ? `${prefix}[${JSON.stringify(name)}]` : `${prefix}.${name}`;
+}
+
+function chars(s: string): string[] {
+  return Array.from(s);
+}
+
+function pyTitle(s: string): string {
+  let out = '';
+  let prevCased = false;
+  for (const ch of s) {
+    const cased = ch.toLowerCase() !== ch.toUpperCase();
+    out += cased ? (prevCased ? ch.toLowerCase() : ch.toUpperCase()) : ch;
+    prevCased = cased;
+  }
+  return out;
+}
+
+const PY_WHITESPACE =
+  ' \t\n\r\x0b\x0c\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
+
+export function pyStrip(s: string, chars_?: string | null, left = true, right = true): string {
+  const set = chars_ ?? PY_WHITESPACE;
+  const cs = chars(s);
+  let a = 0;
+  let b = cs.length;
+  if (left) while (a < b && set.includes(cs[a])) a++;
+  if (right) while (b > a && set.includes(cs[b - 1])) b--;
+  return cs.slice(a, b).join('');
+}
+
+function argStr(v: Value | undefined, what: string): string {
+  if (typeof v !== 'string')
+    throw new JinjaRuntimeError(`${what} must be a string, not ${typeName(v ?? null)}`);
+  return v;
+}
+
+/** Methods templates may call on strings and dicts (a fixed, side-effect-free list). */
+function stringMethod(s: string, name: string): Callable | undefined {
+  const m = (fn: (args: Value[]) => Value) => new Callable(`str.${name}`, (args) => fn(args));
+  switch (name) {
+    case 'upper':
+      return m(() => s.toUpperCase());
+    case 'lower':
+      return m(() => s.toLowerCase());
+    case 'title':
+      return m(() => pyTitle(s));
+    case 'capitalize':
+      return m(() => (s ? s[0].toUpperCase() + s.slice(1).toLowerCase() : s));
+    case 'strip':
+      return m((a) => pyStrip(s, (a[0] as string | null | undefined) ?? null));
+    case 'lstrip':
+      return m((a) => pyStrip(s, (a[0] as string | null | undefined) ?? null, true, false));
+    case 'rstrip':
+      return m((a) => pyStrip(s, (a[0] as string | null | undefined) ?? null, false, true));
+    case 'startswith':
+      return m((a) => s.startsWith(argStr(a[0], 'startswith argument')));
+    case 'endswith':
+      return m((a) => s.endsWith(argStr(a[0], 'endswith argument')));
+    case 'replace':
+      return m((a) => pyReplace(s, argStr(a[0], 'replace argument'), argStr(a[1], 'replace argument')));
+    case 'split':
+      return m((a) => {
+        const sep = a[0];
+        if (sep === undefined || sep === null) return s.split(/\s+/).filter((x) => x !== '');
+        return s.split(argStr(sep, 'split separator'));
+      });
+    case 'join':
+      return m((a) =>
+        iterate(a[0] ?? [], 'join')
+          .map(str)
+          .join(s),
+      );
+    case 'zfill':
+      return m((a) => {
+        const w = Number(a[0] ?? 0);
+        const neg = s.startsWith('-') || s.startsWith('+');
+        const body = neg ? s.slice(1) : s;
+        return (neg ? s[0] : '') + body.padStart(Math.max(0, w - (neg ? 1 : 0)), '0');
+      });
+  }
+  return undefined;
+}
+
+function dictMethod(d: Dict, name: string): Callable | undefined {
+  switch (name) {
+    case 'items':
+      return new Callable('dict.items', () => dictKeys(d).map((k) => tuple([k, d[k]])));
+    case 'keys':
+      return new Callable('dict.keys', () => dictKeys(d));
+    case 'values':
+      return new Callable('dict.values', () => dictKeys(d).map((k) => d[k]));
+    case 'get':
+      return new Callable('dict.get', (a) => {
+        const v = typeof a[0] === 'string' ? getOwn(d, a[0]) : undefined;
+        return v === undefined ? (a[1] ?? null) : v;
+      });
+  }
+  return undefined;
+}
+
+export function pyReplace(s: string, old: string, neu: string, count = -1): string {
+  if (count < 0) return s.split(old).join(neu);
+  let out = s;
+  let from = 0;
+  for (let i = 0; i < count; i++) {
+    const at = out.indexOf(old, from);
+    if (at < 0) break;
+    out = out.slice(0, at) + neu + out.slice(at + old.length);
+    from = at + neu.length + (old === '' ? 1 : 0);
+  }
+  return out;
+}
+
+/**
+ * `obj.name`. Unlike Jinja, a key wins over a dict method of the same name (`order.items` is the
+ * data's `items` list, a classic docxtpl trap); `order.items()` still calls the method.
+ */
+export function getAttr(obj: Value, name: string, forCall = false): Value {
+  if (obj instanceof Undefined) return new Undefined(pathOf(obj, name, false));
+  if (isDict(obj)) {
+    if (forCall) {
+      const m = dictMethod(obj, name);
+      if (m) return m;
+    }
+    const v = getOwn(obj, name);
+    if (v !== undefined) return v;
+    return dictMethod(obj, name) ?? new Undefined(name);
+  }
+  if (typeof obj === 'string') return stringMethod(obj, name) ?? new Undefined(name);
+  if (obj instanceof TemplateObject) return obj.attr(name);
+  return new Undefined(name);
+}
+
+function normIndex(i: number, len: number): number {
+  return i < 0 ? i + len : i;
+}
+
+/** `obj[key]`: dict keys, list and string indexes (negative from the end). */
+export function getItem(obj: Value, key: Value): Value {
+  const keyText = typeof key === 'string' ? key : str(key);
+  if (obj instanceof Undefined) return new Undefined(pathOf(obj, keyText, true));
+  if (isDict(obj)) {
+    if (typeof key === 'string') return getOwn(obj, key) ?? new Undefined(keyText);
+    if (isNumber(key)) return getOwn(obj, str(key)) ?? new Undefined(keyText);
+    return new Undefined(keyText);
+  }
+  if (Array.isArray(obj) || typeof obj === 'string') {
+    if (!isNumber(key) || isFloat(key)) {
+      if (typeof key === 'string' && typeof obj === 'string')
+        return stringMethod(obj, key) ?? new Undefined(key);
+      return new Undefined(keyText);
+    }
+    const seq = typeof obj === 'string' ? chars(obj) : obj;
+    const i = normIndex(num(key), seq.length);
+    return i >= 0 && i < seq.length ? seq[i] : new Undefined(keyText);
+  }
+  if (obj instanceof TemplateObject && typeof key === 'string') return obj.attr(key);
+  return new Undefined(keyText);
+}
+
+export function getSlice(obj: Value, start: Value, stop: Value, step: Value): Value {
+  if (obj instanceof Undefined) return obj;
+  const isStr = typeof obj === 'string';
+  if (!isStr && !Array.isArray(obj))
+    throw new JinjaRuntimeError(`'${typeName(obj)}' object is not sliceable`);
+  const seq = isStr ? chars(obj) : (obj as Value[]);
+  const n = seq.length;
+  const intOr = (v: Value, d: number | null): number | null => {
+    if (v === null || v instanceof Undefined) return d;
+    if (!isNumber(v) || isFloat(v)) throw new JinjaRuntimeError('slice indices must be integers');
+    return num(v);
+  };
+  const st = intOr(step, 1)!;
+  if (st === 0) throw new JinjaRuntimeError('slice step cannot be zero');
+  const clamp = (v: number | null, d: number, lo: number, hi: number) =>
+    v === null ? d : Math.min(Math.max(v < 0 ? v + n : v, lo), hi);
+  const out: Value[] = [];
+  if (st > 0) {
+    const a = clamp(intOr(start, null), 0, 0, n);
+    const b = clamp(intOr(stop, null), n, 0, n);
+    for (let i = a; i < b; i += st) out.push(seq[i]);
+  } else {
+    const a = clamp(intOr(start, null), n - 1, -1, n - 1);
+    const b = clamp(intOr(stop, null), -1, -1, n - 1);
+    for (let i = a; i > b; i += st) out.push(seq[i]);
+  }
+  return isStr ? (out as string[]).join('') : out;
+}
+
+/** Python iteration: lists, dict keys, string characters; undefined iterates as empty. */
+export function iterate(v: Value, what = 'loop'): Value[] {
+  if (Array.isArray(v)) return v;
+  if (isDict(v)) return dictKeys(v);
+  if (typeof v === 'string') return chars(v);
+  if (v instanceof Undefined || v === null) {
+    if (v === null) throw new JinjaRuntimeError(`'NoneType' object is not iterable (${what})`);
+    return [];
+  }
+  throw new JinjaRuntimeError(`'${typeName(v)}' object is not iterable (${what})`);
+}
+
+export function length(v: Value): number {
+  if (typeof v === 'string') return chars(v).length;
+  if (Array.isArray(v)) return v.length;
+  if (isDict(v)) return dictKeys(v).length;
+  if (v instanceof Undefined) return 0;
+  throw new JinjaRuntimeError(`object of type '${typeName(v)}' has no len()`);
+}
+
+function asNumber(v: Value): number | PyFloat | undefined {
+  if (typeof v === 'boolean') return Number(v);
+  return isNumber(v) ? v : undefined;
+}
+
+function unsupported(op: string, a: Value, b: Value): never {
+  throw new JinjaRuntimeError(`unsupported operand type(s) for ${op}: '${typeName(a)}' and '${typeName(b)}'`);
+}
+
+function numResult(n: number, float: boolean): number | PyFloat {
+  if (!Number.isFinite(n) && !float) throw new JinjaRuntimeError('integer result too large');
+  return float ? toFloat(n) : n;
+}
+
+export function binary(op: string, a: Value, b: Value, st: RenderState): Value {
+  if (op === '~') {
+    st.use(a);
+    st.use(b);
+    const s = str(a) + str(b);
+    st.checkLength(s.length);
+    return s;
+  }
+  if (a instanceof Undefined || b instanceof Undefined) {
+    st.use(a);
+    st.use(b);
+    return a instanceof Undefined ? a : b;
+  }
+  const na = asNumber(a);
+  const nb = asNumber(b);
+  if (na !== undefined && nb !== undefined) {
+    const x = num(na);
+    const y = num(nb);
+    const float = isFloat(na) || isFloat(nb);
+    switch (op) {
+      case '+':
+        return numResult(x + y, float);
+      case '-':
+        return numResult(x - y, float);
+      case '*':
+        return numResult(x * y, float);
+      case '/':
+        if (y === 0) throw new JinjaRuntimeError('division by zero');
+        return toFloat(x / y);
+      case '//':
+        if (y === 0) throw new JinjaRuntimeError('integer division or modulo by zero');
+        return numResult(Math.floor(x / y), float);
+      case '%': {
+        if (y === 0) throw new JinjaRuntimeError('integer division or modulo by zero');
+        const r = x - y * Math.floor(x / y);
+        return numResult(r, float);
+      }
+      case '**': {
+        if (x === 0 && y < 0) throw new JinjaRuntimeError('0.0 cannot be raised to a negative power');
+        const r = x ** y;
+        return numResult(r, float || y < 0);
+      }
+    }
+  }
+  if (op === '+') {
+    if (typeof a === 'string' && typeof b === 'string') {
+      st.checkLength(a.length + b.length);
+      return a + b;
+    }
+    if (Array.isArray(a) && Array.isArray(b)) {
+      st.checkLength(a.length + b.length);
+      return [...a, ...b];
+    }
+  }
+  if (op === '*') {
+    const [seq, times] = typeof a === 'string' || Array.isArray(a) ? [a, nb] : [b, na];
+    if ((typeof seq === 'string' || Array.isArray(seq)) && times !== undefined && !isFloat(times)) {
+      const n = Math.max(0, num(times));
+      st.checkLength(seq.length * n);
+      if (typeof seq === 'string') return seq.repeat(n);
+      const out: Value[] = [];
+      for (let i = 0; i < n; i++) out.push(...seq);
+      return out;
+    }
+  }
+  return unsupported(op, a, b);
+}
+
+function orderable(a: Value, b: Value, op: string): number {
+  const na = asNumber(a);
+  const nb = asNumber(b);
+  if (na !== undefined && nb !== undefined) return num(na) - num(nb);
+  if (typeof a === 'string' && typeof b === 'string') return a < b ? -1 : a > b ? 1 : 0;
+  if (Array.isArray(a) && Array.isArray(b)) {
+    for (let i = 0; i < Math.min(a.length, b.length); i++) {
+      if (!pyEquals(a[i], b[i])) return orderable(a[i], b[i], op);
+    }
+    return a.length - b.length;
+  }
+  throw new JinjaRuntimeError(
+    `'${op}' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`,
+  );
+}
+
+export function compare(op: string, a: Value, b: Value, st: RenderState): boolean {
+  switch (op) {
+    case '==':
+      return pyEquals(a, b);
+    case '!=':
+      return !pyEquals(a, b);
+    case 'in':
+      return contains(b, a, st);
+    case 'not in':
+      return !contains(b, a, st);
+  }
+  if (a instanceof Undefined || b instanceof Undefined) {
+    st.use(a);
+    st.use(b);
+    return false;
+  }
+  const c = orderable(a, b, op);
+  switch (op) {
+    case '<':
+      return c < 0;
+    case '>':
+      return c > 0;
+    case '<=':
+      return c <= 0;
+    default:
+      return c >= 0;
+  }
+}
+
+export function contains(container: Value, item: Value, st: RenderState): boolean {
+  st.use(container);
+  if (container instanceof Undefined) return false;
+  if (typeof container === 'string') {
+    if (typeof item !== 'string')
+      throw new JinjaRuntimeError(`'in <string>' requires string as left operand, not ${typeName(item)}`);
+    return container.includes(item);
+  }
+  if (Array.isArray(container)) return container.some((x) => pyEquals(x, item));
+  if (isDict(container)) return typeof item === 'string' && getOwn(container, item) !== undefined;
+  throw new JinjaRuntimeError(`argument of type '${typeName(container)}' is not iterable`);
+}
+
+export { truthy, isTuple, ImageRef };
+
+/** The `loop` variable of a for loop. */
+export class LoopInfo extends TemplateObject {
+  constructor(
+    private readonly items: Value[],
+    readonly index0: number,
+  ) {
+    super();
+  }
+
+  attr(name: string): Value {
+    const n = this.items.length;
+    const i = this.index0;
+    switch (name) {
+      case 'index':
+        return i + 1;
+      case 'index0':
+        return i;
+      case 'revindex':
+        return n - i;
+      case 'revindex0':
+        return n - i - 1;
+      case 'first':
+        return i === 0;
+      case 'last':
+        return i === n - 1;
+      case 'length':
+        return n;
+      case 'depth':
+        return 1;
+      case 'depth0':
+        return 0;
+      case 'previtem':
+        return i > 0 ? this.items[i - 1] : new Undefined('loop.previtem');
+      case 'nextitem':
+        return i < n - 1 ? this.items[i + 1] : new Undefined('loop.nextitem');
+      case 'cycle':
+        return new Callable('loop.cycle', (args) => {
+          if (!args.length) throw new JinjaRuntimeError('no items for cycling given');
+          return args[i % args.length];
+        });
+    }
+    return new Undefined(`loop.${name}`);
+  }
+}

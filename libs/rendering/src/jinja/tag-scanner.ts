@@ -1,0 +1,171 @@
+/**
+ * Finds the Jinja tags (`{{ … }}`, `{% … %}`, `{# … #}`) in the text of a WordprocessingML part,
+ * however Word split them across runs, and marks each with a private delimiter pair so that
+ * docxtemplater's lexer (which supports a single delimiter pair) finds exactly these tags and
+ * nothing else: a lone `{` or `}` in the document stays text.
+ *
+ * Only the first character of the opener and the last of the closer change (`{{ x }}` becomes
+ * `␐{ x }␑`), so the tag text docxtemplater hands to the module still says what kind of tag it is.
+ * Hand-written because no library knows Jinja's tag boundaries inside OOXML runs.
+ */
+
+/** Unicode noncharacters: never in text a person typed, legal in XML 1.0. */
+export const TAG_START = '\uFDD0';
+export const TAG_END = '\uFDD1';
+
+export interface UnclosedTag {
+  /** The text from the opener to the end of its paragraph. */
+  tag: string;
+  context: string;
+}
+
+export interface ScanResult {
+  xml: string;
+  tagCount: number;
+  unclosed: UnclosedTag[];
+}
+
+const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
+
+export function decodeXmlText(s: string): string {
+  return s.replace(/&(#x[0-9a-fA-F]+|#[0-9]+|[a-z]+);/g, (m, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return Number.isFinite(code) && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    }
+    return ENTITIES[e] ?? m;
+  });
+}
+
+// Text nodes and paragraph boundaries; a tag never spans paragraphs.
+const TOKENS = /<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>|<w:p[\s>/]|<\/w:p>/g;
+
+const DOUBLE_QUOTES = '"\u201c\u201d\u201e';
+const SINGLE_QUOTES = "'\u2018\u2019\u201a";
+
+interface Piece {
+  /** Offset of the text in the XML. */
+  xmlStart: number;
+  text: string;
+}
+
+/**
+ * Scans one paragraph's text (the raw, still-escaped text of its w:t nodes joined) and returns
+ * the [opener, closerEnd) offsets of each complete tag, plus unclosed openers.
+ */
+function scanParagraph(full: string): { tags: [number, number][]; unclosed: number[] } {
+  const tags: [number, number][] = [];
+  const unclosed: number[] = [];
+  let i = 0;
+  while (i < full.length - 1) {
+    if (full[i] !== '{' || !'{%#'.includes(full[i + 1])) {
+      i++;
+      continue;
+    }
+    const kind = full[i + 1];
+    const closer = kind === '{' ? '}}' : kind === '%' ? '%}' : '#}';
+    let j = i + 2;
+    let quote: '"' | "'" | '' = '';
+    let end = -1;
+    while (j < full.length) {
+      const ch = full[j];
+      if (quote) {
+        // Straight, typographic or entity-escaped quotes of the same family close the string.
+        const family = quote === '"' ? DOUBLE_QUOTES : SINGLE_QUOTES;
+        const entity = quote === '"' ? '&quot;' : '&apos;';
+        if (ch === '\\') j += 2;
+        else if (family.includes(ch)) {
+          quote = '';
+          j++;
+        } else if (full.startsWith(entity, j)) {
+          quote = '';
+          j += entity.length;
+        } else j++;
+        continue;
+      }
+      if (kind !== '#') {
+        if (DOUBLE_QUOTES.includes(ch) || full.startsWith('&quot;', j)) quote = '"';
+        else if (SINGLE_QUOTES.includes(ch) || full.startsWith('&apos;', j)) quote = "'";
+        if (quote) {
+          j += ch === '&' ? 6 : 1;
+          continue;
+        }
+      }
+      if (full.startsWith(closer, j)) {
+        end = j + 2;
+        break;
+      }
+      j++;
+    }
+    if (end < 0) {
+      unclosed.push(i);
+      i += 2;
+      continue;
+    }
+    tags.push([i, end]);
+    i = end;
+  }
+  return { tags, unclosed };
+}
+
+function contextAround(text: string, from: number, to: number): string {
+  const before = text.slice(Math.max(0, from - 30), from);
+  const after = text.slice(to, to + 30);
+  return `${from > 30 ? '…' : ''}${before}${text.slice(from, to)}${after}${to + 30 < text.length ? '…' : ''}`;
+}
+
+export function markJinjaTags(xml: string): ScanResult {
+  const edits: number[] = []; // XML offsets whose character becomes TAG_START / TAG_END (alternating)
+  const unclosed: UnclosedTag[] = [];
+  let tagCount = 0;
+  let pieces: Piece[] = [];
+
+  const flush = () => {
+    if (!pieces.length) return;
+    let full = '';
+    const starts: number[] = [];
+    for (const p of pieces) {
+      starts.push(full.length);
+      full += p.text;
+    }
+    const toXml = (k: number): number => {
+      let idx = starts.length - 1;
+      while (starts[idx] > k) idx--;
+      return pieces[idx].xmlStart + (k - starts[idx]);
+    };
+    const { tags, unclosed: open } = scanParagraph(full);
+    for (const [a, b] of tags) {
+      edits.push(toXml(a), toXml(b - 1));
+      tagCount++;
+    }
+    for (const a of open) {
+      const text = decodeXmlText(full);
+      const decodedStart = decodeXmlText(full.slice(0, a)).length;
+      unclosed.push({
+        tag: text.slice(decodedStart),
+        context: contextAround(text, decodedStart, text.length),
+      });
+    }
+    pieces = [];
+  };
+
+  TOKENS.lastIndex = 0;
+  for (let m = TOKENS.exec(xml); m; m = TOKENS.exec(xml)) {
+    if (m[1] === undefined) {
+      flush();
+      continue;
+    }
+    if (m[1].length) pieces.push({ xmlStart: m.index + m[0].indexOf('>') + 1, text: m[1] });
+  }
+  flush();
+
+  if (!edits.length) return { xml, tagCount, unclosed };
+  let out = '';
+  let last = 0;
+  edits.forEach((pos, k) => {
+    out += xml.slice(last, pos) + (k % 2 === 0 ? TAG_START : TAG_END);
+    last = pos + 1;
+  });
+  out += xml.slice(last);
+  return { xml: out, tagCount, unclosed };
+}

@@ -1,0 +1,219 @@
+/**
+ * Fills a Word template with a request's data and images: the library's one entry point for the
+ * API's worker and the command line.
+ */
+import Docxtemplater, { type DXT } from 'docxtemplater';
+import PizZip from 'pizzip';
+import { DocxImageWriter } from './docx-images';
+import {
+  InvalidRequestError,
+  InvalidTemplateError,
+  isRenderingError,
+  PayloadTooLargeError,
+  TemplateSyntaxError,
+  UndefinedVariableError,
+  type TemplateProblem,
+} from './errors';
+import { prepareImages, type ImageData, type ImageLimits, type PreparedImage } from './images';
+import { JinjaModule, TAG_END, TAG_START } from './jinja/jinja-module';
+import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './jinja/ops';
+import type { Dict } from './jinja/values';
+
+export interface RenderRequest {
+  template_data: Record<string, unknown>;
+  images?: Record<string, ImageData>;
+}
+
+export interface RenderOptions {
+  /** `empty` (default): a missing variable renders nothing. `strict`: every one is an error. */
+  undefined?: 'empty' | 'strict';
+  /** Loop iterations in one render, all loops together. */
+  maxLoopIterations?: number;
+  /** Longest string or list one expression may build. */
+  maxValueLength?: number;
+  /** Sum of the uncompressed sizes of the template's files (zip bombs). */
+  maxUncompressedBytes?: number;
+  imageLimits?: Partial<ImageLimits>;
+  /** Images already checked (the API checks them before queueing); skips a second decode. */
+  preparedImages?: Map<string, PreparedImage>;
+}
+
+export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
+
+const MAIN_TYPES: Record<string, string> = {
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml': 'docx',
+  'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml': 'dotx',
+  'application/vnd.ms-word.document.macroEnabled.main+xml': 'docm',
+  'application/vnd.ms-word.template.macroEnabledTemplate.main+xml': 'dotm',
+};
+const DOCX_MAIN = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
+
+/**
+ * Opens the upload as a Word package and checks it is one we fill: a zip, of sane uncompressed
+ * size, whose main part is a Word document without macros, and whose XML declares no DTD (entity
+ * expansion). Judged by content, never by file name.
+ */
+export function checkDocxTemplate(
+  template: Buffer,
+  maxUncompressedBytes = DEFAULT_MAX_UNCOMPRESSED_BYTES,
+): PizZip {
+  if (template.length < 4 || template.readUInt32LE(0) !== 0x04034b50)
+    throw new InvalidTemplateError('The file is not a Word document (.docx): it is not a zip package', {
+      reason: 'not_a_zip',
+    });
+  let zip: PizZip;
+  try {
+    zip = new PizZip(template);
+  } catch (e) {
+    throw new InvalidTemplateError('The file is not a readable .docx: the zip package is damaged', {
+      reason: 'corrupt_zip',
+      cause: (e as Error).message,
+    });
+  }
+  let total = 0;
+  for (const f of Object.values(zip.files)) {
+    const size = (f as unknown as { _data?: { uncompressedSize?: number } })._data?.uncompressedSize ?? 0;
+    total += size;
+  }
+  if (total > maxUncompressedBytes)
+    throw new PayloadTooLargeError(
+      `The template unpacks to ${total} bytes; the limit is ${maxUncompressedBytes} bytes`,
+      { uncompressed_bytes: total, limit: maxUncompressedBytes },
+    );
+  const ct = zip.file('[Content_Types].xml');
+  if (!ct)
+    throw new InvalidTemplateError('The file is not a .docx: it has no [Content_Types].xml', {
+      reason: 'not_ooxml',
+    });
+  const types = readText(zip, '[Content_Types].xml');
+  const mainType = (types.match(/<Override\b[^>]*>/g) ?? [])
+    .map((o) => /ContentType="([^"]*)"/.exec(o)?.[1] ?? '')
+    .find((t) => Object.prototype.hasOwnProperty.call(MAIN_TYPES, t));
+  const kind = mainType ? MAIN_TYPES[mainType] : undefined;
+  if (!kind)
+    throw new InvalidTemplateError(
+      'The file is not a Word document (.docx): its main part is not a Word document',
+      {
+        reason: 'not_word',
+        content_type: mainType ?? null,
+      },
+    );
+  if (kind === 'docm' || kind === 'dotm' || zip.file(/vbaProject\.bin$/i).length)
+    throw new InvalidTemplateError(
+      'Macro-enabled Word documents (.docm) are not accepted; save the template as .docx',
+      {
+        reason: 'macros',
+      },
+    );
+  for (const name of Object.keys(zip.files)) {
+    if (!/\.(xml|rels)$/i.test(name) || zip.files[name].dir) continue;
+    if (/<!DOCTYPE|<!ENTITY/i.test(readText(zip, name)))
+      throw new InvalidTemplateError(
+        `The template's ${name} declares a DTD, which Word never writes; it is refused`,
+        {
+          reason: 'dtd',
+          part: name,
+        },
+      );
+  }
+  if (kind === 'dotx') zip.file('[Content_Types].xml', types.replace(mainType!, DOCX_MAIN));
+  return zip;
+}
+
+function readText(zip: PizZip, name: string): string {
+  try {
+    return zip.file(name)!.asText();
+  } catch (e) {
+    throw new InvalidTemplateError(`The .docx is damaged: ${name} cannot be read`, {
+      reason: 'corrupt_zip',
+      part: name,
+      cause: (e as Error).message,
+    });
+  }
+}
+
+interface DxtError extends Error {
+  properties?: {
+    id?: string;
+    errors?: DxtError[];
+    problem?: TemplateProblem;
+    explanation?: string;
+    file?: string;
+    xtag?: string;
+  };
+}
+
+/** docxtemplater's compile errors, as our typed errors. */
+function translateCompileError(e: unknown): never {
+  if (isRenderingError(e)) throw e;
+  if (e instanceof JinjaRuntimeError)
+    throw new InvalidTemplateError(e.message, { reason: 'reserved_characters' });
+  const err = e as DxtError;
+  const list = err.properties?.errors ?? (err.properties?.id ? [err] : []);
+  if (!list.length) throw e;
+  const xmlBroken = list.find((x) => /xml|malformed/i.test(x.properties?.id ?? ''));
+  if (xmlBroken)
+    throw new InvalidTemplateError(
+      `The .docx is damaged: ${xmlBroken.properties?.file ?? 'a part'} is not well-formed XML`,
+      {
+        reason: 'malformed_xml',
+        part: xmlBroken.properties?.file ?? null,
+      },
+    );
+  const problems: TemplateProblem[] = list.map(
+    (x) =>
+      x.properties?.problem ?? {
+        message: x.properties?.explanation ?? x.message,
+        tag: (x.properties?.xtag ?? '').replace(new RegExp(`[${TAG_START}${TAG_END}]`, 'g'), ''),
+        context: '',
+        part: x.properties?.file ?? '',
+      },
+  );
+  throw new TemplateSyntaxError(problems);
+}
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return v !== null && typeof v === 'object' && !Array.isArray(v);
+}
+
+/** Fills the template; returns the .docx bytes or throws one of the typed errors. */
+export function renderDocx(template: Buffer, request: RenderRequest, options: RenderOptions = {}): Buffer {
+  if (!isPlainObject(request) || !isPlainObject(request.template_data))
+    throw new InvalidRequestError('template_data must be a JSON object', { field: 'template_data' });
+  const zip = checkDocxTemplate(template, options.maxUncompressedBytes);
+  const images = options.preparedImages ?? prepareImages(request.images, options.imageLimits);
+  const state = new RenderState(
+    request.template_data as Dict,
+    new Set(images.keys()),
+    options.undefined === 'strict',
+    {
+      maxLoopIterations: options.maxLoopIterations ?? DEFAULT_EVAL_LIMITS.maxLoopIterations,
+      maxValueLength: options.maxValueLength ?? DEFAULT_EVAL_LIMITS.maxValueLength,
+    },
+  );
+  const imageWriter = new DocxImageWriter(images);
+  const module = new JinjaModule(state, imageWriter);
+  let doc: Docxtemplater;
+  try {
+    doc = new Docxtemplater(zip, {
+      modules: [module as unknown as DXT.Module],
+      delimiters: { start: TAG_START, end: TAG_END },
+      syntax: { changeDelimiterPrefix: null },
+      paragraphLoop: false,
+      linebreaks: false,
+      errorLogging: false,
+    });
+  } catch (e) {
+    translateCompileError(e);
+  }
+  try {
+    doc.render({});
+  } catch (e) {
+    if (isRenderingError(e)) throw e;
+    translateCompileError(e);
+  }
+  const undefinedNames = state.undefinedNames;
+  if (undefinedNames.length) throw new UndefinedVariableError(undefinedNames);
+  imageWriter.finalize(zip);
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
