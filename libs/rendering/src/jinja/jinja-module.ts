@@ -79,12 +79,12 @@ function isTextContent(p: Part): boolean {
   return p.type === 'content' && p.position === 'insidetag';
 }
 
-// Built from a string so the source holds no raw control characters.
-// eslint-disable-next-line no-control-regex -- matching control characters is the point here
+/* eslint-disable no-control-regex -- matching control characters is the point here */
 const XML_FORBIDDEN = new RegExp(
   '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]',
   'g',
 );
+/* eslint-enable no-control-regex */
 
 /** Removes characters that XML 1.0 forbids (control characters, lone surrogates, U+FFFE/F). */
 function xmlSafe(s: string): string {
