@@ -1,0 +1,246 @@
+#!/usr/bin/python3
+"""Persistent UNO bridge: keeps one headless LibreOffice (soffice.bin) running and converts
+documents to PDF on request, spoken to over stdin/stdout with line-delimited JSON.
+
+Why hand-written: there is no maintained Node library that speaks UNO (the URP protocol) and
+the Python ones (unoserver, unoconv) either run their own server process per call or a
+XML-RPC server we would then have to supervise as well. Debian's python3-uno gives us the
+UNO runtime itself; the ~150 lines below are just the glue. Run it with /usr/bin/python3, whose
+dist-packages hold `uno`.
+
+Process layout: Node spawns this script in a process group of its own; this script spawns
+soffice.bin in the same group with PR_SET_PDEATHSIG, so
+  * Node kills the whole group (kill(-pgid)) to stop a hung or stuck instance,
+  * soffice dies with this script if Node or this script dies (no orphaned soffice),
+  * this script exits when its stdin closes (Node went away).
+
+Protocol (one JSON object per line):
+  <- {"ready": true, "pid": <soffice pid>, "ms": <start time>}   once soffice accepts UNO calls
+  -> {"id": 1, "in": "/abs/in.docx", "out": "/abs/out.pdf"}        convert (default command)
+  <- {"id": 1, "ok": true, "ms": 87}
+  <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
+  -> {"id": 2, "cmd": "ping"}                                       one UNO round trip
+  -> {"id": 3, "cmd": "quit"}                                       terminate soffice, then exit
+  <- {"event": "exited", "code": <soffice exit code>}             soffice died; this script exits 3
+"""
+
+import ctypes
+import json
+import os
+import signal
+import subprocess
+import sys
+import threading
+import time
+
+import uno
+from com.sun.star.beans import PropertyValue
+from com.sun.star.connection import NoConnectException
+from com.sun.star.lang import DisposedException
+
+# soffice.bin exits with this code after it created a fresh profile and wants a restart
+# (oosplash normally handles it; we start soffice.bin directly to know its real pid).
+EXIT_RESTART = 81
+EXIT_SOFFICE_DIED = 3
+
+_out_lock = threading.Lock()
+_quitting = threading.Event()
+
+
+def send(obj):
+    line = json.dumps(obj, separators=(",", ":")) + "\n"
+    with _out_lock:
+        sys.stdout.write(line)
+        sys.stdout.flush()
+
+
+def die_with_parent():
+    # Runs in the child between fork and exec: SIGKILL soffice when this script dies.
+    PR_SET_PDEATHSIG = 1
+    ctypes.CDLL("libc.so.6", use_errno=True).prctl(PR_SET_PDEATHSIG, signal.SIGKILL)
+
+
+def prop(name, value):
+    p = PropertyValue()
+    p.Name = name
+    p.Value = value
+    return p
+
+
+def parse_args(argv):
+    args = {}
+    it = iter(argv)
+    for key in it:
+        if not key.startswith("--"):
+            raise SystemExit("unexpected argument: " + key)
+        args[key[2:]] = next(it)
+    for required in ("soffice", "profile", "pipe"):
+        if required not in args:
+            raise SystemExit("missing --" + required)
+    return args
+
+
+class Office:
+    def __init__(self, soffice, profile, pipe, start_timeout):
+        self.soffice = soffice
+        self.profile = profile
+        self.pipe = pipe
+        self.start_timeout = start_timeout
+        self.proc = None
+        self.desktop = None
+
+    def launch(self):
+        cmd = [
+            self.soffice,
+            "-env:UserInstallation=" + uno.systemPathToFileUrl(self.profile),
+            "--headless",
+            "--invisible",
+            "--nocrashreport",
+            "--nodefault",
+            "--nologo",
+            "--nofirststartwizard",
+            "--norestore",
+            "--accept=pipe,name=%s;urp;StarOffice.ComponentContext" % self.pipe,
+        ]
+        self.proc = subprocess.Popen(
+            cmd,
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=sys.stderr,
+            preexec_fn=die_with_parent,
+        )
+
+    def start(self):
+        started = time.monotonic()
+        deadline = started + self.start_timeout
+        local = uno.getComponentContext()
+        resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
+        url = "uno:pipe,name=%s;urp;StarOffice.ComponentContext" % self.pipe
+        self.launch()
+        relaunches = 0
+        while True:
+            code = self.proc.poll()
+            if code is not None:
+                if code == EXIT_RESTART and relaunches < 3:
+                    relaunches += 1
+                    self.launch()
+                    continue
+                raise RuntimeError("soffice exited with code %s during start" % code)
+            try:
+                ctx = resolver.resolve(url)
+                break
+            except NoConnectException:
+                if time.monotonic() > deadline:
+                    raise RuntimeError("soffice did not accept UNO connections within %.1fs" % self.start_timeout)
+                time.sleep(0.05)
+        self.desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        return int((time.monotonic() - started) * 1000)
+
+    def convert(self, src, dst):
+        load_props = (
+            prop("Hidden", True),
+            prop("ReadOnly", True),
+            # The input is always a filled .docx: naming the filter skips type detection and
+            # makes a corrupt file fail instead of being imported as plain text.
+            prop("FilterName", "MS Word 2007 XML"),
+            prop("UpdateDocMode", 0),  # NO_UPDATE: never fetch linked content
+            prop("MacroExecutionMode", 0),  # NEVER_EXECUTE
+        )
+        doc = self.desktop.loadComponentFromURL(uno.systemPathToFileUrl(src), "_blank", 0, load_props)
+        if doc is None:
+            raise ValueError("LibreOffice could not open the document")
+        try:
+            doc.storeToURL(uno.systemPathToFileUrl(dst), (prop("FilterName", "writer_pdf_Export"),))
+        finally:
+            try:
+                doc.close(True)
+            except Exception:
+                doc.dispose()
+
+    def ping(self):
+        self.desktop.getFrames().getCount()
+
+    def soffice_dead(self):
+        # A call failing because soffice died can race with the exit: give it a moment.
+        try:
+            self.proc.wait(timeout=0.2)
+            return True
+        except subprocess.TimeoutExpired:
+            return False
+
+    def quit(self):
+        try:
+            self.desktop.terminate()
+        except Exception:
+            pass  # terminate() usually drops the connection before it answers
+        try:
+            self.proc.wait(timeout=5)
+        except subprocess.TimeoutExpired:
+            self.proc.kill()
+
+
+def describe(exc):
+    message = getattr(exc, "Message", None) or str(exc) or ""
+    return "%s: %s" % (type(exc).__name__, message.strip()) if message else type(exc).__name__
+
+
+def watch(office):
+    code = office.proc.wait()
+    if _quitting.is_set():
+        return
+    send({"event": "exited", "code": code})
+    os._exit(EXIT_SOFFICE_DIED)
+
+
+def main():
+    args = parse_args(sys.argv[1:])
+    office = Office(args["soffice"], args["profile"], args["pipe"], float(args.get("start-timeout", "20")))
+    try:
+        ms = office.start()
+    except Exception as exc:
+        if office.proc is not None and office.proc.poll() is None:
+            office.proc.kill()
+        send({"ready": False, "error": describe(exc)})
+        return 1
+    send({"ready": True, "pid": office.proc.pid, "ms": ms})
+    threading.Thread(target=watch, args=(office,), daemon=True).start()
+
+    for line in sys.stdin:
+        line = line.strip()
+        if not line:
+            continue
+        try:
+            msg = json.loads(line)
+        except ValueError as exc:
+            send({"ok": False, "error": "bad request line: %s" % exc})
+            continue
+        rid = msg.get("id")
+        cmd = msg.get("cmd", "convert")
+        if cmd == "quit":
+            _quitting.set()
+            office.quit()
+            send({"id": rid, "ok": True})
+            return 0
+        started = time.monotonic()
+        try:
+            if cmd == "ping":
+                office.ping()
+            elif cmd == "convert":
+                office.convert(msg["in"], msg["out"])
+            else:
+                raise ValueError("unknown command " + str(cmd))
+            send({"id": rid, "ok": True, "ms": int((time.monotonic() - started) * 1000)})
+        except Exception as exc:
+            crashed = isinstance(exc, DisposedException) or office.soffice_dead()
+            send({"id": rid, "ok": False, "error": describe(exc), "crashed": crashed})
+            if crashed:
+                os._exit(EXIT_SOFFICE_DIED)
+
+    # stdin closed: whoever drove us is gone, take soffice along.
+    _quitting.set()
+    office.proc.kill()
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
