@@ -365,6 +365,9 @@ export class JinjaModule {
     parsed.forEach((p, i) => {
       if (!isJinja(p) || p.kind === 'expr') return;
       let range: [number, number] | null;
+      // docxtpl first moves a {%r %} tag into a run of its own, then drops that run: the text
+      // beside the tag stays, so the tag acts inline (and here the run keeps its formatting).
+      if (p.placement === 'r') return;
       if (p.placement) {
         range = enclosing(parsed, i, ELEMENT[p.placement]);
         if (!range) {
