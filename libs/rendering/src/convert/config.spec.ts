@@ -1,0 +1,85 @@
+import { availableParallelism } from 'node:os';
+
+import { ConverterConfigError, converterConfigFromEnv, createConverter, LibreOfficePool } from './index';
+
+describe('converterConfigFromEnv', () => {
+  it('is empty (all defaults) when nothing is set, and treats empty values as unset', () => {
+    expect(converterConfigFromEnv({})).toEqual({});
+    expect(converterConfigFromEnv({ GOTENBERG_URL: '', LIBREOFFICE_INSTANCES: ' ' })).toEqual({});
+  });
+
+  it('reads every variable', () => {
+    expect(
+      converterConfigFromEnv({
+        GOTENBERG_URL: 'http://gotenberg:3000/',
+        LIBREOFFICE_INSTANCES: '3',
+        LIBREOFFICE_RESTART_AFTER: '0',
+        CONVERSION_TIMEOUT_MS: '15000',
+        LIBREOFFICE_START_TIMEOUT_MS: '30000',
+        CONVERSION_MAX_QUEUE: '10',
+        GOTENBERG_RETRIES: '4',
+      }),
+    ).toEqual({
+      gotenbergUrl: 'http://gotenberg:3000',
+      instances: 3,
+      restartAfter: 0,
+      conversionTimeoutMs: 15000,
+      startTimeoutMs: 30000,
+      maxQueue: 10,
+      gotenbergRetries: 4,
+    });
+  });
+
+  it('names every bad value in one error', () => {
+    let err: unknown;
+    try {
+      converterConfigFromEnv({
+        GOTENBERG_URL: 'gotenberg:3000',
+        LIBREOFFICE_INSTANCES: '0',
+        CONVERSION_TIMEOUT_MS: '30s',
+        GOTENBERG_RETRIES: '-1',
+        CONVERSION_MAX_QUEUE: '1.5',
+      });
+    } catch (e) {
+      err = e;
+    }
+    expect(err).toBeInstanceOf(ConverterConfigError);
+    expect((err as ConverterConfigError).problems).toEqual([
+      "GOTENBERG_URL must use http or https, got 'gotenberg:3000'",
+      "LIBREOFFICE_INSTANCES must be a whole number from 1 to 64, got '0'",
+      "CONVERSION_TIMEOUT_MS must be a whole number from 100 to 3600000, got '30s'",
+      "CONVERSION_MAX_QUEUE must be a whole number from 0 to 1000000, got '1.5'",
+      "GOTENBERG_RETRIES must be a whole number from 0 to 10, got '-1'",
+    ]);
+    expect((err as Error).message).toMatch(/^Invalid converter configuration: GOTENBERG_URL/);
+  });
+
+  it('rejects a URL that is not http(s) or carries a query', () => {
+    expect(() => converterConfigFromEnv({ GOTENBERG_URL: 'ftp://x' })).toThrow(/GOTENBERG_URL must use http/);
+    expect(() => converterConfigFromEnv({ GOTENBERG_URL: 'http://x/?a=1' })).toThrow(/query/);
+    expect(() => converterConfigFromEnv({ GOTENBERG_URL: 'not a url' })).toThrow(/absolute http\(s\) URL/);
+  });
+});
+
+describe('createConverter', () => {
+  it('validates a config built in code', () => {
+    expect(() => createConverter({ instances: 0 })).toThrow(ConverterConfigError);
+    expect(() => createConverter({ gotenbergUrl: 'localhost:3000' })).toThrow(/gotenbergUrl/);
+  });
+
+  it('builds the LibreOffice pool when no Gotenberg URL is set', async () => {
+    const converter = createConverter({ instances: 1 });
+    try {
+      expect(converter).toBeInstanceOf(LibreOfficePool);
+      expect(converter.name).toBe('libreoffice');
+      expect(converter.capacity).toBe(1);
+      await (converter as LibreOfficePool).start(); // createConverter already started it
+      await expect(converter.health()).resolves.toEqual({ healthy: true, instances: 1, ready: 1 });
+    } finally {
+      await converter.close();
+    }
+    const byDefault = createConverter({});
+    await byDefault.close();
+    expect(byDefault.capacity).toBe(availableParallelism());
+  });
+});

@@ -1,0 +1,92 @@
+/** Converter configuration from the environment, validated up front so a typo fails at start. */
+
+export interface ConverterConfig {
+  /** Set: Gotenberg 8 at this address; unset: the embedded LibreOffice pool. */
+  gotenbergUrl?: string;
+  /** LibreOffice: soffice processes; Gotenberg: requests in flight. Default os.availableParallelism(). */
+  instances?: number;
+  /** LibreOffice: replace an instance after this many conversions; 0 = never. */
+  restartAfter?: number;
+  conversionTimeoutMs?: number;
+  startTimeoutMs?: number;
+  /** Conversions allowed to wait for a free instance before new ones are refused. */
+  maxQueue?: number;
+  /** Gotenberg: further attempts after a connection error, 429 or 503. */
+  gotenbergRetries?: number;
+}
+
+export class ConverterConfigError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid converter configuration: ${problems.join('; ')}`);
+    this.name = 'ConverterConfigError';
+  }
+}
+
+/** Environment variable -> config key, with the accepted range. */
+export const CONVERTER_ENV = {
+  LIBREOFFICE_INSTANCES: { key: 'instances', min: 1, max: 64 },
+  LIBREOFFICE_RESTART_AFTER: { key: 'restartAfter', min: 0, max: 1_000_000 },
+  CONVERSION_TIMEOUT_MS: { key: 'conversionTimeoutMs', min: 100, max: 3_600_000 },
+  LIBREOFFICE_START_TIMEOUT_MS: { key: 'startTimeoutMs', min: 1_000, max: 600_000 },
+  CONVERSION_MAX_QUEUE: { key: 'maxQueue', min: 0, max: 1_000_000 },
+  GOTENBERG_RETRIES: { key: 'gotenbergRetries', min: 0, max: 10 },
+} as const satisfies Record<string, { key: keyof ConverterConfig; min: number; max: number }>;
+
+/**
+ * Reads GOTENBERG_URL and the variables of CONVERTER_ENV. Unset or empty means "use the
+ * default". Every bad value is reported in one ConverterConfigError.
+ */
+export function converterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): ConverterConfig {
+  const config: ConverterConfig = {};
+  const problems: string[] = [];
+
+  const url = env.GOTENBERG_URL?.trim();
+  if (url) {
+    const problem = checkUrl(url);
+    if (problem) problems.push(`GOTENBERG_URL ${problem}, got '${url}'`);
+    else config.gotenbergUrl = url.replace(/\/+$/, '');
+  }
+
+  for (const [name, { key, min, max }] of Object.entries(CONVERTER_ENV)) {
+    const raw = env[name]?.trim();
+    if (!raw) continue;
+    const value = /^\d+$/.test(raw) ? Number(raw) : NaN;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${name} must be a whole number from ${min} to ${max}, got '${raw}'`);
+    } else {
+      (config as Record<string, number>)[key] = value;
+    }
+  }
+
+  if (problems.length > 0) throw new ConverterConfigError(problems);
+  return config;
+}
+
+/** The same ranges for a config built in code (e.g. by the command line). */
+export function validateConverterConfig(config: ConverterConfig): void {
+  const problems: string[] = [];
+  if (config.gotenbergUrl !== undefined) {
+    const problem = checkUrl(config.gotenbergUrl);
+    if (problem) problems.push(`gotenbergUrl ${problem}, got '${config.gotenbergUrl}'`);
+  }
+  for (const { key, min, max } of Object.values(CONVERTER_ENV)) {
+    const value = config[key];
+    if (value === undefined) continue;
+    if (!Number.isSafeInteger(value) || value < min || value > max) {
+      problems.push(`${key} must be a whole number from ${min} to ${max}, got ${value}`);
+    }
+  }
+  if (problems.length > 0) throw new ConverterConfigError(problems);
+}
+
+function checkUrl(url: string): string | undefined {
+  let parsed: URL;
+  try {
+    parsed = new URL(url);
+  } catch {
+    return 'must be an absolute http(s) URL such as http://gotenberg:3000';
+  }
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') return 'must use http or https';
+  if (parsed.search || parsed.hash) return 'must not carry a query or fragment';
+  return undefined;
+}
