@@ -95,6 +95,8 @@ export interface DocxtplBenchResult {
   medianMs: number;
   minMs: number;
   iterations: number;
+  /** Every timed run, in order. */
+  timesMs: number[];
 }
 
 /**
@@ -113,7 +115,12 @@ export function benchDocxtpl(
     writeFileSync(templatePath, template);
     writeFileSync(contextPath, JSON.stringify(context));
     const out = runPython(['bench', templatePath, contextPath, String(iterations), String(warmup)], 600_000);
-    const r = JSON.parse(out) as { median_ms: number; min_ms: number; iterations: number };
-    return { medianMs: r.median_ms, minMs: r.min_ms, iterations: r.iterations };
+    const r = JSON.parse(out) as {
+      median_ms: number;
+      min_ms: number;
+      iterations: number;
+      times_ms: number[];
+    };
+    return { medianMs: r.median_ms, minMs: r.min_ms, iterations: r.iterations, timesMs: r.times_ms };
   });
 }
