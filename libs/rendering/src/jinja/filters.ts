@@ -3,8 +3,8 @@
  * and results. A filter name that is not here is a template syntax error naming it.
  */
 import {
-  getAttr,
   getItem,
+  getPythonAttr,
   iterate,
   JinjaRuntimeError,
   length,
@@ -82,6 +82,29 @@ function cmp(a: Value, b: Value): number {
   throw new JinjaRuntimeError(`'<' not supported between instances of '${typeName(a)}' and '${typeName(b)}'`);
 }
 
+/** Python's json.dumps(v, sort_keys=True): `, ` and `: ` separators, ASCII-only output. */
+function pyJson(v: Value): string {
+  if (v === null || v instanceof Undefined) return 'null';
+  if (typeof v === 'boolean') return v ? 'true' : 'false';
+  if (isNumber(v)) {
+    const n = num(v);
+    if (!Number.isFinite(n)) return Number.isNaN(n) ? 'NaN' : n > 0 ? 'Infinity' : '-Infinity';
+    return str(v);
+  }
+  if (typeof v === 'string')
+    return JSON.stringify(v).replace(
+      /[\u007f-\uffff]/g,
+      (c) => '\\u' + c.charCodeAt(0).toString(16).padStart(4, '0'),
+    );
+  if (Array.isArray(v)) return `[${v.map(pyJson).join(', ')}]`;
+  if (isDict(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((k) => `${pyJson(k)}: ${pyJson(v[k])}`)
+      .join(', ')}}`;
+  throw new JinjaRuntimeError(`Object of type ${typeName(v)} is not JSON serializable`);
+}
+
 function parsePyFloat(s: string): number | undefined {
   const t = s.trim().replace(/_/g, '');
   if (/^[+-]?((\d+(\.\d*)?|\.\d+)([eE][+-]?\d+)?)$/.test(t)) return Number(t);
@@ -139,7 +162,7 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
     if (!isNumber(v)) throw new JinjaRuntimeError(`bad operand type for abs(): '${typeName(v)}'`);
     return v instanceof PyFloat ? new PyFloat(Math.abs(v.value)) : Math.abs(v);
   },
-  attr: (_st, v, a) => getAttr(v, str(a[0] ?? '')),
+  attr: (_st, v, a) => getPythonAttr(v, str(a[0] ?? '')),
   batch: (st, v, a, k) => {
     const items = iterate(st.use(v), 'batch');
     const n = intArg(arg(a, k, 0, 'linecount', 1), 'batch size');
@@ -346,10 +369,8 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
       .join(''),
   tojson: (st, v) => {
     st.use(v);
-    const plain = JSON.stringify(v, (_k, x) =>
-      x instanceof PyFloat ? x.value : x instanceof Undefined ? null : x,
-    );
-    return (plain ?? 'null')
+    // Jinja: json.dumps(sort_keys=True), then <, >, & and ' as \u escapes for HTML safety.
+    return pyJson(v)
       .replace(/</g, '\\u003c')
       .replace(/>/g, '\\u003e')
       .replace(/&/g, '\\u0026')

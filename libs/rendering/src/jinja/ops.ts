@@ -226,6 +226,12 @@ export function getAttr(obj: Value, name: string, forCall = false): Value {
   return new Undefined(name);
 }
 
+/** Python's getattr(): a dict's keys are not attributes (Jinja's `attr` filter). */
+export function getPythonAttr(obj: Value, name: string): Value {
+  if (isDict(obj)) return dictMethod(obj, name) ?? new Undefined(name);
+  return getAttr(obj, name);
+}
+
 function normIndex(i: number, len: number): number {
   return i < 0 ? i + len : i;
 }
