@@ -529,6 +529,17 @@ export const cases: Case[] = [
     },
   },
   {
+    // Python templates often format money with str.format; other str methods (upper, split, …) work.
+    name: 'Python string methods: str.format and % formatting',
+    doc: [
+      "{{ '{:.2f}'.format(x) }} | {{ '{:,}'.format(big) }} | {{ '{} and {}'.format(s, n) }} | {{ '%.1f' % x }} | {{ s.upper() }}",
+    ],
+    context: { x: 2.5, big: 1234567, s: 'hi', n: 3 },
+    want: {
+      body: ['2.50 | 1,234,567 | hi and 3 | 2.5 | HI'],
+    },
+  },
+  {
     name: 'set and loop over range',
     doc: [
       '{% set total = a + b %}{{ total }} | {% for i in range(3) %}{{ i }}{% endfor %} | {% for i in range(1, 4) %}{{ i * 2 }},{% endfor %}',
