@@ -1,0 +1,218 @@
+/**
+ * Conversion benchmark: the same filled one-page invoice (.docx -> PDF) converted by
+ *   (a) LibreOfficePool, with 1 instance (latency) and with N instances (throughput),
+ *   (b) `soffice --convert-to pdf`, one process per document with a fresh profile each time,
+ *   (c) a bare UNO loop: uno_bridge.py driven directly over stdio, fixed paths, no pool
+ *       (no queue, no temporary directory per job, no supervision).
+ * (a) and (c) run interleaved, one conversion each in turn, so machine noise hits both alike.
+ * Targets: (a) latency ≤ 1.15 × (c); (a) ≥ 8 × faster than (b); throughput with N instances
+ * ≥ 0.8 × N × throughput with one.
+ *
+ *   npm run bench:convert -- [--iterations 60] [--cli-runs 5] [--instances N] [--check]
+ *   --check: exit with status 1 when a target is missed.
+ */
+import { execFileSync, spawn } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { mkdtemp, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, cpus, tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { createInterface } from 'node:readline';
+
+import { LibreOfficePool } from '../libs/rendering/src/convert';
+import {
+  DEFAULT_BRIDGE_SCRIPT,
+  DEFAULT_PYTHON,
+  DEFAULT_SOFFICE,
+} from '../libs/rendering/src/convert/libreoffice-instance';
+import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../libs/rendering/src/convert/testing';
+
+function arg(name: string, fallback: number): number {
+  const i = process.argv.indexOf(`--${name}`);
+  if (i < 0) return fallback;
+  const n = Number(process.argv[i + 1]);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer`);
+  return n;
+}
+
+const ITERATIONS = arg('iterations', 60);
+const WARMUP = 5;
+const CLI_RUNS = arg('cli-runs', 5);
+const N = arg('instances', availableParallelism());
+const CHECK = process.argv.includes('--check');
+
+const median = (xs: number[]) => {
+  const s = [...xs].sort((a, b) => a - b);
+  const m = s.length >> 1;
+  return s.length % 2 ? s[m] : (s[m - 1] + s[m]) / 2;
+};
+const p90 = (xs: number[]) =>
+  [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))];
+const ms = (x: number) => `${x.toFixed(1)} ms`;
+
+/** (c): the bridge script, spawned and spoken to directly. */
+async function startBareBridge(dir: string) {
+  const child = spawn(
+    DEFAULT_PYTHON,
+    [
+      DEFAULT_BRIDGE_SCRIPT,
+      '--soffice',
+      DEFAULT_SOFFICE,
+      '--profile',
+      join(dir, 'profile'),
+      '--pipe',
+      `bench_${process.pid}`,
+    ],
+    { detached: true, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: dir } },
+  );
+  const lines = createInterface({ input: child.stdout });
+  const next = () =>
+    new Promise<Record<string, unknown>>((resolve) => lines.once('line', (l) => resolve(JSON.parse(l))));
+  const ready = await next();
+  if (!ready.ready) throw new Error(`bare bridge did not start: ${JSON.stringify(ready)}`);
+  let id = 0;
+  return {
+    async convert(inPath: string, outPath: string) {
+      const answer = next();
+      child.stdin.write(JSON.stringify({ id: ++id, in: inPath, out: outPath }) + '\n');
+      const reply = await answer;
+      if (!reply.ok) throw new Error(`bare bridge: ${JSON.stringify(reply)}`);
+    },
+    stop() {
+      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
+    },
+  };
+}
+
+/** (b): what a naive service does per document. */
+async function sofficeCli(docxPath: string, dir: string, run: number): Promise<number> {
+  const out = join(dir, `cli-out-${run}`);
+  const t0 = performance.now();
+  execFileSync(
+    'soffice',
+    [
+      `-env:UserInstallation=file://${join(dir, `cli-profile-${run}`)}`,
+      '--headless',
+      '--convert-to',
+      'pdf',
+      '--outdir',
+      out,
+      docxPath,
+    ],
+    { stdio: 'ignore', env: { ...process.env, TMPDIR: dir } },
+  );
+  const elapsed = performance.now() - t0;
+  if (!pdfToText(readFileSync(join(out, 'invoice.pdf'))).includes(SAMPLE_INVOICE.number)) {
+    throw new Error('soffice --convert-to wrote an unexpected PDF');
+  }
+  return elapsed;
+}
+
+async function main() {
+  const dir = await mkdtemp(join(tmpdir(), 'convert-bench-'));
+  const docx = makeInvoiceDocx();
+  const docxPath = join(dir, 'invoice.docx');
+  await writeFile(docxPath, docx);
+  const lo = execFileSync(DEFAULT_SOFFICE, ['--version']).toString().trim();
+  console.log(`Conversion benchmark: one-page invoice (${docx.length} bytes), ${lo}`);
+  console.log(`machine: ${cpus().length} × ${cpus()[0]?.model ?? 'cpu'}; N = ${N} instances\n`);
+
+  const bare = await startBareBridge(dir);
+  const pool1 = new LibreOfficePool({ instances: 1, restartAfter: 0 });
+  const poolN = new LibreOfficePool({ instances: N, restartAfter: 0 });
+  try {
+    await pool1.start();
+    const check = await pool1.convert(docx);
+    if (!pdfToText(check).includes(SAMPLE_INVOICE.number))
+      throw new Error('the pool wrote an unexpected PDF');
+
+    // (a) and (c), latency, interleaved.
+    const bareTimes: number[] = [];
+    const poolTimes: number[] = [];
+    for (let i = 0; i < WARMUP + ITERATIONS; i++) {
+      let t0 = performance.now();
+      await bare.convert(docxPath, join(dir, 'bare.pdf'));
+      const b = performance.now() - t0;
+      t0 = performance.now();
+      await pool1.convert(docx);
+      const p = performance.now() - t0;
+      if (i >= WARMUP) {
+        bareTimes.push(b);
+        poolTimes.push(p);
+      }
+    }
+    bare.stop();
+    await pool1.close();
+
+    // Throughput: one instance, then N, each kept busy by as many sequential callers.
+    const throughput = async (pool: LibreOfficePool, callers: number, total: number) => {
+      await Promise.all(Array.from({ length: callers }, () => pool.convert(docx))); // warm every instance
+      let left = total;
+      const t0 = performance.now();
+      await Promise.all(
+        Array.from({ length: callers }, async () => {
+          while (left-- > 0) await pool.convert(docx);
+        }),
+      );
+      return (total / (performance.now() - t0)) * 1000;
+    };
+    const single = new LibreOfficePool({ instances: 1, restartAfter: 0 });
+    await single.start();
+    const thr1 = await throughput(single, 1, ITERATIONS);
+    await single.close();
+    await poolN.start();
+    const thrN = await throughput(poolN, N, ITERATIONS * N);
+    await poolN.close();
+
+    // (b)
+    await sofficeCli(docxPath, dir, 0); // first run pays for cold caches
+    const cliTimes: number[] = [];
+    for (let run = 1; run <= CLI_RUNS; run++) cliTimes.push(await sofficeCli(docxPath, dir, run));
+
+    const poolMed = median(poolTimes);
+    const bareMed = median(bareTimes);
+    const cliMed = median(cliTimes);
+    console.log('latency, one conversion at a time     median     p90');
+    console.log(
+      `(a) pool, 1 instance                 ${ms(poolMed).padStart(9)} ${ms(p90(poolTimes)).padStart(9)}`,
+    );
+    console.log(
+      `(c) bare UNO loop (bridge directly)  ${ms(bareMed).padStart(9)} ${ms(p90(bareTimes)).padStart(9)}`,
+    );
+    console.log(
+      `(b) soffice --convert-to, per doc    ${ms(cliMed).padStart(9)} ${ms(p90(cliTimes)).padStart(9)}`,
+    );
+    console.log('\nthroughput');
+    console.log(`pool, 1 instance                     ${thr1.toFixed(1)} docs/s`);
+    console.log(`pool, ${N} instances                    ${thrN.toFixed(1)} docs/s`);
+
+    const targets = [
+      {
+        name: '(a) ≤ 1.15 × (c)',
+        value: `${(poolMed / bareMed).toFixed(2)} ×`,
+        ok: poolMed <= 1.15 * bareMed,
+      },
+      {
+        name: '(a) ≥ 8 × faster than (b)',
+        value: `${(cliMed / poolMed).toFixed(1)} ×`,
+        ok: cliMed >= 8 * poolMed,
+      },
+      {
+        name: `throughput(N) ≥ 0.8 × N × throughput(1)`,
+        value: `${(thrN / thr1).toFixed(2)} × (target ${(0.8 * N).toFixed(1)} ×)`,
+        ok: thrN >= 0.8 * N * thr1,
+      },
+    ];
+    console.log('\ntargets');
+    for (const t of targets) console.log(`${t.ok ? 'MET   ' : 'MISSED'} ${t.name.padEnd(42)} ${t.value}`);
+    if (CHECK && targets.some((t) => !t.ok)) process.exitCode = 1;
+  } finally {
+    bare.stop();
+    await Promise.all([pool1.close(), poolN.close()]);
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+main().catch((e: unknown) => {
+  console.error(e);
+  process.exit(1);
+});
