@@ -11,7 +11,14 @@ import { Redis } from 'ioredis';
 import { closeSync, openSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { converterConfigFromEnv, createConverter } from '@app/rendering';
+import {
+  converterConfigFromEnv,
+  ConverterConfigError,
+  createConverter,
+  type ConverterConfig,
+  type ConverterHealth,
+  type PdfConverter,
+} from '@app/rendering/convert';
 import { ConfigurationError, loadConfig, ServiceConfig } from '../../api/src/config/service-config';
 import { heartbeatKey } from '../../api/src/queue/render-job';
 import { beat, unregister } from '../../api/src/queue/worker-registry';
@@ -34,16 +41,29 @@ function touch(file: string): void {
   }
 }
 
+async function warmUp(converter: PdfConverter, timeoutMs: number): Promise<ConverterHealth | undefined> {
+  const deadline = Date.now() + timeoutMs;
+  let health: ConverterHealth | undefined;
+  while (Date.now() < deadline) {
+    health = await converter.health().catch(() => undefined);
+    if (health?.healthy && health.ready > 0) break;
+    await new Promise((r) => setTimeout(r, 250));
+  }
+  return health;
+}
+
 async function main(): Promise<void> {
   let config: ServiceConfig;
+  let converterConfig: ConverterConfig;
   try {
     config = loadConfig();
+    converterConfig = converterConfigFromEnv(process.env);
   } catch (e) {
-    console.error(e instanceof ConfigurationError ? e.message : e);
+    console.error(e instanceof ConfigurationError || e instanceof ConverterConfigError ? e.message : e);
     process.exit(1);
   }
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const converter = createConverter(converterConfigFromEnv(process.env));
+  const converter = createConverter(converterConfig);
   const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity;
   log(`converter ${converter.name} (capacity ${converter.capacity}), concurrency ${concurrency}`);
 
@@ -70,6 +90,11 @@ async function main(): Promise<void> {
     payloadTtlMs: config.payloadTtlMs,
     convertTimeoutMs: config.JOB_TIMEOUT_MS,
     maxLoopIterations: config.MAX_LOOP_ITERATIONS,
+    imageLimits: {
+      maxImages: config.MAX_IMAGES,
+      maxImageBytes: config.MAX_IMAGE_BYTES,
+      maxImagePixels: config.MAX_IMAGE_PIXELS,
+    },
     log,
   });
   const worker = new Worker(names.name, processor, {
@@ -113,8 +138,10 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  const started = await converter.health().catch(() => undefined);
-  log(`converter health: ${JSON.stringify(started ?? { healthy: false })}`);
+  // Register only once the converter can work, so the first job does not wait for LibreOffice
+  // to start; give up waiting after CONVERTER_WARMUP_MS (jobs then report the converter's error).
+  const warm = await warmUp(converter, config.CONVERTER_WARMUP_MS);
+  log(`converter health: ${JSON.stringify(warm ?? { healthy: false })}`);
   void worker.run().catch((e: unknown) => {
     log(`worker stopped: ${String(e)}`);
     process.exit(1);

@@ -11,9 +11,10 @@ import {
   ConversionFailedError,
   RenderingError,
   renderDocx,
-  type PdfConverter,
+  type ImageLimits,
   type RenderRequest,
 } from '@app/rendering';
+import type { PdfConverter } from '@app/rendering/convert';
 import { InternalError } from '../../api/src/errors/service-errors';
 import {
   CONTENT_TYPES,
@@ -30,6 +31,7 @@ export interface ProcessorDeps {
   /** Per-conversion time limit handed to the converter. */
   convertTimeoutMs?: number;
   maxLoopIterations?: number;
+  imageLimits?: ImageLimits;
   log: (message: string) => void;
 }
 
@@ -95,6 +97,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
+        imageLimits: deps.imageLimits,
         ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
       });
       const t1 = performance.now();

@@ -135,6 +135,11 @@ export class ServiceConfig {
   @Min(0)
   WORKER_MAX_STALLED_COUNT = 2;
 
+  /** A starting worker waits this long at most for its converter before taking jobs. */
+  @IsInt()
+  @Min(0)
+  CONVERTER_WARMUP_MS = 60_000;
+
   @IsInt()
   @Min(100)
   HEARTBEAT_INTERVAL_MS = 2_000;

@@ -24,10 +24,13 @@ describe('render job protocol', () => {
     expect(decodeFailure(encodeFailure(new InvalidTemplateError('not a docx'))).httpStatus).toBe(400);
   });
 
-  it('turns a foreign reason into an internal error that names it', () => {
+  it('turns a foreign reason into an internal error without its text', () => {
     const e = decodeFailure('job stalled more than allowable limit');
     expect(e.httpStatus).toBe(500);
     expect(e.errorType).toBe('internal_error');
-    expect(e.details).toEqual({ reason: 'job stalled more than allowable limit' });
+    expect(e.message).toMatch(/stopped more often than allowed/);
+    const other = decodeFailure('Error: boom at /srv/app/x.js:10');
+    expect(other.errorType).toBe('internal_error');
+    expect(JSON.stringify(other.toBody())).not.toContain('/srv/app');
   });
 });

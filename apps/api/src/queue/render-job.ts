@@ -85,7 +85,7 @@ export function encodeFailure(error: RenderingError): string {
 
 /**
  * Rebuilds the typed error from a job's failed reason. A reason that is not ours (BullMQ's own, e.g.
- * a job that stalled too often) becomes an internal error that names it.
+ * a job that stalled too often) becomes an internal error.
  */
 export function decodeFailure(reason: string | undefined): RenderingError {
   try {
@@ -99,8 +99,16 @@ export function decodeFailure(reason: string | undefined): RenderingError {
   } catch {
     // not JSON: fall through
   }
+  // BullMQ's own reasons; their text stays in the job (and the log), not in the answer.
+  const stalled = /stalled more than allowable limit/i.test(reason ?? '');
   return new TransportedRenderingError(
-    { error_type: 'internal_error', message: 'The document could not be processed', details: { reason } },
+    {
+      error_type: 'internal_error',
+      message: stalled
+        ? 'The document could not be processed: its worker stopped more often than allowed'
+        : 'The document could not be processed',
+      details: {},
+    },
     500,
   );
 }
