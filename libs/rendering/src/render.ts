@@ -107,7 +107,8 @@ export function checkDocxTemplate(
     );
   for (const name of Object.keys(zip.files)) {
     if (!/\.(xml|rels)$/i.test(name) || zip.files[name].dir) continue;
-    if (/<!DOCTYPE|<!ENTITY/i.test(readText(zip, name)))
+    const text = readText(zip, name);
+    if (/<!DOCTYPE|<!ENTITY/i.test(text))
       throw new InvalidTemplateError(
         `The template's ${name} declares a DTD, which Word never writes; it is refused`,
         {
@@ -115,9 +116,48 @@ export function checkDocxTemplate(
           part: name,
         },
       );
+    const fault = WORD_PART.test(name) ? findXmlFault(text) : null;
+    if (fault)
+      throw new InvalidTemplateError(`The .docx is damaged: ${name} is not well-formed XML (${fault})`, {
+        reason: 'malformed_xml',
+        part: name,
+      });
   }
   if (kind === 'dotx') zip.file('[Content_Types].xml', types.replace(mainType!, DOCX_MAIN));
   return zip;
+}
+
+const WORD_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml$/;
+const XML_TAG =
+  /<(\/?)([A-Za-z_][\w.:-]*)((?:[^>"']|"[^"]*"|'[^']*')*?)(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[[\s\S]*?\]\]>/g;
+
+/**
+ * A linear check that every element of a Word part is closed in order (docxtemplater's lexer
+ * only notices broken text runs; LibreOffice would fail later with a less useful error).
+ * Returns a description of the first fault, or null.
+ */
+export function findXmlFault(xml: string): string | null {
+  const stack: string[] = [];
+  let roots = 0;
+  XML_TAG.lastIndex = 0;
+  let last = 0;
+  for (let m = XML_TAG.exec(xml); m; m = XML_TAG.exec(xml)) {
+    if (xml.slice(last, m.index).includes('<'))
+      return `stray '<' at offset ${last + xml.slice(last, m.index).indexOf('<')}`;
+    last = m.index + m[0].length;
+    if (!m[2]) continue; // comment, processing instruction, CDATA
+    if (m[1]) {
+      const open = stack.pop();
+      if (open !== m[2]) return `</${m[2]}> closes ${open ? `<${open}>` : 'nothing'} at offset ${m.index}`;
+    } else if (!m[4]) {
+      if (!stack.length) roots++;
+      stack.push(m[2]);
+    } else if (!stack.length) roots++;
+  }
+  if (xml.slice(last).includes('<')) return "stray '<' near the end";
+  if (stack.length) return `<${stack[stack.length - 1]}> is never closed`;
+  if (roots !== 1) return roots ? 'more than one root element' : 'no root element';
+  return null;
 }
 
 function readText(zip: PizZip, name: string): string {
