@@ -420,7 +420,7 @@ describe('8. safety', () => {
     '{{ x.__proto__ }}{{ x["__proto__"] }}{{ x.constructor }}',
     '{{ self._TemplateReference__context }}',
   ])('%s reaches nothing', (tag) => {
-    let out: string[] = [];
+    let out: string[];
     try {
       out = body([tag], { x: {} });
     } catch (e) {

@@ -88,8 +88,13 @@ export function evaluate(e: Expr, frame: Frame, st: RenderState): Value {
       const kwargs: Record<string, Value> = Object.create(null);
       for (const [k, v] of e.kwargs) kwargs[k] = evaluate(v, frame, st);
       if (callee instanceof Undefined) {
-        st.use(callee);
-        return callee;
+        // Calling what does not exist is an author's mistake a blank would hide: say so.
+        if (e.callee.type === 'Attr') {
+          const owner = evaluate(e.callee.obj, frame, st);
+          if (!(owner instanceof Undefined))
+            throw new JinjaRuntimeError(`'${typeName(owner)}' object has no method '${e.callee.name}'`);
+        }
+        throw new JinjaRuntimeError(`'${callee.path || 'value'}' is undefined and cannot be called`);
       }
       if (!(callee instanceof Callable))
         throw new JinjaRuntimeError(`'${typeName(callee)}' object is not callable`);

@@ -282,6 +282,9 @@ describe('runtime errors name their cause', () => {
     ['range(10**6)|list', 'loop iterations'],
     ["'x' * 100000", 'longer than'],
     ['nothing|list', "'NoneType' object is not iterable"],
+    ['s.nope()', "'str' object has no method 'nope'"],
+    ['missing.method()', "'missing.method' is undefined and cannot be called"],
+    ['"{:d}".format(f)', "str.format: unknown format code 'd' for object of type 'float'"],
   ])('%s', (src, message) => {
     expect(() => out(src)).toThrow(JinjaRuntimeError);
     expect(() => out(src)).toThrow(message);

@@ -25,6 +25,7 @@ import {
   type Dict,
   type Value,
 } from './values';
+import { FormatError, strFormat } from './pyformat';
 
 /** A failure while evaluating; the template layer adds the tag and its context. */
 export class JinjaRuntimeError extends Error {}
@@ -165,6 +166,17 @@ function stringMethod(s: string, name: string): Callable | undefined {
           .map(str)
           .join(s),
       );
+    case 'format':
+      return new Callable('str.format', (args, kwargs) => {
+        try {
+          return strFormat(s, args, kwargs, (obj, key, bracket) =>
+            bracket ? getItem(obj, /^-?\d+$/.test(key) ? Number(key) : key) : getAttr(obj, key),
+          );
+        } catch (e) {
+          if (e instanceof FormatError) throw new JinjaRuntimeError(`str.format: ${e.message}`);
+          throw e;
+        }
+      });
     case 'zfill':
       return m((a) => {
         const w = Number(a[0] ?? 0);
@@ -172,6 +184,20 @@ function stringMethod(s: string, name: string): Callable | undefined {
         const body = neg ? s.slice(1) : s;
         return (neg ? s[0] : '') + body.padStart(Math.max(0, w - (neg ? 1 : 0)), '0');
       });
+  }
+  return undefined;
+}
+
+function listMethod(list: Value[], name: string): Callable | undefined {
+  switch (name) {
+    case 'index':
+      return new Callable('list.index', (a) => {
+        const i = list.findIndex((x) => pyEquals(x, a[0] ?? null));
+        if (i < 0) throw new JinjaRuntimeError(`${str(a[0] ?? null)} is not in list`);
+        return i;
+      });
+    case 'count':
+      return new Callable('list.count', (a) => list.filter((x) => pyEquals(x, a[0] ?? null)).length);
   }
   return undefined;
 }
@@ -222,6 +248,7 @@ export function getAttr(obj: Value, name: string, forCall = false): Value {
     return dictMethod(obj, name) ?? new Undefined(name);
   }
   if (typeof obj === 'string') return stringMethod(obj, name) ?? new Undefined(name);
+  if (Array.isArray(obj)) return listMethod(obj, name) ?? new Undefined(name);
   if (obj instanceof TemplateObject) return obj.attr(name);
   return new Undefined(name);
 }

@@ -3,7 +3,18 @@
  * because template authors copy these from Python and expect Python's exact output: half-even
  * rounding on the exact binary value, `%s` through str(), `%r` through repr().
  */
-import { isDict, isNumber, isTuple, num, repr, str, typeName, type Value } from './values';
+import {
+  formatFloat,
+  isDict,
+  isFloat,
+  isNumber,
+  isTuple,
+  num,
+  repr,
+  str,
+  typeName,
+  type Value,
+} from './values';
 
 export class FormatError extends Error {}
 
@@ -164,5 +175,139 @@ export function percentFormat(template: string, args: Value): string {
   );
   if (!mapping && index < positional.length && isTuple(args))
     throw new FormatError('not all arguments converted during string formatting');
+  return out;
+}
+
+const SPEC_RE = /^(?:(.)?([<>=^]))?([-+ ])?(#)?(0)?(\d+)?([,_])?(?:\.(\d+))?([bcdeEfFgGnosxX%])?$/;
+
+function group(intDigits: string, sep: string): string {
+  return intDigits.replace(/\B(?=(\d{3})+(?!\d))/g, sep);
+}
+
+/** Python's format(value, spec): the mini-language of str.format (`{:,.2f}`, `{:>8}`, `{:05d}`, `{:.1%}`). */
+export function formatSpec(v: Value, spec: string): string {
+  const m = SPEC_RE.exec(spec);
+  if (!m) throw new FormatError(`invalid format specifier '${spec}'`);
+  const [, fillChar, alignChar, signChar, alt, zero, widthText, grouping, precText, typeChar] = m;
+  const width = widthText ? Number(widthText) : 0;
+  const precision = precText !== undefined ? Number(precText) : undefined;
+  let align = alignChar ?? '';
+  let fill = fillChar ?? ' ';
+  if (zero && !alignChar) {
+    fill = '0';
+    align = '=';
+  }
+  let sign = '';
+  let body: string;
+  const numeric = isNumber(v) || typeof v === 'boolean';
+  if (!numeric || typeChar === 's') {
+    if (typeChar && typeChar !== 's')
+      throw new FormatError(`unknown format code '${typeChar}' for object of type '${typeName(v)}'`);
+    body = str(v);
+    if (precision !== undefined) body = [...body].slice(0, precision).join('');
+    if (!align) align = '<';
+  } else {
+    const n = typeof v === 'boolean' ? Number(v) : num(v);
+    const floatValue = typeof v !== 'boolean' && isFloat(v as number);
+    const type = typeChar ?? (floatValue ? (precision !== undefined ? 'g' : '') : 'd');
+    const a = Math.abs(n);
+    if (type === '') body = formatFloat(a);
+    else if (type === 'd' || type === 'n') {
+      if (floatValue) throw new FormatError("unknown format code 'd' for object of type 'float'");
+      body = String(Math.trunc(a));
+    } else if (type === 'f' || type === 'F') body = fixed(a, precision ?? 6);
+    else if (type === 'e' || type === 'E') body = exponent(a, precision ?? 6, type === 'E');
+    else if (type === 'g' || type === 'G') body = general(a, precision ?? 6, !!alt, type === 'G');
+    else if (type === '%') body = fixed(a * 100, precision ?? 6) + '%';
+    else if (type === 'x' || type === 'X') body = (alt ? '0x' : '') + Math.trunc(a).toString(16);
+    else if (type === 'o') body = (alt ? '0o' : '') + Math.trunc(a).toString(8);
+    else if (type === 'b') body = (alt ? '0b' : '') + Math.trunc(a).toString(2);
+    else body = String.fromCodePoint(Math.trunc(a));
+    if (type === 'X') body = body.toUpperCase();
+    if (grouping) {
+      const [i, ...rest] = body.split('.');
+      body = [group(i, grouping), ...rest].join('.');
+    }
+    const negative = n < 0 || Object.is(n, -0);
+    if (negative && /[1-9]/.test(body)) sign = '-';
+    else if (signChar === '+') sign = '+';
+    else if (signChar === ' ') sign = ' ';
+    if (!align) align = '>';
+  }
+  const len = sign.length + [...body].length;
+  if (width <= len) return sign + body;
+  const pad = width - len;
+  switch (align) {
+    case '<':
+      return sign + body + fill.repeat(pad);
+    case '^':
+      return fill.repeat(Math.floor(pad / 2)) + sign + body + fill.repeat(pad - Math.floor(pad / 2));
+    case '=':
+      return sign + fill.repeat(pad) + body;
+    default:
+      return fill.repeat(pad) + sign + body;
+  }
+}
+
+/**
+ * Python's str.format: `{}`, `{0}`, `{name}`, `{0.attr}`, `{0[key]}`, `!s`/`!r`, `:spec`, and
+ * `{{`/`}}` escapes. `lookup` resolves `.attr` and `[key]` with the template's own access rules.
+ */
+export function strFormat(
+  template: string,
+  args: Value[],
+  kwargs: Record<string, Value>,
+  lookup: (obj: Value, key: string, bracket: boolean) => Value,
+): string {
+  let auto = 0;
+  let out = '';
+  let i = 0;
+  while (i < template.length) {
+    const ch = template[i];
+    if (ch === '}') {
+      if (template[i + 1] !== '}') throw new FormatError("single '}' encountered in format string");
+      out += '}';
+      i += 2;
+      continue;
+    }
+    if (ch !== '{') {
+      out += ch;
+      i++;
+      continue;
+    }
+    if (template[i + 1] === '{') {
+      out += '{';
+      i += 2;
+      continue;
+    }
+    const close = template.indexOf('}', i);
+    if (close < 0) throw new FormatError("single '{' encountered in format string");
+    const field = template.slice(i + 1, close);
+    i = close + 1;
+    const fm = /^([^.[!:]*)((?:\.[A-Za-z_]\w*|\[[^\]]*\])*)(?:!([rsa]))?(?::(.*))?$/.exec(field);
+    if (!fm) throw new FormatError(`invalid replacement field '{${field}}'`);
+    const [, name, accessors, conversion, spec] = fm;
+    let value: Value;
+    if (name === '') {
+      if (auto >= args.length)
+        throw new FormatError('Replacement index out of range for positional args tuple');
+      value = args[auto++];
+    } else if (/^\d+$/.test(name)) {
+      const k = Number(name);
+      if (k >= args.length)
+        throw new FormatError(`Replacement index ${k} out of range for positional args tuple`);
+      value = args[k];
+    } else {
+      if (!Object.prototype.hasOwnProperty.call(kwargs, name))
+        throw new FormatError(`missing format key '${name}'`);
+      value = kwargs[name];
+    }
+    for (const acc of accessors.match(/\.[A-Za-z_]\w*|\[[^\]]*\]/g) ?? []) {
+      value = acc[0] === '.' ? lookup(value, acc.slice(1), false) : lookup(value, acc.slice(1, -1), true);
+    }
+    if (conversion === 'r' || conversion === 'a') value = repr(value);
+    else if (conversion === 's') value = str(value);
+    out += formatSpec(value, spec ?? '');
+  }
   return out;
 }
