@@ -277,6 +277,22 @@ describe('6. undefined variables', () => {
   });
 });
 
+describe('6b. failures caused by undefined values', () => {
+  it('strict mode reports them as undefined variables, not as the failure they caused', () => {
+    const e = caught(() =>
+      render(['{{ "%.2f"|format(total) }} {{ n + 1 }}'], {}, { options: { undefined: 'strict' } }),
+    );
+    expect(e).toBeInstanceOf(UndefinedVariableError);
+    expect(e.details).toEqual({ variables: ['total', 'n'] });
+  });
+
+  it('empty mode names the undefined value in the runtime error', () => {
+    const e = caught(() => render(['{{ "%.2f"|format(total) }}'], {}));
+    expect(e).toBeInstanceOf(TemplateRuntimeError);
+    expect(e.message).toContain('(undefined: total)');
+  });
+});
+
 describe('7. images', () => {
   const logo = png(200, 100);
 

@@ -63,6 +63,13 @@ function lookupName(name: string, frame: Frame, st: RenderState): Value {
 }
 
 export function evaluate(e: Expr, frame: Frame, st: RenderState): Value {
+  const v = evaluateNode(e, frame, st);
+  if (v instanceof Undefined && (e.type === 'Name' || e.type === 'Attr' || e.type === 'Item'))
+    st.noteUndefined(v);
+  return v;
+}
+
+function evaluateNode(e: Expr, frame: Frame, st: RenderState): Value {
   switch (e.type) {
     case 'Const':
       return e.value;

@@ -479,6 +479,7 @@ export class JinjaModule {
   render(part: Part, options: RenderOptions): { value: string; errors?: unknown[] } | null {
     if (!isJinja(part)) return null;
     const frame = this.frameFor(options);
+    this.state.produced.length = 0;
     try {
       if (part.kind === 'expr')
         return { value: this.output(evaluate(part.expr!, frame, this.state), options) };
@@ -499,7 +500,10 @@ export class JinjaModule {
       return { value: '' };
     } catch (e) {
       if (e instanceof JinjaRuntimeError) {
-        throw new TemplateRuntimeError(`${e.message} in ${part.source}`, {
+        const { handled, names } = this.state.explainFailure();
+        if (handled) return { value: '' }; // strict mode: reported with every undefined variable
+        const cause = names.length ? ` (undefined: ${names.join(', ')})` : '';
+        throw new TemplateRuntimeError(`${e.message}${cause} in ${part.source}`, {
           tag: part.source,
           context: part.context,
           part: part.filePath,

@@ -51,6 +51,27 @@ export class RenderState {
     readonly limits: EvalLimits,
   ) {}
 
+  /** Undefined values produced while evaluating the current tag (to explain its failure). */
+  readonly produced: Undefined[] = [];
+
+  noteUndefined(u: Undefined): Undefined {
+    if (this.produced.length < 20) this.produced.push(u);
+    return u;
+  }
+
+  /**
+   * A tag failed: when undefined values took part, strict mode reports them as undefined
+   * variables (true: keep rendering); otherwise returns false and the error names them.
+   */
+  explainFailure(): { handled: boolean; names: string[] } {
+    const names = [...new Set(this.produced.map((u) => u.path).filter((n) => n !== ''))];
+    if (this.strict && names.length) {
+      names.forEach((n) => this.undefinedUsed.add(n));
+      return { handled: true, names };
+    }
+    return { handled: false, names };
+  }
+
   /** Marks a value as consumed: in strict mode an undefined one is remembered for the error. */
   use(v: Value): Value {
     if (v instanceof Undefined && this.strict) this.undefinedUsed.add(v.path);

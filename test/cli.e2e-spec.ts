@@ -1,0 +1,74 @@
+import { spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { buildDocx, messy, SPLIT as S } from './support/docx-builder';
+import { docxText } from './support/docx-text';
+
+const ROOT = join(__dirname, '..');
+const TSX = join(ROOT, 'node_modules/.bin/tsx');
+const CLI = join(ROOT, 'libs/rendering/src/cli.ts');
+
+describe('npm run render (command line)', () => {
+  let dir: string;
+  beforeAll(() => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-test-'));
+    writeFileSync(
+      join(dir, 'tpl.docx'),
+      buildDocx([messy(`Invoice for {{ cus${S}tomer }}: {{ "%.2f"|format(total) }}`)]),
+    );
+    writeFileSync(join(dir, 'ok.json'), JSON.stringify({ template_data: { customer: 'Ann', total: 12.5 } }));
+  });
+  afterAll(() => rmSync(dir, { recursive: true, force: true }));
+
+  const run = (...args: string[]) =>
+    spawnSync(TSX, [CLI, ...args], { cwd: ROOT, encoding: 'utf8', timeout: 120_000 });
+
+  it('writes the filled .docx and exits 0', () => {
+    const res = run(join(dir, 'tpl.docx'), join(dir, 'ok.json'), join(dir, 'out.docx'));
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+    expect(docxText(readFileSync(join(dir, 'out.docx'))).body).toEqual(['Invoice for Ann: 12.50']);
+  });
+
+  it('writes a PDF through the configured converter', () => {
+    const res = run(join(dir, 'tpl.docx'), join(dir, 'ok.json'), join(dir, 'out.pdf'));
+    expect(res.status).toBe(0);
+    const pdf = readFileSync(join(dir, 'out.pdf'));
+    expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
+    const text = spawnSync('pdftotext', [join(dir, 'out.pdf'), '-'], { encoding: 'utf8' }).stdout;
+    expect(text).toContain('Invoice for Ann: 12.50');
+  });
+
+  it('prints the typed error as JSON on stderr and exits 1', () => {
+    writeFileSync(
+      join(dir, 'strict.json'),
+      JSON.stringify({ template_data: {}, options: { undefined: 'strict' } }),
+    );
+    const res = run(join(dir, 'tpl.docx'), join(dir, 'strict.json'), join(dir, 'never.docx'));
+    expect(res.status).toBe(1);
+    expect(JSON.parse(res.stderr)).toEqual({
+      status: 'error',
+      error_type: 'undefined_variable',
+      message: 'Undefined variables in template: customer, total',
+      details: { variables: ['customer', 'total'] },
+    });
+    expect(existsSync(join(dir, 'never.docx'))).toBe(false);
+  });
+
+  it('reports a request without template_data and a non-docx template by type', () => {
+    writeFileSync(join(dir, 'bad.json'), JSON.stringify({ data: {} }));
+    expect(
+      JSON.parse(run(join(dir, 'tpl.docx'), join(dir, 'bad.json'), join(dir, 'x.docx')).stderr).error_type,
+    ).toBe('missing_template_data');
+    expect(
+      JSON.parse(run(join(dir, 'ok.json'), join(dir, 'ok.json'), join(dir, 'x.docx')).stderr).error_type,
+    ).toBe('invalid_template');
+  });
+
+  it('explains its usage and exits 2', () => {
+    const res = run('only-one-arg');
+    expect(res.status).toBe(2);
+    expect(res.stderr).toContain('usage: npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf');
+  });
+});
