@@ -1,0 +1,201 @@
+/**
+ * The queue's answers that need no converter, or none that works: 503 when no worker is alive or
+ * the queue is full (both at once, with Retry-After), 504 with the job withdrawn, 500 without
+ * internals, and 502 after retries when the converter (Gotenberg here) cannot be reached.
+ */
+import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import type { Redis } from 'ioredis';
+import { buildDocx, p } from './support/docx-builder';
+import {
+  buildService,
+  freePort,
+  ManagedProcess,
+  postRender,
+  RedisServer,
+  RunningApi,
+  startApi,
+  startWorker,
+  stopAll,
+  testEnv,
+} from './service-harness';
+import { heartbeatKey } from '../apps/api/src/queue/render-job';
+import { beat, unregister } from '../apps/api/src/queue/worker-registry';
+
+jest.setTimeout(60_000);
+
+const PREFIX = '{q}';
+const TIMEOUT_MS = 1500;
+const names = { prefix: PREFIX, name: 'render' };
+const template = buildDocx({ body: [p('Hello {{ name }}')] });
+const form = { file: template, data: { name: 'queue' } };
+
+let redis: RedisServer;
+let api: RunningApi;
+let client: Redis;
+let queue: Queue;
+let fakeBeat: NodeJS.Timeout | undefined;
+
+/** Pretends a worker is alive (a heartbeat) without one taking jobs. */
+async function startFakeHeartbeat(): Promise<void> {
+  await beat(client, heartbeatKey(names), 'fake-worker', 2000);
+  fakeBeat = setInterval(() => void beat(client, heartbeatKey(names), 'fake-worker', 2000), 500);
+}
+
+async function stopFakeHeartbeat(): Promise<void> {
+  clearInterval(fakeBeat);
+  fakeBeat = undefined;
+  await unregister(client, heartbeatKey(names), 'fake-worker');
+}
+
+async function payloadKeysLeft(): Promise<string[]> {
+  return client.keys(`${PREFIX}:render-payload:*`);
+}
+
+async function timed(f: () => Promise<Response>): Promise<[Response, number]> {
+  const t0 = Date.now();
+  const res = await f();
+  return [res, Date.now() - t0];
+}
+
+beforeAll(async () => {
+  buildService();
+  redis = await RedisServer.start();
+  client = redis.client();
+  queue = new Queue('render', { connection: { url: redis.url }, prefix: PREFIX });
+  api = await startApi(
+    testEnv(redis.url, {
+      QUEUE_PREFIX: PREFIX,
+      JOB_TIMEOUT_MS: String(TIMEOUT_MS),
+      MAX_WAITING_JOBS: '2',
+      JOB_ATTEMPTS: '3',
+      RETRY_AFTER_SECONDS: '7',
+    }),
+  );
+});
+
+afterEach(async () => {
+  await stopFakeHeartbeat();
+});
+
+afterAll(async () => {
+  await queue?.close();
+  client?.disconnect();
+  await stopAll(api);
+  await stopAll(redis);
+});
+
+it('503 service_unavailable at once when no worker is alive', async () => {
+  const [res, ms] = await timed(() => postRender(api.url, form));
+  expect(res.status).toBe(503);
+  expect(res.headers.get('retry-after')).toBe('7');
+  const body = await res.json();
+  expect(body).toMatchObject({
+    status: 'error',
+    error_type: 'service_unavailable',
+    details: { live_workers: 0 },
+  });
+  expect(ms).toBeLessThan(1000);
+  expect(await queue.count()).toBe(0);
+});
+
+it('504 processing_timeout when no worker takes the job in time, and the job is withdrawn', async () => {
+  await startFakeHeartbeat();
+  const [res, ms] = await timed(() => postRender(api.url, form));
+  expect(res.status).toBe(504);
+  const body = await res.json();
+  expect(body).toMatchObject({
+    status: 'error',
+    error_type: 'processing_timeout',
+    details: { timeout_ms: TIMEOUT_MS },
+  });
+  expect(ms).toBeGreaterThanOrEqual(TIMEOUT_MS);
+  expect(ms).toBeLessThan(TIMEOUT_MS + 2000);
+  expect(await queue.getJobCounts('waiting', 'active', 'delayed')).toEqual({
+    waiting: 0,
+    active: 0,
+    delayed: 0,
+  });
+  expect(await payloadKeysLeft()).toEqual([]);
+});
+
+it('503 at once when the queue is full', async () => {
+  await startFakeHeartbeat();
+  await queue.add('render', { placeholder: 1 });
+  await queue.add('render', { placeholder: 2 });
+  const [res, ms] = await timed(() => postRender(api.url, form));
+  expect(res.status).toBe(503);
+  expect(res.headers.get('retry-after')).toBe('7');
+  expect(await res.json()).toMatchObject({
+    error_type: 'service_unavailable',
+    details: { waiting_jobs: 2, max_waiting_jobs: 2 },
+  });
+  expect(ms).toBeLessThan(1000);
+  expect(await queue.count()).toBe(2); // nothing was added
+  await queue.drain();
+});
+
+it('500 internal_error without internals when a worker fails unexpectedly', async () => {
+  await startFakeHeartbeat();
+  const worker = new Worker(
+    'render',
+    async () => {
+      throw new UnrecoverableError('TypeError: secret is undefined at /srv/app/worker.js:42');
+    },
+    { connection: { url: redis.url }, prefix: PREFIX },
+  );
+  try {
+    const res = await postRender(api.url, form);
+    expect(res.status).toBe(500);
+    const text = await res.text();
+    expect(JSON.parse(text)).toEqual({
+      status: 'error',
+      error_type: 'internal_error',
+      message: 'The document could not be processed',
+      details: {},
+    });
+    expect(text).not.toMatch(/secret|\/srv\/|at /);
+  } finally {
+    await worker.close();
+  }
+});
+
+describe('with a worker whose converter is down', () => {
+  let worker: ManagedProcess;
+
+  beforeAll(async () => {
+    const closedPort = await freePort(); // nothing listens there
+    worker = await startWorker(
+      testEnv(redis.url, {
+        QUEUE_PREFIX: PREFIX,
+        GOTENBERG_URL: `http://127.0.0.1:${closedPort}`,
+        GOTENBERG_RETRIES: '0',
+        CONVERTER_WARMUP_MS: '0',
+      }),
+      'worker-gotenberg-down',
+    );
+  });
+
+  afterAll(async () => {
+    await stopAll(worker);
+  });
+
+  it('502 conversion_failed after the job was retried', async () => {
+    const res = await postRender(api.url, form);
+    expect(res.status).toBe(502);
+    const body = await res.json();
+    expect(body).toMatchObject({ error_type: 'conversion_failed', details: { retryable: true } });
+    const failed = (await queue.getFailed()).find((j) => j.data.requestId !== undefined);
+    expect(failed?.attemptsMade).toBe(3);
+    expect(worker.lines.filter((l) => /failed \(will retry/.test(l))).toHaveLength(3);
+  });
+
+  it('still renders what needs no conversion (options.output = docx)', async () => {
+    const res = await postRender(api.url, {
+      file: template,
+      request_data: { template_data: { name: 'no pdf' }, options: { output: 'docx' } },
+    });
+    expect(res.status).toBe(200);
+    const docx = Buffer.from(await res.arrayBuffer());
+    expect(docx.subarray(0, 2).toString()).toBe('PK');
+  });
+});
