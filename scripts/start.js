@@ -1,0 +1,178 @@
+#!/usr/bin/env node
+/**
+ * `npm start`: the whole service on this machine, in one command.
+ *
+ *   1. builds dist/ when a source changed (scripts/build.js);
+ *   2. starts a private redis-server on a free loopback port, without persistence, unless
+ *      REDIS_URL is set;
+ *   3. starts one worker (embedded LibreOffice pool, or Gotenberg if GOTENBERG_URL is set) and
+ *      the API on PORT (default 8000);
+ *   4. prints the address and a curl example; Ctrl-C (or SIGTERM) stops everything, API first,
+ *      then the worker (which finishes the jobs in hand), then Redis.
+ *
+ * Every variable of docs/configuration.md applies; scripts/ensure-deps.sh (npm's prestart)
+ * installs redis-server, LibreOffice and the fonts when they are missing.
+ */
+'use strict';
+const { spawn } = require('node:child_process');
+const net = require('node:net');
+const { build, ENTRY, ROOT } = require('./build.js');
+
+const children = [];
+let stopping = false;
+
+function log(message) {
+  console.log(`[start] ${message}`);
+}
+
+function freePort() {
+  return new Promise((resolve, reject) => {
+    const server = net.createServer();
+    server.on('error', reject);
+    server.listen(0, '127.0.0.1', () => {
+      const { port } = server.address();
+      server.close(() => resolve(port));
+    });
+  });
+}
+
+/** Starts a child in its own process group (so Ctrl-C reaches only us, and we stop it in order). */
+function run(name, command, args, env) {
+  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
+  const entry = { name, child, lines: [], waiters: [] };
+  for (const stream of [child.stdout, child.stderr]) {
+    let pending = '';
+    stream.setEncoding('utf8');
+    stream.on('data', (chunk) => {
+      pending += chunk;
+      const parts = pending.split('\n');
+      pending = parts.pop();
+      for (const line of parts) {
+        console.log(`[${name}] ${line}`);
+        for (const w of entry.waiters) if (w.pattern.test(line)) w.resolve();
+      }
+    });
+  }
+  child.on('exit', (code, signal) => {
+    entry.exited = true;
+    for (const w of entry.waiters)
+      w.reject(new Error(`${name} exited (${signal || code}) before it was ready`));
+    if (!stopping) {
+      log(`${name} exited unexpectedly (${signal || `code ${code}`}); stopping everything`);
+      void shutdown(1);
+    }
+  });
+  children.push(entry);
+  return entry;
+}
+
+function waitForLine(entry, pattern, timeoutMs) {
+  return new Promise((resolve, reject) => {
+    const timer = setTimeout(
+      () => reject(new Error(`${entry.name} not ready after ${timeoutMs} ms`)),
+      timeoutMs,
+    );
+    entry.waiters.push({
+      pattern,
+      resolve: () => (clearTimeout(timer), resolve()),
+      reject: (e) => (clearTimeout(timer), reject(e)),
+    });
+  });
+}
+
+function stop(entry, timeoutMs) {
+  if (!entry || entry.exited) return Promise.resolve();
+  return new Promise((resolve) => {
+    const timer = setTimeout(() => {
+      log(`${entry.name} did not stop in ${timeoutMs} ms; killing it`);
+      try {
+        process.kill(-entry.child.pid, 'SIGKILL');
+      } catch {
+        // gone
+      }
+    }, timeoutMs);
+    entry.child.once('exit', () => {
+      clearTimeout(timer);
+      resolve();
+    });
+    try {
+      process.kill(entry.child.pid, 'SIGTERM');
+    } catch {
+      clearTimeout(timer);
+      resolve();
+    }
+  });
+}
+
+async function shutdown(code) {
+  if (stopping) return;
+  stopping = true;
+  log('stopping…');
+  const byName = (n) => children.find((c) => c.name === n);
+  await stop(byName('api'), 10_000);
+  await stop(byName('worker'), 60_000);
+  await stop(byName('redis'), 5_000);
+  log('stopped');
+  process.exit(code);
+}
+
+async function main() {
+  process.on('SIGINT', () => void shutdown(0));
+  process.on('SIGTERM', () => void shutdown(0));
+  // Last resort if we die without a shutdown: take the children along.
+  process.on('exit', () => {
+    for (const c of children) {
+      if (!c.exited) {
+        try {
+          process.kill(-c.child.pid, 'SIGKILL');
+        } catch {
+          // gone
+        }
+      }
+    }
+  });
+
+  build();
+  const env = { ...process.env, PORT: process.env.PORT || '8000' };
+
+  if (!env.REDIS_URL) {
+    const port = await freePort();
+    const redis = run(
+      'redis',
+      'redis-server',
+      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      process.env,
+    );
+    await waitForLine(redis, /Ready to accept connections/, 15_000);
+    env.REDIS_URL = `redis://127.0.0.1:${port}`;
+    log(`local Redis on ${env.REDIS_URL} (no persistence)`);
+  } else {
+    log(`using Redis at ${env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
+  }
+
+  const worker = run('worker', process.execPath, ['--enable-source-maps', ENTRY.worker], env);
+  const api = run('api', process.execPath, ['--enable-source-maps', ENTRY.api], env);
+  await Promise.all([
+    waitForLine(worker, /\bready \(id /, 120_000),
+    waitForLine(api, /listening on http/, 60_000),
+  ]);
+
+  const base = `http://localhost:${env.PORT}`;
+  console.log(`
+  The service is running: ${base}
+
+    curl ${base}/health-check
+
+    curl -sS -o invoice.pdf \\
+      -F file=@examples/invoice.docx \\
+      -F "request_data=<examples/invoice-request.json" \\
+      ${base}/api/v1/process-template-document
+
+  Ctrl-C stops everything.
+`);
+}
+
+main().catch((e) => {
+  console.error(`[start] ${e && e.message ? e.message : e}`);
+  void shutdown(1);
+});
