@@ -1,0 +1,48 @@
+import { decodeXmlText, markJinjaTags, TAG_END, TAG_START } from './tag-scanner';
+
+const para = (...texts: string[]) =>
+  `<w:p>${texts.map((t) => `<w:r><w:t xml:space="preserve">${t}</w:t></w:r>`).join('')}</w:p>`;
+const visible = (xml: string) => xml.replace(/<[^>]+>/g, '');
+
+describe('markJinjaTags', () => {
+  it('marks the first and last character of each tag, across runs', () => {
+    const { xml, tagCount, unclosed } = markJinjaTags(para('Hi {', '{ na', 'me }', '}!'));
+    expect(tagCount).toBe(1);
+    expect(unclosed).toEqual([]);
+    expect(visible(xml)).toBe(`Hi ${TAG_START}{ name }${TAG_END}!`);
+  });
+
+  it('marks all three kinds and leaves other braces alone', () => {
+    const { xml } = markJinjaTags(para('{x} {{ a }} {% if b %} {# c #} 50%} #}'));
+    expect(visible(xml)).toBe(
+      `{x} ${TAG_START}{ a }${TAG_END} ${TAG_START}% if b %${TAG_END} ${TAG_START}# c #${TAG_END} 50%} #}`,
+    );
+  });
+
+  it('does not end a tag at a closer inside a string, straight, typographic or escaped', () => {
+    const { xml, tagCount } = markJinjaTags(
+      para(`{{ "}}" ~ \u201c}}\u201d ~ &quot;}}&quot; ~ 'a&amp;b' }} tail`),
+    );
+    expect(tagCount).toBe(1);
+    expect(visible(xml)).toBe(
+      `${TAG_START}{ "}}" ~ \u201c}}\u201d ~ &quot;}}&quot; ~ 'a&amp;b' }${TAG_END} tail`,
+    );
+  });
+
+  it('reports a tag left open at the end of its paragraph, with its text', () => {
+    const { tagCount, unclosed } = markJinjaTags(para('Total: {{ total &amp; more') + para('}} next'));
+    expect(tagCount).toBe(0);
+    expect(unclosed).toEqual([{ tag: '{{ total & more', context: 'Total: {{ total & more' }]);
+  });
+
+  it('returns the XML untouched when there are no tags', () => {
+    const src = para('plain { text }');
+    expect(markJinjaTags(src).xml).toBe(src);
+  });
+
+  it('decodes the XML entities Word writes', () => {
+    expect(decodeXmlText('a &amp; b &lt;&gt; &quot;&apos; &#65;&#x42; &bogus;')).toBe(
+      `a & b <> "' AB &bogus;`,
+    );
+  });
+});
