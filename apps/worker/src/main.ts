@@ -88,7 +88,8 @@ async function main(): Promise<void> {
     converter,
     workerId,
     payloadTtlMs: config.payloadTtlMs,
-    convertTimeoutMs: config.JOB_TIMEOUT_MS,
+    // no conversion outlives the caller's wait
+    convertTimeoutMs: Math.min(converterConfig.conversionTimeoutMs ?? config.JOB_TIMEOUT_MS, config.JOB_TIMEOUT_MS),
     maxLoopIterations: config.MAX_LOOP_ITERATIONS,
     imageLimits: {
       maxImages: config.MAX_IMAGES,

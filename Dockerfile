@@ -1,0 +1,65 @@
+# syntax=docker/dockerfile:1
+#
+# Images of the service, one Dockerfile with three targets:
+#   api                the HTTP API (no converter)
+#   worker             a worker that converts through Gotenberg (GOTENBERG_URL), with the fonts
+#                      templates use (metric-compatible with Calibri, Cambria, Arial, Times)
+#   worker-libreoffice a worker with the embedded LibreOffice pool (no Gotenberg needed)
+#
+#   docker build --target api -t docx-pdf-api .
+#   docker build --target worker -t docx-pdf-worker .
+# docker-compose.yml builds them for you.
+
+ARG NODE_IMAGE=node:20-bookworm-slim
+
+# ---- build: compile with SWC (scripts/build.js), then keep production dependencies only ----
+FROM ${NODE_IMAGE} AS build
+WORKDIR /app
+COPY package.json package-lock.json ./
+RUN npm ci --no-audit --no-fund
+COPY tsconfig.json ./
+COPY scripts/build.js scripts/
+COPY libs libs
+COPY apps apps
+RUN node scripts/build.js --force \
+ && npm prune --omit=dev --no-audit --no-fund
+
+# ---- common runtime: compiled code and production node_modules, run as the unprivileged 'node' ----
+FROM ${NODE_IMAGE} AS runtime
+ENV NODE_ENV=production
+WORKDIR /app
+COPY --from=build /app/package.json ./
+COPY --from=build /app/node_modules node_modules
+COPY --from=build /app/dist dist
+
+# ---- api ----
+FROM runtime AS api
+ENV PORT=8000 HOST=0.0.0.0
+EXPOSE 8000
+USER node
+HEALTHCHECK --interval=10s --timeout=3s --start-period=10s --retries=3 \
+  CMD ["node", "-e", "fetch('http://127.0.0.1:'+(process.env.PORT||8000)+'/health-check').then(r=>process.exit(r.ok?0:1),()=>process.exit(1))"]
+CMD ["node", "--enable-source-maps", "dist/apps/api/src/main.js"]
+
+# ---- worker (Gotenberg converter) ----
+FROM runtime AS worker
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends \
+      fonts-crosextra-carlito fonts-crosextra-caladea fonts-liberation2 fonts-dejavu-core fontconfig \
+ && rm -rf /var/lib/apt/lists/*
+ENV WORKER_ALIVE_FILE=/tmp/docx-worker.alive
+USER node
+# Healthy while the worker refreshes its heartbeat (every HEARTBEAT_INTERVAL_MS, 2 s by default).
+HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
+  CMD ["sh", "-c", "test -f \"$WORKER_ALIVE_FILE\" && test $(( $(date +%s) - $(stat -c %Y \"$WORKER_ALIVE_FILE\") )) -lt 30"]
+# SIGTERM lets the worker finish the jobs in hand: give it time (docker stop -t / stop_grace_period).
+STOPSIGNAL SIGTERM
+CMD ["node", "--enable-source-maps", "dist/apps/worker/src/main.js"]
+
+# ---- worker with the embedded LibreOffice pool ----
+FROM worker AS worker-libreoffice
+USER root
+RUN apt-get update \
+ && apt-get install -y --no-install-recommends libreoffice-writer-nogui python3-uno \
+ && rm -rf /var/lib/apt/lists/*
+USER node
