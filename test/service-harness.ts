@@ -256,8 +256,20 @@ export async function startApi(env: NodeJS.ProcessEnv, name = 'api'): Promise<Ru
     PORT: String(port),
     HOST: '127.0.0.1',
   });
-  await proc.waitFor(/listening on http/, 30_000);
-  return { url: `http://127.0.0.1:${port}`, proc };
+  const url = `http://127.0.0.1:${port}`;
+  // Ready once it answers (whatever LOG_LEVEL lets it print).
+  await waitUntil(
+    async () => {
+      if (!proc.running) throw new Error(`${name} exited:\n${proc.output()}`);
+      return fetch(`${url}/health-check`).then(
+        (r) => r.ok,
+        () => false,
+      );
+    },
+    30_000,
+    `${name} to answer on ${url}`,
+  );
+  return { url, proc };
 }
 
 export async function stopAll(
