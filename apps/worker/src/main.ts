@@ -89,7 +89,10 @@ async function main(): Promise<void> {
     workerId,
     payloadTtlMs: config.payloadTtlMs,
     // no conversion outlives the caller's wait
-    convertTimeoutMs: Math.min(converterConfig.conversionTimeoutMs ?? config.JOB_TIMEOUT_MS, config.JOB_TIMEOUT_MS),
+    convertTimeoutMs: Math.min(
+      converterConfig.conversionTimeoutMs ?? config.JOB_TIMEOUT_MS,
+      config.JOB_TIMEOUT_MS,
+    ),
     maxLoopIterations: config.MAX_LOOP_ITERATIONS,
     imageLimits: {
       maxImages: config.MAX_IMAGES,
