@@ -1,8 +1,9 @@
 /**
  * What the service survives: a worker killed mid-job (another worker finishes the job), a worker
  * stopped with SIGTERM mid-job (it finishes the job first), no worker at all (503 at once, then
- * service again once one starts) and Redis going away (503 at once, then service again without
- * restarting anything once Redis is back).
+ * service again once one starts), Redis going away (503 at once, then service again without
+ * restarting anything once Redis is back) and the API stopped with SIGTERM while it waits for a
+ * worker (it answers first).
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -160,4 +161,16 @@ it('503 at once while Redis is down, then recovery without restarting the API or
   expect(last).toBe(200);
   expect(api.proc.running).toBe(true);
   expect(workers.filter((w) => w.running)).toHaveLength(1);
+});
+
+it('SIGTERM lets the API answer the requests it is waiting on', async () => {
+  const worker = workers.find((w) => w.running)!;
+  const response = postRender(api.url, longForm);
+  await workerThatStarts([worker]);
+  process.kill(api.proc.pid, 'SIGTERM');
+  const res = await response;
+  expect(res.status).toBe(200);
+  expect(pdfText(Buffer.from(await res.arrayBuffer()))).toMatch(/Line 2999 of a long\s+document\./);
+  await api.proc.exited; // NestJS re-raises SIGTERM once closed: no exit code to check
+  expect(api.proc.output()).toMatch(/shutting down: waiting for 1 request/);
 });

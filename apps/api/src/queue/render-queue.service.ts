@@ -62,6 +62,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   /** Requests waiting for their job, by job id. */
   private readonly waiters = new Map<string, (outcome: Outcome) => void>();
   private lastRedisError = 0;
+  private closing = false;
 
   constructor(private readonly config: ServiceConfig) {
     this.names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
@@ -97,7 +98,15 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     );
   }
 
+  /**
+   * Shutdown (SIGTERM): refuse new requests with 503 and let those waiting for a worker get their
+   * answer, for JOB_TIMEOUT_MS at most; then close the connections.
+   */
   async onModuleDestroy(): Promise<void> {
+    this.closing = true;
+    const deadline = Date.now() + this.config.JOB_TIMEOUT_MS + 1000;
+    if (this.waiters.size > 0) this.logger.log(`shutting down: waiting for ${this.waiters.size} request(s)`);
+    while (this.waiters.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const settle of this.waiters.values()) settle({ kind: 'aborted' });
     await Promise.allSettled([this.events.close(), this.queue.close()]);
     this.redis.disconnect();
@@ -189,6 +198,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   /** Refuses at once what would only time out: Redis down, no worker alive, queue full. */
   private async admit(): Promise<void> {
     const retryAfter = this.config.RETRY_AFTER_SECONDS;
+    if (this.closing) throw new ServiceUnavailableError('The service is shutting down', retryAfter);
     if (this.redis.status !== 'ready') throw new ServiceUnavailableError('Redis is unreachable', retryAfter);
     let workers: number;
     let waiting: number;
