@@ -178,10 +178,14 @@ describe('GotenbergConverter against a Gotenberg 8 double', () => {
 
   it('retries after a 503 and succeeds, with the same trace id', async () => {
     double.script = ['503'];
-    const pdf = await client().convert(invoice, { jobId: 'retry-me' });
+    const logs: string[] = [];
+    const pdf = await client({ log: (m) => logs.push(m) }).convert(invoice, { jobId: 'retry-me' });
 
     expect(pdfToText(pdf)).toContain(SAMPLE_INVOICE.number);
     expect(double.seen.map((r) => r.trace)).toEqual(['retry-me', 'retry-me']);
+    expect(logs).toEqual([
+      'Gotenberg trace retry-me: attempt 1 answered 503 (Service Unavailable), retrying',
+    ]);
   });
 
   it('retries after a dropped connection and succeeds', async () => {

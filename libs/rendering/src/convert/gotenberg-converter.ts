@@ -34,6 +34,8 @@ export interface GotenbergConverterOptions {
   /** First backoff delay; doubled per attempt (with jitter), capped at 5 s. */
   retryBaseMs?: number;
   maxQueue?: number;
+  /** Told about each retry (one line); default: silent. */
+  log?: (message: string) => void;
 }
 
 export const GOTENBERG_DEFAULTS = {
@@ -64,6 +66,7 @@ export class GotenbergConverter implements PdfConverter {
   private readonly waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
   private busy = 0;
   private counters = { conversions: 0, failures: 0 };
+  private readonly log: (message: string) => void;
 
   constructor(options: GotenbergConverterOptions) {
     this.url = options.url.replace(/\/+$/, '');
@@ -72,6 +75,7 @@ export class GotenbergConverter implements PdfConverter {
     this.retries = options.retries ?? GOTENBERG_DEFAULTS.retries;
     this.retryBaseMs = options.retryBaseMs ?? GOTENBERG_DEFAULTS.retryBaseMs;
     this.maxQueue = options.maxQueue ?? GOTENBERG_DEFAULTS.maxQueue;
+    this.log = options.log ?? (() => undefined);
   }
 
   async convert(docx: Buffer, options: ConvertOptions = {}): Promise<Buffer> {
@@ -173,12 +177,14 @@ export class GotenbergConverter implements PdfConverter {
             attempts: attempt,
           });
         }
+        this.log(`Gotenberg trace ${trace}: attempt ${attempt} failed (${describe(e)}), retrying`);
         await this.backoff(attempt, signal, timeoutMs, ctx);
         continue;
       }
 
       const text = (await res.text().catch(() => '')).trim().slice(0, MAX_ERROR_TEXT);
       if (RETRY_STATUSES.has(res.status) && canRetry) {
+        this.log(`Gotenberg trace ${trace}: attempt ${attempt} answered ${res.status} (${text}), retrying`);
         await this.backoff(attempt, signal, timeoutMs, ctx);
         continue;
       }

@@ -19,6 +19,11 @@ export {
   type SlotInfo,
 } from './libreoffice-pool';
 
+export interface ConverterHooks {
+  /** One line per restart, crash, start failure or Gotenberg retry; default: silent. */
+  log?: (message: string) => void;
+}
+
 /**
  * The converter the configuration asks for: Gotenberg when `gotenbergUrl` is set, else the
  * embedded LibreOffice pool, whose instances start right away in the background (a conversion
@@ -28,10 +33,11 @@ export {
  *   const pdf = await converter.convert(docx, { jobId });
  *   await converter.close();
  */
-export function createConverter(config: ConverterConfig = {}): PdfConverter {
+export function createConverter(config: ConverterConfig = {}, hooks: ConverterHooks = {}): PdfConverter {
   validateConverterConfig(config);
   if (config.gotenbergUrl) {
     return new GotenbergConverter({
+      log: hooks.log,
       url: config.gotenbergUrl,
       capacity: config.instances ?? availableParallelism(),
       timeoutMs: config.conversionTimeoutMs,
@@ -40,6 +46,7 @@ export function createConverter(config: ConverterConfig = {}): PdfConverter {
     });
   }
   const pool = new LibreOfficePool({
+    log: hooks.log,
     instances: config.instances,
     restartAfter: config.restartAfter,
     conversionTimeoutMs: config.conversionTimeoutMs,

@@ -69,6 +69,8 @@ export class LibreOfficeInstance {
   conversions = 0;
   /** soffice.bin's pid once started. */
   pid?: number;
+  /** Why the instance stopped (crash, timeout kill), for logs. */
+  endReason?: string;
   private state: State = 'new';
   private child?: ChildProcessWithoutNullStreams;
   private dir?: string;
@@ -227,6 +229,7 @@ export class LibreOfficeInstance {
     return new Promise<Reply>((resolve, reject) => {
       const timer = setTimeout(() => {
         this.pending.delete(id);
+        this.endReason = `no answer within ${timeoutMs} ms (hung), killed`;
         reject(
           new InstanceError(
             'timeout',
@@ -263,6 +266,7 @@ export class LibreOfficeInstance {
     clearTimeout(p.timer);
     if (!reply.ok && reply.crashed) {
       // The bridge exits right after this answer; no one may pick the instance up meanwhile.
+      this.endReason = `soffice crashed: ${reply.error}`;
       void this.kill();
       p.reject(new InstanceError('crashed', `LibreOffice instance ${this.slot} crashed: ${reply.error}`));
     } else {
@@ -275,6 +279,7 @@ export class LibreOfficeInstance {
     this.gone = true;
     const wasUp = this.state !== 'dead';
     this.state = 'dead';
+    this.endReason ??= `${reason}${this.stderrSuffix()}`;
     this.startHandlers?.exit(reason);
     for (const [id, p] of this.pending) {
       this.pending.delete(id);

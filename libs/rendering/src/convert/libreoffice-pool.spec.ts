@@ -39,10 +39,17 @@ beforeAll(() => {
 describe('LibreOfficePool with two instances', () => {
   let pool: LibreOfficePool;
   let workParent: string;
+  const logs: string[] = [];
 
   beforeAll(async () => {
     workParent = await mkdtemp(join(tmpdir(), 'lo-pool-spec-'));
-    pool = new LibreOfficePool({ instances: 2, restartAfter: 0, tmpDir: workParent, healthTimeoutMs: 1500 });
+    pool = new LibreOfficePool({
+      instances: 2,
+      restartAfter: 0,
+      tmpDir: workParent,
+      healthTimeoutMs: 1500,
+      log: (m) => logs.push(m),
+    });
     await pool.start();
   });
 
@@ -175,6 +182,11 @@ describe('LibreOfficePool with two instances', () => {
     for (const pid of stuck) expect(processAlive(pid)).toBe(false);
     expect(pids(pool).some((p) => stuck.includes(p))).toBe(false);
     expect(pool.stats().restarts).toBe(restarts + 2);
+    for (const pid of stuck) {
+      expect(logs).toContainEqual(
+        expect.stringMatching(new RegExp(`\\(pid ${pid}\\) is replaced: no answer within 2000 ms`)),
+      );
+    }
     expectPdfOfInvoice(await pool.convert(invoice));
   });
 

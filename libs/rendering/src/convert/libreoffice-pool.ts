@@ -30,6 +30,8 @@ export interface LibreOfficePoolOptions {
   sofficePath?: string;
   pythonPath?: string;
   bridgeScript?: string;
+  /** Told about restarts, crashes and start failures (one line each); default: silent. */
+  log?: (message: string) => void;
 }
 
 export const POOL_DEFAULTS = {
@@ -96,6 +98,9 @@ export class LibreOfficePool implements PdfConverter {
   private closed = false;
   private closing?: Promise<void>;
   private counters = { conversions: 0, failures: 0, restarts: 0 };
+  /** kill() of replaced instances still running, so close() can wait for them. */
+  private readonly dying = new Set<Promise<void>>();
+  private readonly log: (message: string) => void;
 
   constructor(private readonly options: LibreOfficePoolOptions = {}) {
     this.capacity = options.instances ?? availableParallelism();
@@ -103,6 +108,7 @@ export class LibreOfficePool implements PdfConverter {
     this.conversionTimeoutMs = options.conversionTimeoutMs ?? POOL_DEFAULTS.conversionTimeoutMs;
     this.startTimeoutMs = options.startTimeoutMs ?? POOL_DEFAULTS.startTimeoutMs;
     this.maxQueue = options.maxQueue ?? POOL_DEFAULTS.maxQueue;
+    this.log = options.log ?? (() => undefined);
     if (!Number.isInteger(this.capacity) || this.capacity < 1) {
       throw new RangeError(`instances must be a positive integer, got ${this.capacity}`);
     }
@@ -133,6 +139,7 @@ export class LibreOfficePool implements PdfConverter {
   async convert(docx: Buffer, options: ConvertOptions = {}): Promise<Buffer> {
     const jobId = options.jobId;
     const timeoutMs = options.timeoutMs ?? this.conversionTimeoutMs;
+    if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
     try {
       if (this.closed) throw this.closedError();
       // Not awaited: a conversion waits for the first free instance, not for all of them.
@@ -218,6 +225,7 @@ export class LibreOfficePool implements PdfConverter {
       for (const slot of this.slots) clearTimeout(slot.retryTimer);
       await Promise.all(this.slots.map((s) => s.instance?.kill()));
       await Promise.all(this.slots.map((s) => s.launching));
+      await Promise.all(this.dying);
       if (this.workDir) {
         const dir = await this.workDir.catch(() => undefined);
         if (dir) await rm(dir, { recursive: true, force: true });
@@ -304,9 +312,9 @@ export class LibreOfficePool implements PdfConverter {
   private release(slot: Slot, instance: LibreOfficeInstance, counts = true): void {
     if (this.closed || slot.instance !== instance) return;
     if (!instance.ready) {
-      this.replace(slot);
+      this.replace(slot, instance.endReason ?? 'it stopped');
     } else if (counts && this.restartAfter > 0 && instance.conversions >= this.restartAfter) {
-      this.replace(slot);
+      this.replace(slot, `it did ${instance.conversions} conversions (restart after ${this.restartAfter})`);
     } else {
       slot.state = 'idle';
       this.dispatch();
@@ -322,11 +330,15 @@ export class LibreOfficePool implements PdfConverter {
     }
   }
 
-  private replace(slot: Slot): void {
+  private replace(slot: Slot, why: string): void {
     this.counters.restarts++;
     const old = slot.instance;
+    this.log(`LibreOffice instance ${slot.index} (pid ${old?.pid ?? '?'}) is replaced: ${why}`);
     slot.instance = undefined;
-    void old?.kill();
+    if (old) {
+      const dying = old.kill().finally(() => this.dying.delete(dying));
+      this.dying.add(dying);
+    }
     void this.launch(slot);
   }
 
@@ -355,7 +367,9 @@ export class LibreOfficePool implements PdfConverter {
     instance.onExit(() => {
       // Died while idle (killed from outside, crashed on its own): replace it now. A death
       // during a conversion or a ping is handled when that call fails and releases the slot.
-      if (slot.instance === instance && slot.state === 'idle') this.replace(slot);
+      if (slot.instance === instance && slot.state === 'idle') {
+        this.replace(slot, instance.endReason ?? 'it died while idle');
+      }
     });
     try {
       await instance.start();
@@ -365,6 +379,9 @@ export class LibreOfficePool implements PdfConverter {
       slot.state = 'down';
       slot.lastError = (e as Error).message;
       slot.startFailures++;
+      this.log(
+        `LibreOffice instance ${slot.index} failed to start (${slot.startFailures}×): ${slot.lastError}`,
+      );
       await instance.kill();
       if (this.closed) return;
       if (this.slots.every((s) => s.state === 'down')) {
