@@ -2,7 +2,7 @@
 class SummaryReporter {
   onRunComplete(_contexts, results) {
     const skipped = results.numPendingTests + results.numTodoTests;
-    process.stdout.write(
+    process.stderr.write(
       `tests: ${results.numPassedTests} passed, ${results.numFailedTests + results.numRuntimeErrorTestSuites} failed` +
         (skipped ? `, ${skipped} skipped` : '') +
         '\n',
