@@ -22,5 +22,4 @@ module.exports = {
   },
   testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testTimeout: 60000,
-  reporters: ['default', '<rootDir>/scripts/jest-summary-reporter.js'],
 };
