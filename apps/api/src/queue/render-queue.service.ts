@@ -113,13 +113,6 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     this.eventsRedis.disconnect();
   }
 
-  /** True once Redis answers and QueueEvents listens; the API's readiness. */
-  async ready(): Promise<boolean> {
-    if (this.redis.status !== 'ready') return false;
-    await this.events.waitUntilReady();
-    return true;
-  }
-
   /**
    * Runs one request through a worker. Throws the worker's typed error, ServiceUnavailableError
    * (503) or ProcessingTimeoutError (504). `signal` aborts the wait when the caller hangs up.
