@@ -136,9 +136,9 @@ export class GotenbergConverter implements PdfConverter {
     const trace = options.jobId ?? randomUUID();
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
     const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.closer.signal]);
+    // Error details reach callers: they name the trace, never the internal URL (that goes to the log).
     const ctx = {
       backend: 'gotenberg',
-      url: this.url,
       trace,
       ...(options.jobId ? { jobId: options.jobId } : {}),
     };
@@ -170,12 +170,17 @@ export class GotenbergConverter implements PdfConverter {
         if (e instanceof ConversionFailedError) throw e;
         if (signal.aborted) throw this.abortError(timeoutMs, ctx, attempt);
         if (!canRetry) {
-          throw new ConversionFailedError(`Gotenberg at ${this.url} could not be reached: ${describe(e)}`, {
-            ...ctx,
-            reason: 'converter_unavailable',
-            retryable: true,
-            attempts: attempt,
-          });
+          this.log(`Gotenberg trace ${trace}: ${this.url} could not be reached: ${describe(e)}`);
+          const code = (e as { cause?: { code?: unknown } } | undefined)?.cause?.code;
+          throw new ConversionFailedError(
+            `The PDF converter could not be reached${typeof code === 'string' ? ` (${code})` : ''}`,
+            {
+              ...ctx,
+              reason: 'converter_unavailable',
+              retryable: true,
+              attempts: attempt,
+            },
+          );
         }
         this.log(`Gotenberg trace ${trace}: attempt ${attempt} failed (${describe(e)}), retrying`);
         await this.backoff(attempt, signal, timeoutMs, ctx);
