@@ -3,3 +3,4 @@ export { checkDocxTemplate, renderDocx, DEFAULT_MAX_UNCOMPRESSED_BYTES } from '.
 export type { RenderOptions, RenderRequest } from './render';
 export { prepareImages, prepareImage, imageSizeMm, DEFAULT_IMAGE_LIMITS } from './images';
 export type { ImageData, ImageLimits, PreparedImage } from './images';
+export * from './convert';
