@@ -258,7 +258,9 @@ describe('GotenbergConverter against a Gotenberg 8 double', () => {
     expect(err).toBeInstanceOf(ConversionFailedError);
     expect((err as ConversionFailedError).message).toMatch(/ECONNREFUSED/);
     // Callers see the error body: no internal host or port in it.
-    expect(JSON.stringify((err as ConversionFailedError).toBody())).not.toContain(deadUrl.slice('http://'.length));
+    expect(JSON.stringify((err as ConversionFailedError).toBody())).not.toContain(
+      deadUrl.slice('http://'.length),
+    );
     expect((err as ConversionFailedError).details).toMatchObject({
       reason: 'converter_unavailable',
       retryable: true,
