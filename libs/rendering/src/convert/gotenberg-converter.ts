@@ -133,9 +133,30 @@ export class GotenbergConverter implements PdfConverter {
   }
 
   private async post(docx: Buffer, options: ConvertOptions): Promise<Buffer> {
-    const trace = options.jobId ?? randomUUID();
     const timeoutMs = options.timeoutMs ?? this.timeoutMs;
-    const signal = AbortSignal.any([AbortSignal.timeout(timeoutMs), this.closer.signal]);
+    // An explicit timer rather than AbortSignal.any([AbortSignal.timeout(…), …]): on Node 20 a
+    // timeout signal held only through AbortSignal.any can be garbage-collected and never fire,
+    // which left a request to a silent Gotenberg hanging.
+    const controller = new AbortController();
+    const timer = setTimeout(() => controller.abort(new Error('timeout')), timeoutMs);
+    const onClose = () => controller.abort(this.closer.signal.reason);
+    if (this.closer.signal.aborted) onClose();
+    else this.closer.signal.addEventListener('abort', onClose, { once: true });
+    try {
+      return await this.postUntil(docx, options, controller.signal, timeoutMs);
+    } finally {
+      clearTimeout(timer);
+      this.closer.signal.removeEventListener('abort', onClose);
+    }
+  }
+
+  private async postUntil(
+    docx: Buffer,
+    options: ConvertOptions,
+    signal: AbortSignal,
+    timeoutMs: number,
+  ): Promise<Buffer> {
+    const trace = options.jobId ?? randomUUID();
     // Error details reach callers: they name the trace, never the internal URL (that goes to the log).
     const ctx = {
       backend: 'gotenberg',
