@@ -16,7 +16,8 @@ ARG NODE_IMAGE=node:20-bookworm-slim
 FROM ${NODE_IMAGE} AS build
 WORKDIR /app
 COPY package.json package-lock.json ./
-RUN npm ci --no-audit --no-fund
+# Same fallback as scripts/ensure-deps.sh: the lock may lack other platforms' optional binaries.
+RUN npm ci --no-audit --no-fund || npm install --no-save --no-audit --no-fund
 COPY tsconfig.json ./
 COPY scripts/build.js scripts/
 COPY libs libs
