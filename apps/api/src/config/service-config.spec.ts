@@ -1,4 +1,4 @@
-import { ConfigurationError, loadConfig } from './service-config';
+import { ConfigurationError, loadConfig, SERVICE_ENV_VARS } from './service-config';
 
 describe('loadConfig', () => {
   it('has safe defaults', () => {
@@ -50,5 +50,43 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ HEARTBEAT_INTERVAL_MS: '5000', HEARTBEAT_TTL_MS: '4000' })).toThrow(
       /HEARTBEAT_TTL_MS/,
     );
+  });
+});
+
+describe('operator settings', () => {
+  it('leaves Bull Board off unless both credentials are set', () => {
+    expect(loadConfig({}).boardEnabled).toBe(false);
+    expect(loadConfig({ BULL_BOARD_USER: 'ops' }).boardEnabled).toBe(false);
+    const c = loadConfig({ BULL_BOARD_USER: 'ops', BULL_BOARD_PASSWORD: 's3cret' });
+    expect(c.boardEnabled).toBe(true);
+    expect(c.BULL_BOARD_PASSWORD).toBe('s3cret');
+  });
+
+  it('refuses a board user with a colon', () => {
+    expect(() => loadConfig({ BULL_BOARD_USER: 'a:b', BULL_BOARD_PASSWORD: 'x' })).toThrow(/BULL_BOARD_USER/);
+  });
+
+  it('reads the worker HTTP port and the log format', () => {
+    expect(loadConfig({}).WORKER_HTTP_PORT).toBe(9464);
+    expect(loadConfig({}).LOG_FORMAT).toBe('json');
+    expect(loadConfig({ WORKER_HTTP_PORT: '9100', LOG_FORMAT: 'pretty' })).toMatchObject({
+      WORKER_HTTP_PORT: 9100,
+      LOG_FORMAT: 'pretty',
+    });
+    expect(() => loadConfig({ LOG_FORMAT: 'xml' })).toThrow(/LOG_FORMAT/);
+  });
+
+  it('names every variable it reads', () => {
+    for (const name of [
+      'PORT',
+      'REDIS_URL',
+      'WORKER_CONCURRENCY',
+      'BULL_BOARD_USER',
+      'BULL_BOARD_PASSWORD',
+    ]) {
+      expect(SERVICE_ENV_VARS).toContain(name);
+    }
+    expect(SERVICE_ENV_VARS).toContain('WORKER_HTTP_PORT');
+    expect(SERVICE_ENV_VARS).not.toContain('payloadTtlMs');
   });
 });

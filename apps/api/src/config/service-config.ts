@@ -18,6 +18,8 @@ import {
   ValidationError,
 } from 'class-validator';
 
+import { WORKER_HTTP_PORT_DEFAULT } from '../health/health-paths';
+
 const MiB = 1024 * 1024;
 
 export class ServiceConfig {
@@ -156,21 +158,59 @@ export class ServiceConfig {
   @IsIn(['error', 'warn', 'log', 'debug'])
   LOG_LEVEL: 'error' | 'warn' | 'log' | 'debug' = 'log';
 
+  /**
+   * `json` (one JSON object per line, for log collectors) or `pretty` (coloured, for a terminal;
+   * needs the dev dependency pino-pretty). `npm start` chooses `pretty`.
+   */
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: 'json' | 'pretty' = 'json';
+
+  /** Port of each worker's HTTP listener (metrics and health); 0 picks a free port. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  WORKER_HTTP_PORT = WORKER_HTTP_PORT_DEFAULT;
+
+  /** Bull Board login. The board is off unless both user and password are set. */
+  @IsString()
+  @Matches(/^[^:]+$/, { message: 'BULL_BOARD_USER may not contain a colon (HTTP basic auth)' })
+  @IsOptional()
+  BULL_BOARD_USER?: string;
+
+  @IsString()
+  @IsOptional()
+  BULL_BOARD_PASSWORD?: string;
+
   get payloadTtlMs(): number {
     return this.PAYLOAD_TTL_MS ?? this.JOB_TIMEOUT_MS + 60_000;
   }
+
+  /** Whether Bull Board is mounted: only with both credentials, never open to anyone. */
+  get boardEnabled(): boolean {
+    return Boolean(this.BULL_BOARD_USER && this.BULL_BOARD_PASSWORD);
+  }
 }
 
-/** Variables without a default. */
-const OPTIONAL_KEYS = ['PAYLOAD_TTL_MS', 'MAX_LOOP_ITERATIONS', 'WORKER_CONCURRENCY'];
+/** Integer variables without a default. */
+const OPTIONAL_INTEGER_KEYS = ['PAYLOAD_TTL_MS', 'MAX_LOOP_ITERATIONS', 'WORKER_CONCURRENCY'];
+/** String variables without a default. */
+const OPTIONAL_STRING_KEYS = ['BULL_BOARD_USER', 'BULL_BOARD_PASSWORD'];
 /** Every variable, and those read as integers. */
-const ALL_KEYS = [...new Set([...Object.keys(new ServiceConfig()), ...OPTIONAL_KEYS])];
+const ALL_KEYS = [
+  ...new Set([...Object.keys(new ServiceConfig()), ...OPTIONAL_INTEGER_KEYS, ...OPTIONAL_STRING_KEYS]),
+];
 const INTEGER_KEYS = new Set([
   ...Object.entries(new ServiceConfig())
     .filter(([, v]) => typeof v === 'number')
     .map(([k]) => k),
-  ...OPTIONAL_KEYS,
+  ...OPTIONAL_INTEGER_KEYS,
 ]);
+
+/**
+ * Names of every environment variable this schema reads, for tools that check other places
+ * (deployment manifests, docs) against it. The converter's variables live in libs/rendering.
+ */
+export const SERVICE_ENV_VARS: readonly string[] = Object.freeze([...ALL_KEYS]);
 
 export class ConfigurationError extends Error {
   constructor(readonly problems: string[]) {
