@@ -1,17 +1,28 @@
 import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
+import { BoardModule } from './board/board.module';
 import { ConfigModule } from './config/config.module';
 import { ServiceConfig } from './config/service-config';
 import { DocumentsModule } from './documents/documents.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
+import { LoggingModule } from './logging/logging.module';
+import { MetricsModule } from './metrics/metrics.module';
 
 @Module({})
 export class AppModule {
   static forRoot(config: ServiceConfig): DynamicModule {
     return {
       module: AppModule,
-      imports: [ConfigModule.forRoot(config), HealthModule, DocumentsModule],
+      // Logging and metrics first: their middleware must see every request, the board's included.
+      imports: [
+        ConfigModule.forRoot(config),
+        LoggingModule,
+        MetricsModule,
+        HealthModule,
+        DocumentsModule,
+        BoardModule,
+      ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],
     };
   }

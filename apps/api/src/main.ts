@@ -1,15 +1,15 @@
 /**
  * The API: accepts documents over HTTP and has workers (apps/worker) render them through a
- * BullMQ queue in Redis. Configuration: docs/configuration.md.
+ * BullMQ queue in Redis. Configuration: docs/configuration.md; operating it: docs/operations.md.
  */
 import 'reflect-metadata';
-import { Logger, LogLevel } from '@nestjs/common';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
+import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
 import { ConfigurationError, loadConfig, ServiceConfig } from './config/service-config';
-
-const LEVELS: LogLevel[] = ['error', 'warn', 'log', 'debug'];
+import { setupOpenApi } from './docs/openapi';
+import { API_PATHS } from './health/health-paths';
 
 async function bootstrap(): Promise<void> {
   let config: ServiceConfig;
@@ -22,13 +22,21 @@ async function bootstrap(): Promise<void> {
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     // multipart is parsed by multer on the one route that takes a body
     bodyParser: false,
-    logger: LEVELS.slice(0, LEVELS.indexOf(config.LOG_LEVEL) + 1),
+    // Start-up lines wait for pino (LoggingModule) instead of going to the console unformatted.
+    bufferLogs: true,
   });
+  const logger = app.get(Logger);
+  app.useLogger(logger);
   app.disable('x-powered-by');
   app.set('etag', false);
   app.enableShutdownHooks();
+  setupOpenApi(app);
   await app.listen(config.PORT, config.HOST);
-  new Logger('Api').log(`listening on ${await app.getUrl()}`);
+  const url = await app.getUrl();
+  logger.log(
+    `listening on ${url} (OpenAPI at ${url}${API_PATHS.docs}, metrics at ${url}${API_PATHS.metrics})`,
+    'Api',
+  );
 }
 
 bootstrap().catch((e: unknown) => {

@@ -14,12 +14,28 @@ import {
   UseInterceptors,
 } from '@nestjs/common';
 import { FileInterceptor } from '@nestjs/platform-express';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiHeader,
+  ApiOperation,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, InvalidRequestError, prepareImages } from '@app/rendering';
 import { ServiceConfig } from '../config/service-config';
 import { MissingFileError } from '../errors/service-errors';
 import { CONTENT_TYPES } from '../queue/render-job';
 import { RenderQueueService } from '../queue/render-queue.service';
+import {
+  ERROR_BODY_REF,
+  errorExamples,
+  RENDER_BODY_EXAMPLES,
+  RENDER_BODY_SCHEMA,
+} from '../docs/openapi-schemas';
+import { REQUEST_ID_HEADER, requestIdFrom } from '../logging/request-id';
 import { contentDisposition, outputFilename } from './content-disposition';
 import { parseRenderFields } from './render-request.dto';
 
@@ -30,6 +46,21 @@ interface UploadedTemplate {
   size: number;
 }
 
+const errorResponse = (status: 400 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
+  ApiResponse({
+    status,
+    description,
+    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(status) } },
+    ...(status === 503
+      ? {
+          headers: {
+            'Retry-After': { description: 'Seconds (RETRY_AFTER_SECONDS)', schema: { type: 'integer' } },
+          },
+        }
+      : {}),
+  });
+
+@ApiTags('documents')
 @Controller('api/v1')
 export class DocumentsController {
   constructor(
@@ -38,6 +69,43 @@ export class DocumentsController {
   ) {}
 
   @Post('process-template-document')
+  @ApiOperation({
+    summary: 'Render a Word template with data (and images) to PDF',
+    description:
+      'Legacy mode: `file` + `data` (a JSON object of template variables). Enhanced mode: `file` + `request_data` ' +
+      '(EnhancedRequest: template_data, images of ImageData, options). Template and image errors are found before ' +
+      'anything is queued; the answer comes back in the same response once a worker has rendered it.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: RENDER_BODY_SCHEMA, examples: RENDER_BODY_EXAMPLES })
+  @ApiHeader({
+    name: REQUEST_ID_HEADER,
+    required: false,
+    description: 'Correlation id (1–128 of A-Z a-z 0-9 . _ -), echoed back; otherwise one is generated',
+  })
+  @ApiProduces(CONTENT_TYPES.pdf, CONTENT_TYPES.docx, 'application/json')
+  @ApiResponse({
+    status: 200,
+    description: 'The PDF (or, with options.output = "docx", the filled .docx)',
+    content: {
+      [CONTENT_TYPES.pdf]: { schema: { type: 'string', format: 'binary' } },
+      [CONTENT_TYPES.docx]: { schema: { type: 'string', format: 'binary' } },
+    },
+    headers: {
+      'Content-Disposition': {
+        description: 'attachment; filename="<upload name>.pdf"; filename*=UTF-8\'\'…',
+        schema: { type: 'string' },
+      },
+      [REQUEST_ID_HEADER]: { description: 'The request id', schema: { type: 'string' } },
+    },
+  })
+  @errorResponse(400, 'Request, template-file or image error')
+  @errorResponse(413, 'Template, request field, image count or image size over the limits')
+  @errorResponse(422, 'Template error: syntax, undefined variable (strict mode) or a failing expression')
+  @errorResponse(500, 'Unexpected error; the cause is logged, never sent')
+  @errorResponse(502, 'The converter failed or stayed unreachable after retries')
+  @errorResponse(503, 'Redis unreachable, no worker alive, or MAX_WAITING_JOBS reached')
+  @errorResponse(504, 'No result within JOB_TIMEOUT_MS')
   @HttpCode(200)
   @UseInterceptors(FileInterceptor('file'))
   async process(
@@ -71,6 +139,8 @@ export class DocumentsController {
     });
     const result = await this.queue.render(
       {
+        // Set by the request logger (logging.module.ts) from X-Request-Id; made here if it did not run.
+        requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
         template: file.buffer,
         filename,
         request,

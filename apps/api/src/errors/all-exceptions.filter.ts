@@ -1,6 +1,7 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
 import { ServiceConfig } from '../config/service-config';
+import { ERROR_TYPE_LOCAL } from '../logging/response-locals';
 import { toErrorResponse } from './error-response';
 
 /** The one place that writes error bodies: every exception, ours, NestJS's or multer's. */
@@ -20,6 +21,8 @@ export class AllExceptionsFilter implements ExceptionFilter {
       const e = error.unexpected;
       this.logger.error(e instanceof Error ? (e.stack ?? e.message) : String(e));
     }
+    // For the request log line and the metrics' error_type label.
+    res.locals[ERROR_TYPE_LOCAL] = error.body.error_type;
     if (res.headersSent) {
       res.end();
       return;

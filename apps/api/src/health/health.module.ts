@@ -1,5 +1,6 @@
 import { Module } from '@nestjs/common';
-import { HealthController } from './health.controller';
+import { QueueModule } from '../queue/queue.module';
+import { HealthController, ReadinessController } from './health.controller';
 
-@Module({ controllers: [HealthController] })
+@Module({ imports: [QueueModule], controllers: [HealthController, ReadinessController] })
 export class HealthModule {}

@@ -20,6 +20,10 @@ export interface RenderJobOptions {
 
 /** The data of one BullMQ job. */
 export interface RenderJob {
+  /**
+   * The HTTP request's id (X-Request-Id, or one the API made up): the worker logs it and hands it
+   * to the converter. Not the job id: callers may reuse an id, job ids must be unique.
+   */
   requestId: string;
   /** Redis keys of the template (.docx bytes) and of the request (JSON: template_data, images). */
   templateKey: string;
@@ -54,15 +58,23 @@ export interface QueueNames {
   name: string;
 }
 
-/** Keys of one request's payload, in the queue's hash slot. */
-export function payloadKeys(q: QueueNames, requestId: string) {
-  const base = `${q.prefix}:${q.name}-payload:${requestId}`;
+/** Keys of one job's payload, in the queue's hash slot. */
+export function payloadKeys(q: QueueNames, jobId: string) {
+  const base = `${q.prefix}:${q.name}-payload:${jobId}`;
   return { templateKey: `${base}:template`, requestKey: `${base}:request`, resultKey: `${base}:result` };
 }
 
 /** The sorted set where workers register their heartbeats. */
 export function heartbeatKey(q: QueueNames): string {
   return `${q.prefix}:${q.name}-workers`;
+}
+
+/**
+ * The sorted set (same scheme as heartbeatKey) where workers whose converter is healthy register;
+ * the API's readiness needs at least one. A separate key keeps the heartbeat itself unchanged.
+ */
+export function converterHealthKey(q: QueueNames): string {
+  return `${q.prefix}:${q.name}-converters-healthy`;
 }
 
 /** An error as it crosses the queue. */

@@ -13,6 +13,7 @@ import { ServiceConfig } from '../config/service-config';
 import { InternalError, ProcessingTimeoutError, ServiceUnavailableError } from '../errors/service-errors';
 import {
   CONTENT_TYPES,
+  converterHealthKey,
   decodeFailure,
   heartbeatKey,
   payloadKeys,
@@ -26,6 +27,8 @@ import { liveWorkers } from './worker-registry';
 export type { RenderJob } from './render-job';
 
 export interface RenderInput {
+  /** The HTTP request's id, carried to the worker's and the converter's logs. */
+  requestId: string;
   template: Buffer;
   filename: string;
   request: RenderRequest;
@@ -42,6 +45,18 @@ type Outcome =
   | { kind: 'failed'; reason: string }
   | { kind: 'timeout' }
   | { kind: 'aborted' };
+
+/** Job states reported by jobCounts() (and the docgen_queue_jobs gauge). */
+export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
+export type QueueState = (typeof QUEUE_STATES)[number];
+
+export interface QueueProbe {
+  redis: boolean;
+  /** Set while the API shuts down: it takes no more requests. */
+  closing?: boolean;
+  liveWorkers?: number;
+  healthyConverters?: number;
+}
 
 /** Reconnect quickly and forever: the API keeps answering 503 until Redis is back. */
 function retryStrategy(times: number): number {
@@ -119,11 +134,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
    */
   async render(input: RenderInput, signal?: AbortSignal): Promise<RenderOutput> {
     await this.admit();
-    const requestId = randomUUID();
-    const keys = payloadKeys(this.names, requestId);
+    // Unique whatever the caller sent as X-Request-Id: it names the job and the payload keys.
+    const jobId = randomUUID();
+    const keys = payloadKeys(this.names, jobId);
     const requestJson = JSON.stringify(input.request);
     const job: RenderJob = {
-      requestId,
+      requestId: input.requestId,
       ...keys,
       filename: input.filename,
       templateBytes: input.template.length,
@@ -133,7 +149,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     };
     const started = Date.now();
     // Listen before adding, so a fast worker's answer is not missed.
-    const outcome = this.wait(requestId, signal);
+    const outcome = this.wait(jobId, signal);
     try {
       try {
         const ttl = this.config.payloadTtlMs;
@@ -145,14 +161,14 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
         const failed = stored?.find(([err]) => err);
         if (!stored || failed) throw failed?.[0] ?? new Error('MULTI aborted');
         await this.queue.add('render', job, {
-          jobId: requestId,
+          jobId,
           attempts: this.config.JOB_ATTEMPTS,
           backoff: { type: 'exponential', delay: this.config.JOB_BACKOFF_MS },
           removeOnComplete: { age: 3600, count: 1000 },
           removeOnFail: { age: 24 * 3600, count: 1000 },
         });
       } catch (e) {
-        this.settle(requestId, { kind: 'aborted' });
+        this.settle(jobId, { kind: 'aborted' });
         throw this.unavailable('Redis is unreachable', e);
       }
       const result = await outcome;
@@ -164,27 +180,62 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
           });
           if (!body) throw new InternalError('The result of the job has expired');
           this.logger.log(
-            `job ${requestId} done in ${elapsed} ms (render ${result.result.renderMs} ms, convert ${result.result.convertMs} ms, worker ${result.result.worker}, ${body.length} bytes)`,
+            `job ${jobId} done in ${elapsed} ms (render ${result.result.renderMs} ms, convert ${result.result.convertMs} ms, worker ${result.result.worker}, ${body.length} bytes)`,
           );
           return { body, contentType: result.result.contentType ?? CONTENT_TYPES[input.options.output] };
         }
         case 'failed': {
           const error = decodeFailure(result.reason);
-          this.logger.log(`job ${requestId} failed in ${elapsed} ms: ${error.errorType}: ${error.message}`);
+          this.logger.log(`job ${jobId} failed in ${elapsed} ms: ${error.errorType}: ${error.message}`);
           throw error;
         }
         case 'timeout':
-          this.logger.warn(`job ${requestId} timed out after ${elapsed} ms`);
+          this.logger.warn(`job ${jobId} timed out after ${elapsed} ms`);
           throw new ProcessingTimeoutError(
             `The document was not processed within ${this.config.JOB_TIMEOUT_MS} ms`,
             { timeout_ms: this.config.JOB_TIMEOUT_MS },
           );
         case 'aborted':
-          this.logger.log(`job ${requestId} abandoned by the caller after ${elapsed} ms`);
+          this.logger.log(`job ${jobId} abandoned by the caller after ${elapsed} ms`);
           throw new ProcessingTimeoutError('The request was abandoned', {});
       }
     } finally {
       this.redis.del(keys.templateKey, keys.requestKey, keys.resultKey).catch(() => undefined);
+    }
+  }
+
+  /** The BullMQ queue, for Bull Board (which reads it through this service's connection). */
+  get bullQueue(): Queue<RenderJob, RenderJobResult> {
+    return this.queue;
+  }
+
+  get redisReady(): boolean {
+    return this.redis?.status === 'ready';
+  }
+
+  /** The queue by state, for the metrics (read on each scrape). Throws while Redis is away. */
+  async jobCounts(): Promise<Record<QueueState, number>> {
+    if (this.redis.status !== 'ready') throw new Error('Redis is not connected');
+    const counts = await this.queue.getJobCounts(...QUEUE_STATES);
+    return Object.fromEntries(QUEUE_STATES.map((s) => [s, counts[s] ?? 0])) as Record<QueueState, number>;
+  }
+
+  /**
+   * What readiness needs: Redis connected, live workers, and workers whose converter reported
+   * healthy with their last heartbeat. Two cheap Redis calls; nothing else is asked once Redis is down.
+   */
+  async probe(): Promise<QueueProbe> {
+    if (this.closing) return { redis: false, closing: true };
+    if (this.redis.status !== 'ready') return { redis: false };
+    try {
+      const [workers, converters] = await Promise.all([
+        liveWorkers(this.redis, heartbeatKey(this.names)),
+        liveWorkers(this.redis, converterHealthKey(this.names)),
+      ]);
+      return { redis: true, liveWorkers: workers, healthyConverters: converters };
+    } catch (e) {
+      this.logRedisError(e);
+      return { redis: false };
     }
   }
 

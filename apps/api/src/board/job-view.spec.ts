@@ -1,0 +1,42 @@
+import { boardJobData, boardJobResult } from './job-view';
+
+describe('what Bull Board shows of a job', () => {
+  it('keeps ids, sizes, the file name and options, and drops anything else', () => {
+    const data = {
+      requestId: 'r1',
+      templateKey: '{docx}:render-payload:j:template',
+      requestKey: 'k2',
+      resultKey: 'k3',
+      filename: 'invoice.pdf',
+      templateBytes: 10,
+      requestBytes: 20,
+      imageCount: 1,
+      options: { undefined: 'empty', output: 'pdf', extra: 'iVBORw0KGgo' },
+      template: 'UEsDBBQ…',
+      images: { logo: { data: 'iVBORw0KGgo' } },
+    };
+    expect(boardJobData(data)).toEqual({
+      requestId: 'r1',
+      filename: 'invoice.pdf',
+      templateBytes: 10,
+      requestBytes: 20,
+      imageCount: 1,
+      options: { undefined: 'empty', output: 'pdf' },
+    });
+    expect(boardJobData(null)).toEqual({});
+    expect(boardJobData('text')).toEqual({});
+  });
+
+  it('shows sizes and timings of a result, not where it is stored', () => {
+    expect(
+      boardJobResult({
+        resultKey: 'k',
+        bytes: 5,
+        contentType: 'application/pdf',
+        renderMs: 1,
+        convertMs: 2,
+        worker: 'w',
+      }),
+    ).toEqual({ bytes: 5, contentType: 'application/pdf', renderMs: 1, convertMs: 2, worker: 'w' });
+  });
+});

@@ -1,0 +1,220 @@
+/**
+ * OpenAPI schemas and examples of the render endpoint, written by hand from the code they
+ * describe (render-request.dto.ts, libs/rendering/src/errors.ts, service-errors.ts): the form
+ * fields are JSON text, which decorators on DTO classes cannot express. The e2e test
+ * (test/operators.e2e-spec.ts) checks this document against the error types the code has.
+ */
+import type { ExampleObject, SchemaObject } from '@nestjs/swagger';
+
+/** Every error_type the API answers with, by HTTP status (docs/service.md, "Errors"). */
+export const ERROR_TYPES_BY_STATUS = {
+  400: [
+    'invalid_request_structure',
+    'missing_template_data',
+    'missing_file',
+    'invalid_template',
+    'image_processing_error',
+  ],
+  404: ['not_found'],
+  413: ['payload_too_large'],
+  422: ['template_syntax_error', 'undefined_variable', 'template_runtime_error'],
+  500: ['internal_error'],
+  502: ['conversion_failed'],
+  503: ['service_unavailable'],
+  504: ['processing_timeout'],
+} as const;
+
+export const ERROR_TYPES = Object.values(ERROR_TYPES_BY_STATUS).flat();
+
+export const SCHEMAS: Record<string, SchemaObject> = {
+  ErrorBody: {
+    type: 'object',
+    description: 'Every error answer (application/json). Stack traces are never included.',
+    properties: {
+      status: { type: 'string', enum: ['error'] },
+      error_type: { type: 'string', enum: [...ERROR_TYPES] },
+      message: { type: 'string', description: 'Human-readable description' },
+      details: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'Further information; keys depend on error_type (see the examples)',
+      },
+    },
+    required: ['status', 'error_type', 'message', 'details'],
+  },
+  ImageData: {
+    type: 'object',
+    description:
+      'One image. Millimetres take precedence over pixels (96 px = 25.4 mm); with one dimension the aspect ratio ' +
+      'is kept; with none the image keeps its own size. Other fields are refused (400 invalid_request_structure).',
+    properties: {
+      data: {
+        type: 'string',
+        description:
+          'Base64 PNG. A `data:image/png;base64,` prefix is tolerated; any other data URL is refused with image_processing_error.',
+        example:
+          'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC',
+      },
+      width_mm: { type: 'number', exclusiveMinimum: true, minimum: 0 },
+      height_mm: { type: 'number', exclusiveMinimum: true, minimum: 0 },
+      width_px: { type: 'number', exclusiveMinimum: true, minimum: 0 },
+      height_px: { type: 'number', exclusiveMinimum: true, minimum: 0 },
+    },
+    required: ['data'],
+    additionalProperties: false,
+  },
+  RenderOptions: {
+    type: 'object',
+    description:
+      'Extras of this implementation (not in the interface specification). Other fields are refused.',
+    properties: {
+      undefined: {
+        type: 'string',
+        enum: ['empty', 'strict'],
+        description:
+          '`empty` (default, see DEFAULT_UNDEFINED): an undefined variable renders as nothing. `strict`: 422 undefined_variable listing them all.',
+      },
+      output: {
+        type: 'string',
+        enum: ['pdf', 'docx'],
+        description: '`pdf` (default), or `docx`: the filled Word document without conversion.',
+      },
+    },
+    additionalProperties: false,
+  },
+  EnhancedRequest: {
+    type: 'object',
+    description: 'The JSON object sent as text in the `request_data` form field. Unknown fields are refused.',
+    properties: {
+      template_data: {
+        type: 'object',
+        additionalProperties: true,
+        description:
+          'Template variables, any JSON values nested at will. Absent or not an object: 400 missing_template_data.',
+      },
+      images: {
+        type: 'object',
+        additionalProperties: { $ref: '#/components/schemas/ImageData' },
+        description:
+          'Image name (the `{{ name }}` placeholder, case-sensitive) → ImageData. At most MAX_IMAGES.',
+      },
+      options: { $ref: '#/components/schemas/RenderOptions' },
+    },
+    required: ['template_data'],
+    additionalProperties: false,
+  },
+};
+
+const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+
+const ENHANCED_EXAMPLE = {
+  template_data: { customer: { name: 'Ada' }, items: [{ label: 'Widget' }], logo: 'logo' },
+  images: {
+    logo: {
+      data: 'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC',
+      width_mm: 40,
+    },
+  },
+  options: { undefined: 'strict', output: 'pdf' },
+};
+
+/** The multipart body: `file` and one of `data` (legacy) or `request_data` (enhanced). */
+export const RENDER_BODY_SCHEMA: SchemaObject = {
+  type: 'object',
+  required: ['file'],
+  properties: {
+    file: {
+      type: 'string',
+      format: 'binary',
+      description: 'The .docx template (at most MAX_TEMPLATE_BYTES)',
+    },
+    data: {
+      type: 'string',
+      description:
+        'Legacy mode: a JSON object of template variables, as text. No images. Give either `data` or `request_data`, not both.',
+      example: '{"name": "Ada", "items": [{"label": "Widget"}]}',
+    },
+    request_data: {
+      type: 'string',
+      description:
+        'Enhanced mode: the JSON text of an EnhancedRequest (`template_data`, optional `images` of ImageData, optional `options`). ' +
+        'At most MAX_REQUEST_BYTES. Schema: #/components/schemas/EnhancedRequest.',
+      example: JSON.stringify(ENHANCED_EXAMPLE),
+    },
+  },
+};
+
+export const RENDER_BODY_EXAMPLES: Record<string, ExampleObject> = {
+  legacy: {
+    summary: 'Legacy mode (data)',
+    value: { file: '(binary .docx)', data: '{"name": "Ada", "items": [{"label": "Widget"}]}' },
+  },
+  enhanced: {
+    summary: 'Enhanced mode (request_data) with an image and options',
+    value: { file: '(binary .docx)', request_data: JSON.stringify(ENHANCED_EXAMPLE) },
+  },
+};
+
+type ErrorType = (typeof ERROR_TYPES)[number];
+
+/** One example body per error_type, shaped like what the code sends. */
+const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<string, unknown> }> = {
+  invalid_request_structure: {
+    message: "Send either 'data' (legacy mode) or 'request_data' (enhanced mode), not both",
+    details: { fields: ['data', 'request_data'] },
+  },
+  missing_template_data: { message: 'request_data must contain a template_data object', details: {} },
+  missing_file: { message: "The form field 'file' (the .docx template) is missing", details: {} },
+  invalid_template: {
+    message: 'The file is not a Word document (.docx): it is not a zip package',
+    details: {},
+  },
+  image_processing_error: {
+    message: "Image 'logo' could not be processed: the data is not a PNG image (PNG signature missing)",
+    details: {
+      image_name: 'logo',
+      error: 'the data is not a PNG image (PNG signature missing)',
+      error_class: 'InvalidPngSignature',
+      suggestion: 'Send PNG images only; convert JPEG, GIF or SVG to PNG first.',
+    },
+  },
+  not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
+  payload_too_large: {
+    message: 'The template file is too large',
+    details: { field: 'file', max_bytes: 10485760 },
+  },
+  template_syntax_error: {
+    message: 'The template has 1 syntax error',
+    details: {
+      errors: [
+        { message: "unexpected '}'", tag: '{{ name }', context: 'Dear {{ name }', part: 'word/document.xml' },
+      ],
+    },
+  },
+  undefined_variable: {
+    message: 'Undefined variable in template: customer',
+    details: { variables: ['customer'] },
+  },
+  template_runtime_error: { message: "'total' is not a number", details: { tag: '{{ total + 1 }}' } },
+  internal_error: { message: 'Internal server error', details: {} },
+  conversion_failed: {
+    message: 'The PDF converter is unreachable',
+    details: { retryable: true },
+  },
+  service_unavailable: { message: 'No worker is running', details: { live_workers: 0 } },
+  processing_timeout: {
+    message: 'The document was not processed within 60000 ms',
+    details: { timeout_ms: 60000 },
+  },
+};
+
+export function errorExamples(status: keyof typeof ERROR_TYPES_BY_STATUS): Record<string, ExampleObject> {
+  return Object.fromEntries(
+    ERROR_TYPES_BY_STATUS[status].map((t) => [
+      t,
+      { summary: t, value: { status: 'error', error_type: t, ...ERROR_EXAMPLES[t] } },
+    ]),
+  );
+}
+
+export const ERROR_BODY_REF = ref('ErrorBody');

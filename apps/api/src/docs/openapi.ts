@@ -1,0 +1,42 @@
+/**
+ * OpenAPI document and Swagger UI: /docs (UI) and /docs-json (the document). Built from the
+ * controllers' decorators plus the hand-written schemas of openapi-schemas.ts.
+ */
+import type { INestApplication } from '@nestjs/common';
+import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
+import { API_PATHS } from '../health/health-paths';
+import { SCHEMAS } from './openapi-schemas';
+
+const DESCRIPTION = `Fills a Word template (.docx with Jinja tags, docxtpl dialect) with JSON data and PNG images and
+answers with the PDF, synchronously, behind a queue and workers.
+
+Every error is \`application/json\` with the ErrorBody schema. Unknown routes and methods answer 404
+\`not_found\`. Every answer carries \`X-Request-Id\` (the caller's, if it is 1–128 characters of
+\`A-Z a-z 0-9 . _ -\`, else a new UUID); quote it when reporting a problem.
+
+No authentication (as the interface specification says). Operators: see docs/operations.md.`;
+
+/** The version of the HTTP interface (its paths carry /api/v1/), not of the package. */
+const API_VERSION = '1';
+
+export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
+  const config = new DocumentBuilder()
+    .setTitle('docx → PDF template service')
+    .setDescription(DESCRIPTION)
+    .setVersion(API_VERSION)
+    .build();
+  const document = SwaggerModule.createDocument(app, config);
+  document.components = {
+    ...document.components,
+    schemas: { ...(document.components?.schemas ?? {}), ...SCHEMAS },
+  };
+  return document;
+}
+
+export function setupOpenApi(app: INestApplication): void {
+  const document = buildOpenApiDocument(app);
+  SwaggerModule.setup(API_PATHS.docs.slice(1), app, document, {
+    jsonDocumentUrl: `${API_PATHS.docs.slice(1)}-json`,
+    yamlDocumentUrl: `${API_PATHS.docs.slice(1)}-yaml`,
+  });
+}

@@ -1,0 +1,41 @@
+import { readiness } from './readiness';
+
+describe('readiness', () => {
+  it('is ready with Redis, a worker and a healthy converter', () => {
+    expect(readiness({ redis: true, liveWorkers: 2, healthyConverters: 1 })).toEqual({
+      status: 'ok',
+      failed: [],
+      checks: {
+        api: { status: 'up' },
+        redis: { status: 'up' },
+        workers: { status: 'up', live: 2 },
+        converter: { status: 'up', healthy_workers: 1 },
+      },
+    });
+  });
+
+  it('names Redis alone when it is down (the rest cannot be known)', () => {
+    const r = readiness({ redis: false });
+    expect(r.status).toBe('error');
+    expect(r.failed).toEqual(['redis']);
+    expect(r.checks.workers.status).toBe('unknown');
+  });
+
+  it('names the workers when none is alive', () => {
+    const r = readiness({ redis: true, liveWorkers: 0, healthyConverters: 0 });
+    expect(r).toMatchObject({
+      status: 'error',
+      failed: ['workers'],
+      checks: { converter: { status: 'unknown' } },
+    });
+  });
+
+  it('names the converter when workers run but none has a healthy converter', () => {
+    const r = readiness({ redis: true, liveWorkers: 1, healthyConverters: 0 });
+    expect(r).toMatchObject({ status: 'error', failed: ['converter'] });
+  });
+
+  it('is not ready while shutting down', () => {
+    expect(readiness({ redis: false, closing: true })).toMatchObject({ status: 'error', failed: ['api'] });
+  });
+});
