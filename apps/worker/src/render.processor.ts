@@ -15,6 +15,7 @@ import {
   type RenderRequest,
 } from '@app/rendering';
 import type { PdfConverter } from '@app/rendering/convert';
+import type { Logger } from 'pino';
 import { InternalError } from '../../api/src/errors/service-errors';
 import {
   CONTENT_TYPES,
@@ -22,6 +23,8 @@ import {
   type RenderJob,
   type RenderJobResult,
 } from '../../api/src/queue/render-job';
+import { jobContext } from './job-context';
+import type { WorkerMetrics } from './worker-metrics';
 
 export interface ProcessorDeps {
   redis: Redis;
@@ -32,7 +35,9 @@ export interface ProcessorDeps {
   convertTimeoutMs?: number;
   maxLoopIterations?: number;
   imageLimits?: ImageLimits;
-  log: (message: string) => void;
+  /** Each job logs through a child carrying its requestId and jobId. */
+  logger: Logger;
+  metrics?: WorkerMetrics;
 }
 
 /** Converter failures that say nothing about the document: another attempt may succeed. */
@@ -78,9 +83,26 @@ export function jobFailure(error: unknown): Error {
 }
 
 export function createRenderProcessor(deps: ProcessorDeps) {
-  return async function processRenderJob(job: Job<RenderJob, RenderJobResult>): Promise<RenderJobResult> {
+  return function processRenderJob(job: Job<RenderJob, RenderJobResult>): Promise<RenderJobResult> {
+    const requestId = job.data.requestId;
+    const jobId = String(job.id);
+    // Lines of the converter (which knows nothing of jobs) find the request id here.
+    return jobContext.run({ requestId, jobId }, () => runJob(job, deps.logger.child({ requestId, jobId })));
+  };
+
+  async function runJob(job: Job<RenderJob, RenderJobResult>, log: Logger): Promise<RenderJobResult> {
     const { requestId, templateKey, requestKey, resultKey, options } = job.data;
-    deps.log(`job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`);
+    // Ids and sizes only: template data and images never reach the log.
+    log.info(
+      {
+        attempt: job.attemptsStarted,
+        templateBytes: job.data.templateBytes,
+        requestBytes: job.data.requestBytes,
+        imageCount: job.data.imageCount,
+        output: options.output,
+      },
+      `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
+    );
     try {
       const [template, requestJson] = await Promise.all([
         deps.redis.getBuffer(templateKey),
@@ -101,14 +123,22 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
       });
       const t1 = performance.now();
+      deps.metrics?.renderDuration.observe((t1 - t0) / 1000);
+      // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
       const result =
         options.output === 'docx'
           ? docx
-          : await deps.converter.convert(docx, { jobId: String(job.id), timeoutMs: deps.convertTimeoutMs });
+          : await deps.converter.convert(docx, {
+              jobId: requestId || String(job.id),
+              timeoutMs: deps.convertTimeoutMs,
+            });
       const t2 = performance.now();
+      if (options.output !== 'docx') deps.metrics?.conversionDuration.observe((t2 - t1) / 1000);
 
       await deps.redis.set(resultKey, result, 'PX', deps.payloadTtlMs);
-      deps.log(
+      deps.metrics?.jobs.inc({ outcome: 'success' });
+      log.info(
+        { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
         `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
       );
       return {
@@ -122,14 +152,31 @@ export function createRenderProcessor(deps: ProcessorDeps) {
     } catch (e) {
       const failure = jobFailure(e);
       const retry = !(failure instanceof UnrecoverableError);
+      const errorType = e instanceof RenderingError ? e.errorType : decodeErrorType(failure.message);
+      deps.metrics?.jobs.inc({ outcome: errorType });
       const detail =
         e instanceof RenderingError
           ? `${e.errorType}: ${e.message}`
           : e instanceof Error
             ? (e.stack ?? e.message)
             : String(e);
-      deps.log(`job ${job.id} failed${retry ? ' (will retry if attempts remain)' : ''}: ${detail}`);
+      // A caller's mistake is routine, an outage is worth a look, anything else is a bug.
+      const level = retry ? 'warn' : e instanceof RenderingError ? 'info' : 'error';
+      log[level](
+        { error_type: errorType, retry },
+        `job ${job.id} failed${retry ? ' (will retry if attempts remain)' : ''}: ${detail}`,
+      );
       throw failure;
     }
-  };
+  }
+}
+
+/** The error_type inside a failure's JSON reason (jobFailure always writes one). */
+function decodeErrorType(reason: string): string {
+  try {
+    const parsed = JSON.parse(reason) as { error_type?: unknown };
+    return typeof parsed.error_type === 'string' ? parsed.error_type : 'internal_error';
+  } catch {
+    return 'internal_error';
+  }
 }
