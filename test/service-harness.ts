@@ -234,6 +234,8 @@ export function testEnv(redisUrl: string, extra: Record<string, string> = {}): N
     JOB_BACKOFF_MS: '200',
     RETRY_AFTER_SECONDS: '2',
     WORKER_ALIVE_FILE: `/tmp/docx-worker-test-${process.pid}.alive`,
+    // Any free port for each worker's metrics/health listener: several workers run side by side.
+    WORKER_HTTP_PORT: '0',
     ...extra,
   };
 }
@@ -242,6 +244,16 @@ export async function startWorker(env: NodeJS.ProcessEnv, name = 'worker'): Prom
   const proc = spawnManaged(name, process.execPath, ['--enable-source-maps', ENTRY.worker], env);
   await proc.waitFor(/\bready \(id /, 60_000);
   return proc;
+}
+
+/**
+ * Base URL of a started worker's HTTP listener (/metrics, /health/live, /health/ready), from the
+ * line it logs once listening (WORKER_HTTP_PORT=0 picks any free port).
+ */
+export async function workerHttpUrl(worker: ManagedProcess): Promise<string> {
+  const line = await worker.waitFor(/metrics and health on http:\/\//, 30_000);
+  const url = /(http:\/\/[^\s"]+)/.exec(line)![1];
+  return url.replace('//0.0.0.0:', '//127.0.0.1:').replace('//[::]:', '//127.0.0.1:');
 }
 
 export interface RunningApi {
