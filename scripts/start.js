@@ -10,11 +10,17 @@
  *   4. prints the address and a curl example; Ctrl-C (or SIGTERM) stops everything, API first,
  *      then the worker (which finishes the jobs in hand), then Redis.
  *
+ * For operating it locally: Bull Board is turned on with random credentials (printed; set
+ * BULL_BOARD_USER / BULL_BOARD_PASSWORD to choose them), logs are pretty-printed (LOG_FORMAT=json
+ * for the production format), and the worker's metrics listener takes WORKER_HTTP_PORT (default
+ * 9464, or any free port when 9464 is taken).
+ *
  * Every variable of docs/configuration.md applies; scripts/ensure-deps.sh (npm's prestart)
  * installs redis-server, LibreOffice and the fonts when they are missing.
  */
 'use strict';
 const { spawn } = require('node:child_process');
+const { randomBytes } = require('node:crypto');
 const net = require('node:net');
 const { build, ENTRY, ROOT } = require('./build.js');
 
@@ -33,6 +39,15 @@ function freePort() {
       const { port } = server.address();
       server.close(() => resolve(port));
     });
+  });
+}
+
+/** Whether `port` can be listened on (on every interface, as the worker will). */
+function portFree(port) {
+  return new Promise((resolve) => {
+    const server = net.createServer();
+    server.once('error', () => resolve(false));
+    server.listen(port, '0.0.0.0', () => server.close(() => resolve(true)));
   });
 }
 
@@ -134,6 +149,15 @@ async function main() {
 
   build();
   const env = { ...process.env, PORT: process.env.PORT || '8000' };
+  // Readable logs in a terminal; production keeps the JSON default.
+  env.LOG_FORMAT ||= 'pretty';
+  if (process.stdout.isTTY && !env.NO_COLOR) env.FORCE_COLOR ||= '1';
+  // Bull Board on, with credentials nobody else knows unless they were chosen.
+  if (!env.BULL_BOARD_USER || !env.BULL_BOARD_PASSWORD) {
+    env.BULL_BOARD_USER = 'admin';
+    env.BULL_BOARD_PASSWORD = randomBytes(18).toString('base64url');
+  }
+  if (!env.WORKER_HTTP_PORT) env.WORKER_HTTP_PORT = String((await portFree(9464)) ? 9464 : await freePort());
 
   if (!env.REDIS_URL) {
     const port = await freePort();
@@ -162,6 +186,12 @@ async function main() {
   The service is running: ${base}
 
     curl ${base}/health-check
+    curl ${base}/health/ready
+
+  API docs (Swagger UI):  ${base}/docs
+  Bull Board:             ${base}/admin/queues
+                          user ${env.BULL_BOARD_USER}, password ${env.BULL_BOARD_PASSWORD}
+  Metrics:                ${base}/metrics (API), http://localhost:${env.WORKER_HTTP_PORT}/metrics (worker)
 
     curl -sS -o invoice.pdf \\
       -F file=@examples/invoice.docx \\

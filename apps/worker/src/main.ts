@@ -243,7 +243,9 @@ async function main(): Promise<void> {
   converterHealth = warm;
   logger.info(
     { converterHealth: warm ?? { healthy: false } },
-    `converter health: ${JSON.stringify(warm ?? { healthy: false })}`,
+    warm?.healthy
+      ? `converter healthy (${warm.ready} of ${warm.instances} instances ready)`
+      : `converter not healthy after CONVERTER_WARMUP_MS: ${warm?.detail ?? 'no answer'}`,
   );
   void worker.run().catch((e: unknown) => {
     logger.fatal(`worker stopped: ${String(e)}`);

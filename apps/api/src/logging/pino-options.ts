@@ -37,7 +37,14 @@ export function pinoOptions(
       ? {
           transport: {
             target: 'pino-pretty',
-            options: { colorize: true, translateTime: 'SYS:HH:MM:ss.l', ignore: 'pid,host' },
+            // Colours follow the terminal (or FORCE_COLOR, which npm start sets for a TTY).
+            // One line per entry; npm start already prefixes each line with [api] or [worker].
+            options: {
+              translateTime: 'SYS:HH:MM:ss.l',
+              singleLine: true,
+              ignore: 'pid,host,service,context',
+              messageFormat: '{if context}{context}: {end}{msg}',
+            },
           },
         }
       : { formatters: { level: (label: string) => ({ level: label }) } }),
