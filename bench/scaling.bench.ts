@@ -14,7 +14,7 @@
 import autocannon from 'autocannon';
 import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { readFileSync } from 'node:fs';
+import { readdirSync, readFileSync } from 'node:fs';
 import { cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 import {
@@ -74,6 +74,8 @@ interface Step {
   queuedMs: number[];
   perWorker: number[];
   pdfBytes: number;
+  /** CPU ms per document of the API process, the workers' Node processes and their LibreOffice. */
+  cpuMs: { api: number; workerNode: number; libreoffice: number };
   redis: {
     commands: number;
     scripts: number;
@@ -136,6 +138,69 @@ function commandStats(info: string): Map<string, number> {
 function infoNumber(info: string, field: string): number {
   const m = new RegExp(`^${field}:([\\d.]+)`, 'm').exec(info);
   return m ? Number(m[1]) : NaN;
+}
+
+const CLOCK_TICK_MS = 10; // USER_HZ is 100 on Linux
+
+/** CPU ms (user + system) a process has used, from /proc/<pid>/stat; 0 once it is gone. */
+function processCpuMs(pid: number): number {
+  try {
+    const stat = readFileSync(`/proc/${pid}/stat`, 'utf8');
+    const fields = stat.slice(stat.lastIndexOf(')') + 2).split(' ');
+    // fields[0] is field 3 (state): utime and stime are fields 14 and 15
+    return (Number(fields[11]) + Number(fields[12])) * CLOCK_TICK_MS;
+  } catch {
+    return 0;
+  }
+}
+
+/** pid -> parent pid, for every process. */
+function parents(): Map<number, number> {
+  const map = new Map<number, number>();
+  for (const name of readdirSync('/proc')) {
+    if (!/^\d+$/.test(name)) continue;
+    try {
+      const stat = readFileSync(`/proc/${name}/stat`, 'utf8');
+      map.set(Number(name), Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]));
+    } catch {
+      // gone meanwhile
+    }
+  }
+  return map;
+}
+
+type CpuSnapshot = Map<number, { role: 'api' | 'workerNode' | 'libreoffice'; ms: number }>;
+
+/** CPU ms used so far by the API, each worker's Node process and each of the workers' descendants. */
+function cpuSnapshot(apiPid: number, workerPids: number[]): CpuSnapshot {
+  const parentOf = parents();
+  const descendsFromWorker = (pid: number): boolean => {
+    for (let p = parentOf.get(pid); p !== undefined && p > 1; p = parentOf.get(p)) {
+      if (workerPids.includes(p)) return true;
+    }
+    return false;
+  };
+  const snapshot: CpuSnapshot = new Map();
+  snapshot.set(apiPid, { role: 'api', ms: processCpuMs(apiPid) });
+  for (const pid of workerPids) snapshot.set(pid, { role: 'workerNode', ms: processCpuMs(pid) });
+  for (const pid of parentOf.keys()) {
+    if (descendsFromWorker(pid)) snapshot.set(pid, { role: 'libreoffice', ms: processCpuMs(pid) });
+  }
+  return snapshot;
+}
+
+/**
+ * CPU ms between two snapshots, by role. A process started in between counts from its start; one
+ * that ended in between (a LibreOffice replaced after LIBREOFFICE_RESTART_AFTER conversions) is
+ * missed, so the LibreOffice figure is a floor.
+ */
+function cpuBetween(
+  before: CpuSnapshot,
+  after: CpuSnapshot,
+): { api: number; workerNode: number; libreoffice: number } {
+  const total = { api: 0, workerNode: 0, libreoffice: 0 };
+  for (const [pid, { role, ms }] of after) total[role] += ms - (before.get(pid)?.ms ?? 0);
+  return total;
 }
 
 /** CPU seconds the redis-server process has used (user + system). */
@@ -220,10 +285,13 @@ async function main(): Promise<void> {
       await queue.clean(0, 100_000, 'completed');
       await admin.config('RESETSTAT');
       const cpuBefore = await redisCpuSeconds(admin);
+      const pids = () => workers.map((w) => w.pid);
+      const serviceBefore = cpuSnapshot(api!.proc.pid, pids());
       const since = Date.now();
       console.log(`${n} worker(s): measuring for ${DURATION_S} s…`);
       const http = await drive(api!.url, body, contentType, DURATION_S);
       const load = loadavg() as [number, number, number];
+      const serviceCpu = cpuBetween(serviceBefore, cpuSnapshot(api!.proc.pid, pids()));
 
       const [commandInfo, statsInfo, cpuAfter] = await Promise.all([
         admin.info('commandstats'),
@@ -248,6 +316,11 @@ async function main(): Promise<void> {
         queuedMs: jobs.map((j) => j.processedOn! - j.timestamp),
         perWorker: workerIds.map((id) => results.filter((r) => r.worker === id).length),
         pdfBytes: mean(results.map((r) => r.bytes)),
+        cpuMs: {
+          api: serviceCpu.api / count,
+          workerNode: serviceCpu.workerNode / count,
+          libreoffice: serviceCpu.libreoffice / count,
+        },
         redis: {
           commands: [...commands.values()].reduce((a, b) => a + b, 0) / count,
           scripts: ((commands.get('evalsha') ?? 0) + (commands.get('eval') ?? 0)) / count,
@@ -325,6 +398,7 @@ async function main(): Promise<void> {
   for (const s of steps) {
     console.log(
       `\n${s.workers} worker(s), per document: jobs per worker ${s.perWorker.join(' / ')}; PDF ${(s.pdfBytes / 1024).toFixed(1)} KiB; ` +
+        `CPU: API ${s.cpuMs.api.toFixed(1)} ms, worker (Node) ${s.cpuMs.workerNode.toFixed(1)} ms, LibreOffice ${s.cpuMs.libreoffice.toFixed(1)} ms; ` +
         `Redis: ${s.redis.commands.toFixed(1)} commands (${s.redis.scripts.toFixed(1)} of them Lua scripts, whose inner calls are counted too), ` +
         `${(s.redis.inBytes / 1024).toFixed(1)} KiB in, ${(s.redis.outBytes / 1024).toFixed(1)} KiB out, ` +
         `${s.redis.cpuMs.toFixed(2)} ms of Redis CPU`,
