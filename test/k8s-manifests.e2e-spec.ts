@@ -367,7 +367,8 @@ describe('deploy/k8s manifests', () => {
     it("the API's liveness, readiness and startup probes use API_PATHS on its port", () => {
       const c = container(api);
       expect(c.livenessProbe.httpGet.path).toBe(API_PATHS.live);
-      expect(c.readinessProbe.httpGet.path).toBe(API_PATHS.ready);
+      // Readiness is the process answering, not the whole render path: see api.yaml's comment.
+      expect(c.readinessProbe.httpGet.path).toBe(API_PATHS.live);
       expect(c.startupProbe.httpGet.path).toBe(API_PATHS.live);
       for (const p of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
         expect(portNumber(c, p.httpGet.port)).toBe(new ServiceConfig().PORT);
