@@ -136,9 +136,7 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
     serverAdapter.setBasePath(API_PATHS.board);
     createBullBoard({
       queues: [adapter],
-      // @bull-board/express 9.10.1 brings its own copy of @bull-board/api (9.10.2 is ours): the
-      // types differ by a private field only, the runtime contract is the same.
-      serverAdapter: serverAdapter as unknown as Parameters<typeof createBullBoard>[0]['serverAdapter'],
+      serverAdapter,
       options: { uiConfig: { boardTitle: 'docgen queues' } },
     });
     const router = serverAdapter.getRouter() as RequestHandler & { disable?: (setting: string) => void };
