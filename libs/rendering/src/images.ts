@@ -7,6 +7,7 @@
  * claims 100k×100k pixels is refused without inflating it.
  */
 import { PNG } from 'pngjs';
+import { inflateSync } from 'node:zlib';
 import { ImageProcessingError, PayloadTooLargeError } from './errors';
 
 export interface ImageData {
@@ -48,7 +49,8 @@ const DEFAULT_DPI = 96;
 const MAX_SIDE_MM = 2000;
 const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
 const DATA_URL_PNG = /^data:image\/png;base64,/i;
-const BASE64 = /^(?:[A-Za-z0-9+/]{4})*(?:[A-Za-z0-9+/]{2}==|[A-Za-z0-9+/]{3}=)?$/;
+// A flat character class: a grouped quantifier here overflowed the regex stack at ~4.8M characters.
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 type SizeField = 'width_mm' | 'height_mm' | 'width_px' | 'height_px';
 
 function fail(name: string, cause: string, errorClass: string, suggestion: string): never {
@@ -75,6 +77,11 @@ function crc32(buf: Buffer, start: number, end: number): number {
 interface PngInfo {
   width: number;
   height: number;
+  bitDepth: number;
+  colourType: number;
+  interlaced: boolean;
+  /** The IDAT chunks' data, concatenated: one zlib stream. */
+  idat: Buffer[];
   /** Dots per inch from pHYs when its unit is the metre. */
   dpiX?: number;
   dpiY?: number;
@@ -126,7 +133,14 @@ function readPngChunks(name: string, png: Buffer): PngInfo {
           'InvalidPngHeader',
           'Re-export the image with a standard tool.',
         );
-      info = { width: png.readUInt32BE(dataStart), height: png.readUInt32BE(dataStart + 4) };
+      info = {
+        width: png.readUInt32BE(dataStart),
+        height: png.readUInt32BE(dataStart + 4),
+        bitDepth: png[dataStart + 8],
+        colourType: png[dataStart + 9],
+        interlaced: png[dataStart + 12] === 1,
+        idat: [],
+      };
       if (!info.width || !info.height)
         fail(
           name,
@@ -143,6 +157,8 @@ function readPngChunks(name: string, png: Buffer): PngInfo {
           info.dpiY = (ppmY * MM_PER_INCH) / 1000;
         }
       }
+    } else if (type === 'IDAT' && info) {
+      info.idat.push(png.subarray(dataStart, dataEnd));
     } else if (type === 'IEND') {
       sawEnd = true;
       break;
@@ -166,6 +182,46 @@ function readPngChunks(name: string, png: Buffer): PngInfo {
   return info;
 }
 
+const CHANNELS: Record<number, number> = { 0: 1, 2: 3, 3: 1, 4: 2, 6: 4 };
+
+/**
+ * Inflates the image data with node:zlib, which checks the stream and its Adler-32: pngjs's
+ * synchronous decoder ignores zlib errors on Node 20 and decodes whatever memory it got. The
+ * output is bounded by the size IHDR implies, so this also cannot balloon.
+ */
+function inflateImageData(name: string, info: PngInfo): void {
+  const channels = CHANNELS[info.colourType];
+  if (!channels || ![1, 2, 4, 8, 16].includes(info.bitDepth))
+    fail(
+      name,
+      `the PNG header declares an invalid colour type ${info.colourType} / bit depth ${info.bitDepth}`,
+      'InvalidPngHeader',
+      'Re-export the image with a standard tool.',
+    );
+  const rowBytes = Math.ceil((info.width * channels * info.bitDepth) / 8);
+  const expected = info.height * (rowBytes + 1);
+  // Adam7 adds a filter byte per row of each of its seven passes: a few rows more at most.
+  const bound = info.interlaced ? expected + 7 * (info.height + 8) : expected;
+  let raw: Buffer;
+  try {
+    raw = inflateSync(Buffer.concat(info.idat), { maxOutputLength: Math.max(bound, 1) });
+  } catch (e) {
+    return fail(
+      name,
+      `the PNG image data is corrupt (${(e as Error).message})`,
+      'PngDecodeError',
+      'Re-export the image; the file was damaged in transit or storage.',
+    );
+  }
+  if (!info.interlaced && raw.length !== expected)
+    fail(
+      name,
+      `the PNG image data holds ${raw.length} bytes where its header implies ${expected}`,
+      'PngDecodeError',
+      'Re-export the image; the file was damaged in transit or storage.',
+    );
+}
+
 function decodeBase64(name: string, raw: unknown, maxBytes: number): Buffer {
   if (typeof raw !== 'string' || raw.length === 0)
     fail(
@@ -187,7 +243,7 @@ function decodeBase64(name: string, raw: unknown, maxBytes: number): Buffer {
   }
   // Line breaks as MIME encoders write them are fine; any other character is not base64.
   text = text.replace(/[\r\n]/g, '');
-  if (!BASE64.test(text))
+  if (text.length % 4 !== 0 || !BASE64.test(text))
     fail(
       name,
       'the data is not valid base64 (characters outside the base64 alphabet, or wrong padding)',
@@ -281,6 +337,7 @@ export function prepareImage(
       'ImageTooLarge',
       'Scale the image down before sending it; print needs about 300 pixels per inch at most.',
     );
+  inflateImageData(name, info);
   try {
     PNG.sync.read(png, { checkCRC: true });
   } catch (e) {
@@ -316,6 +373,10 @@ export function prepareImages(
       images: names.length,
       limit: l.maxImages,
     });
-  for (const name of names) out.set(name, prepareImage(name, images[name], l));
+  for (const name of names) {
+    // Own-property read: an image named `__proto__` is an image, not the object's prototype.
+    const value = Object.getOwnPropertyDescriptor(images, name)?.value;
+    out.set(name, prepareImage(name, value, l));
+  }
   return out;
 }

@@ -21,6 +21,8 @@ import {
   type RenderingError,
 } from './errors';
 import { renderDocx, type RenderOptions } from './render';
+import { lyingZipBomb, withPart, xmlVolumeBomb } from '../../../test/support/hostile-zip';
+import { badZlibChecksum, garbageIdat, noise } from '../../../test/support/hostile-png';
 
 type Data = Record<string, unknown>;
 
@@ -390,6 +392,28 @@ describe('7. images', () => {
     expect(e.message).toContain("'pic'");
   });
 
+  it.each([
+    ['a zlib stream that fails its checksum', badZlibChecksum()],
+    ['image data that is not zlib at all', garbageIdat()],
+  ])('refuses %s (chunk CRCs valid) with PngDecodeError', (_what, bytes) => {
+    const e = caught(() => render(['{{ pic }}'], {}, { images: { pic: { data: b64(bytes) } } }));
+    expect(e.details).toMatchObject({ image_name: 'pic', error_class: 'PngDecodeError' });
+  });
+
+  it('accepts a large valid PNG whose base64 is millions of characters long', () => {
+    const big = noise(1100, 1100);
+    expect(b64(big).length).toBeGreaterThan(4_800_000);
+    expect(
+      docxImages(render(['{{ pic }}'], {}, { images: { pic: { data: b64(big), width_mm: 50 } } })),
+    ).toHaveLength(1);
+  });
+
+  it('an image named __proto__ is checked like any other', () => {
+    const images = JSON.parse(`{"__proto__": {"data": "not base64!"}}`);
+    const e = caught(() => render(['x'], {}, { images }));
+    expect(e.details).toMatchObject({ image_name: '__proto__', error_class: 'Base64DecodeError' });
+  });
+
   it('refuses a PNG that claims 100k × 100k pixels without decoding it', () => {
     const bomb = Buffer.from(png(1, 1));
     bomb.writeUInt32BE(100_000, 16);
@@ -450,6 +474,27 @@ describe('8. safety', () => {
     const data = JSON.parse('{"__proto__": {"isAdmin": true}, "a": {"__proto__": {"x": 1}}}');
     expect(body(['{{ a.x }}|{{ isAdmin }}'], data)).toEqual(['|']);
     expect(({} as Record<string, unknown>).isAdmin).toBeUndefined();
+  });
+
+  it.each([
+    ["{{ 'x'|center(100000000) }}", 'longer than'],
+    ["{{ '%.100000000f'|format(1) }}", 'precision 100000000 is larger than 100'],
+    ["{{ '{:>99999999}'.format(1) }}", 'width 99999999 is larger than 10000'],
+    ["{{ '-'.zfill(2000000000) }}", 'zfill width'],
+    ["{{ xs|join('-' * 999999) }}", 'longer than'],
+    ["{{ ('ab' * 400000)|replace('a', 'x' * 100) }}", 'longer than'],
+  ])('%s is a runtime error, not a hang or a crash', (tag, message) => {
+    const e = caught(() => render([tag], { xs: Array.from({ length: 10 }, (_v, i) => i) }));
+    expect(e).toBeInstanceOf(TemplateRuntimeError);
+    expect(e.message).toContain(message);
+  });
+
+  it('data nested too deep to print is a runtime error, not a crash', () => {
+    let deep: unknown = 1;
+    for (let i = 0; i < 20_000; i++) deep = [deep];
+    const e = caught(() => render(['{{ deep }}'], { deep }));
+    expect(e).toBeInstanceOf(TemplateRuntimeError);
+    expect(e.message).toContain('too large or too deeply nested');
   });
 
   it('caps loop output', () => {
@@ -584,6 +629,28 @@ describe('typed errors', () => {
       ),
     );
     expect(e).toBeInstanceOf(PayloadTooLargeError);
+  });
+
+  it('refuses a zip entry that holds more than it declares, without inflating it', () => {
+    const before = process.memoryUsage().rss;
+    const e = caught(() => renderDocx(lyingZipBomb('word/document.xml', 300e6), { template_data: {} }));
+    expect(e).toBeInstanceOf(InvalidTemplateError);
+    expect(e.message).toContain('holds more than the 1024 bytes it declares');
+    expect(process.memoryUsage().rss - before).toBeLessThan(100e6);
+  });
+
+  it('refuses Word XML beyond the parse limit with payload_too_large', () => {
+    const e = caught(() => renderDocx(xmlVolumeBomb(8 << 20), { template_data: {} }));
+    expect(e).toBeInstanceOf(PayloadTooLargeError);
+    expect(e.details).toMatchObject({ limit: 4 * 1024 * 1024 });
+  });
+
+  it('refuses UTF-16 XML parts, whose DTDs a UTF-8 reading would miss', () => {
+    const xml = '<?xml version="1.0" encoding="UTF-16"?><!DOCTYPE d [<!ENTITY a "a">]><w:document/>';
+    const utf16 = Buffer.concat([Buffer.from([0xff, 0xfe]), Buffer.from(xml, 'utf16le')]);
+    const e = caught(() => renderDocx(withPart('word/document.xml', utf16), { template_data: {} }));
+    expect(e).toBeInstanceOf(InvalidTemplateError);
+    expect(e.details).toMatchObject({ reason: 'not_utf8' });
   });
 
   it('every error renders the spec error body', () => {

@@ -4,12 +4,14 @@
  */
 import Docxtemplater, { type DXT } from 'docxtemplater';
 import PizZip from 'pizzip';
+import { inflateRawSync } from 'node:zlib';
 import { DocxImageWriter } from './docx-images';
 import {
   InvalidRequestError,
   InvalidTemplateError,
   isRenderingError,
   PayloadTooLargeError,
+  TemplateRuntimeError,
   TemplateSyntaxError,
   UndefinedVariableError,
   type TemplateProblem,
@@ -33,6 +35,8 @@ export interface RenderOptions {
   maxValueLength?: number;
   /** Sum of the uncompressed sizes of the template's files (zip bombs). */
   maxUncompressedBytes?: number;
+  /** Sum of the Word XML parts the engine parses. */
+  maxWordXmlBytes?: number;
   imageLimits?: Partial<ImageLimits>;
   /** Images already checked (the API checks them before queueing); skips a second decode. */
   preparedImages?: Map<string, PreparedImage>;
@@ -48,15 +52,88 @@ const MAIN_TYPES: Record<string, string> = {
 };
 const DOCX_MAIN = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
 
+export interface TemplateLimits {
+  /** Sum of the uncompressed sizes of the template's files (zip bombs). */
+  maxUncompressedBytes: number;
+  /**
+   * Sum of the Word XML parts the engine parses (document, headers, footers, notes). Parsing
+   * costs about 300 bytes of memory per byte of XML in the worst case (empty paragraphs), so
+   * this keeps one render within about a gigabyte; 4 MiB is hundreds of pages of text.
+   */
+  maxWordXmlBytes: number;
+}
+
+export const DEFAULT_TEMPLATE_LIMITS: TemplateLimits = {
+  maxUncompressedBytes: DEFAULT_MAX_UNCOMPRESSED_BYTES,
+  maxWordXmlBytes: 4 * 1024 * 1024,
+};
+
+const DEFLATE = '\x08\x00';
+const STORE = '\x00\x00';
+
+interface ZipEntryData {
+  compressionMethod?: string;
+  uncompressedSize?: number;
+  getCompressedContent?: () => Uint8Array | string;
+}
+
+function entryData(zip: PizZip, name: string): ZipEntryData | undefined {
+  const data = (zip.files[name] as unknown as { _data?: unknown })._data;
+  return data !== null && typeof data === 'object' ? (data as ZipEntryData) : undefined;
+}
+
+/**
+ * Reads an XML part with its declared size as a hard bound: inflating stops there, so an entry
+ * that lies about its size (a zip bomb declaring 1 KB) costs no more than it declared. The text
+ * goes back into the package, so nothing inflates it a second time.
+ */
+function readXmlPart(zip: PizZip, name: string): string {
+  const data = entryData(zip, name);
+  if (!data?.getCompressedContent) return readText(zip, name);
+  const declared = data.uncompressedSize ?? 0;
+  const damaged = (why: string): never => {
+    throw new InvalidTemplateError(`The .docx is damaged: ${name} ${why}`, {
+      reason: 'corrupt_zip',
+      part: name,
+    });
+  };
+  const compressed = Buffer.from(data.getCompressedContent() as Uint8Array);
+  let raw: Buffer;
+  if (data.compressionMethod === DEFLATE) {
+    try {
+      raw = inflateRawSync(compressed, { maxOutputLength: Math.max(declared, 1) });
+    } catch (e) {
+      const code = (e as NodeJS.ErrnoException).code;
+      raw = damaged(
+        code === 'ERR_BUFFER_TOO_LARGE'
+          ? `holds more than the ${declared} bytes it declares`
+          : 'cannot be inflated',
+      );
+    }
+  } else if (data.compressionMethod === STORE) raw = compressed;
+  else raw = damaged('uses an unsupported compression method');
+  if (raw.length !== declared) damaged(`holds ${raw.length} bytes but declares ${declared}`);
+  // OOXML parts are UTF-8; a UTF-16 part would also slip past the text checks below.
+  if ((raw[0] === 0xfe && raw[1] === 0xff) || (raw[0] === 0xff && raw[1] === 0xfe) || raw.includes(0))
+    throw new InvalidTemplateError(
+      `The template's ${name} is not UTF-8 XML (UTF-16 parts are not accepted)`,
+      {
+        reason: 'not_utf8',
+        part: name,
+      },
+    );
+  const text = raw.toString('utf8').replace(/^\uFEFF/, '');
+  zip.file(name, text);
+  return text;
+}
+
 /**
  * Opens the upload as a Word package and checks it is one we fill: a zip, of sane uncompressed
- * size, whose main part is a Word document without macros, and whose XML declares no DTD (entity
- * expansion). Judged by content, never by file name.
+ * size, whose main part is a Word document without macros, and whose XML is UTF-8, well formed
+ * and declares no DTD (entity expansion). Judged by content, never by file name.
  */
-export function checkDocxTemplate(
-  template: Buffer,
-  maxUncompressedBytes = DEFAULT_MAX_UNCOMPRESSED_BYTES,
-): PizZip {
+export function checkDocxTemplate(template: Buffer, limits: Partial<TemplateLimits> = {}): PizZip {
+  const { maxUncompressedBytes, maxWordXmlBytes } = { ...DEFAULT_TEMPLATE_LIMITS, ...limits };
   if (template.length < 4 || template.readUInt32LE(0) !== 0x04034b50)
     throw new InvalidTemplateError('The file is not a Word document (.docx): it is not a zip package', {
       reason: 'not_a_zip',
@@ -71,21 +148,44 @@ export function checkDocxTemplate(
     });
   }
   let total = 0;
-  for (const f of Object.values(zip.files)) {
-    const size = (f as unknown as { _data?: { uncompressedSize?: number } })._data?.uncompressedSize ?? 0;
+  let wordXml = 0;
+  for (const name of Object.keys(zip.files)) {
+    const size = entryData(zip, name)?.uncompressedSize ?? 0;
     total += size;
+    if (WORD_PART.test(name)) wordXml += size;
   }
   if (total > maxUncompressedBytes)
     throw new PayloadTooLargeError(
       `The template unpacks to ${total} bytes; the limit is ${maxUncompressedBytes} bytes`,
-      { uncompressed_bytes: total, limit: maxUncompressedBytes },
+      {
+        uncompressed_bytes: total,
+        limit: maxUncompressedBytes,
+      },
     );
-  const ct = zip.file('[Content_Types].xml');
-  if (!ct)
+  if (wordXml > maxWordXmlBytes)
+    throw new PayloadTooLargeError(
+      `The template's Word XML is ${wordXml} bytes; the limit is ${maxWordXmlBytes} bytes`,
+      { word_xml_bytes: wordXml, limit: maxWordXmlBytes },
+    );
+  if (!zip.file('[Content_Types].xml'))
     throw new InvalidTemplateError('The file is not a .docx: it has no [Content_Types].xml', {
       reason: 'not_ooxml',
     });
-  const types = readText(zip, '[Content_Types].xml');
+  const texts = new Map<string, string>();
+  for (const name of Object.keys(zip.files)) {
+    if (!/\.(xml|rels)$/i.test(name) || zip.files[name].dir) continue;
+    const text = readXmlPart(zip, name);
+    texts.set(name, text);
+    if (/<!DOCTYPE|<!ENTITY/i.test(text))
+      throw new InvalidTemplateError(
+        `The template's ${name} declares a DTD, which Word never writes; it is refused`,
+        {
+          reason: 'dtd',
+          part: name,
+        },
+      );
+  }
+  const types = texts.get('[Content_Types].xml') ?? '';
   const mainType = (types.match(/<Override\b[^>]*>/g) ?? [])
     .map((o) => /ContentType="([^"]*)"/.exec(o)?.[1] ?? '')
     .find((t) => Object.prototype.hasOwnProperty.call(MAIN_TYPES, t));
@@ -105,17 +205,7 @@ export function checkDocxTemplate(
         reason: 'macros',
       },
     );
-  for (const name of Object.keys(zip.files)) {
-    if (!/\.(xml|rels)$/i.test(name) || zip.files[name].dir) continue;
-    const text = readText(zip, name);
-    if (/<!DOCTYPE|<!ENTITY/i.test(text))
-      throw new InvalidTemplateError(
-        `The template's ${name} declares a DTD, which Word never writes; it is refused`,
-        {
-          reason: 'dtd',
-          part: name,
-        },
-      );
+  for (const [name, text] of texts) {
     const fault = WORD_PART.test(name) ? findXmlFault(text) : null;
     if (fault)
       throw new InvalidTemplateError(`The .docx is damaged: ${name} is not well-formed XML (${fault})`, {
@@ -220,7 +310,12 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function renderDocx(template: Buffer, request: RenderRequest, options: RenderOptions = {}): Buffer {
   if (!isPlainObject(request) || !isPlainObject(request.template_data))
     throw new InvalidRequestError('template_data must be a JSON object', { field: 'template_data' });
-  const zip = checkDocxTemplate(template, options.maxUncompressedBytes);
+  const zip = checkDocxTemplate(template, {
+    ...(options.maxUncompressedBytes !== undefined
+      ? { maxUncompressedBytes: options.maxUncompressedBytes }
+      : {}),
+    ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
+  });
   const images = options.preparedImages ?? prepareImages(request.images, options.imageLimits);
   const state = new RenderState(
     request.template_data as Dict,
@@ -250,6 +345,10 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     doc.render({});
   } catch (e) {
     if (isRenderingError(e)) throw e;
+    if (e instanceof RangeError)
+      throw new TemplateRuntimeError(`The filled document would be too large (${e.message})`, {
+        reason: 'too_large',
+      });
     translateCompileError(e);
   }
   const undefinedNames = state.undefinedNames;

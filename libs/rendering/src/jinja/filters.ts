@@ -181,6 +181,7 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
   center: (st, v, a, k) => {
     const s = text(st, v);
     const w = intArg(arg(a, k, 0, 'width', 80), 'width');
+    st.checkLength(w);
     const pad = w - [...s].length;
     if (pad <= 0) return s;
     const left = Math.floor(pad / 2) + (pad & w & 1);
@@ -252,10 +253,15 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
   join: (st, v, a, k) => {
     const sep = str(arg(a, k, 0, 'd', ''));
     const attribute = arg(a, k, 1, 'attribute', null);
-    const items = iterate(st.use(v), 'join').map((x) => str(attrPath(x, attribute)));
-    const s = items.join(sep);
-    st.checkLength(s.length);
-    return s;
+    // Checked while joining: a huge separator times many items must fail before it is built.
+    let total = 0;
+    const parts = iterate(st.use(v), 'join').map((x, i) => {
+      const part = str(attrPath(x, attribute));
+      total += part.length + (i ? sep.length : 0);
+      st.checkLength(total);
+      return part;
+    });
+    return parts.join(sep);
   },
   last: (st, v) => {
     const items = iterate(st.use(v), 'last');
@@ -301,6 +307,11 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
   replace: (st, v, a, k) => {
     const s = text(st, v);
     const count = arg(a, k, 2, 'count', null);
+    const old = str(arg(a, k, 0, 'old', ''));
+    const neu = str(arg(a, k, 1, 'new', ''));
+    // The result's length is known before building it: refuse an explosion up front.
+    const hits = old ? s.split(old).length - 1 : [...s].length + 1;
+    st.checkLength(s.length + hits * Math.max(0, neu.length - old.length));
     const out = pyReplace(
       s,
       str(arg(a, k, 0, 'old', '')),

@@ -509,6 +509,17 @@ export class JinjaModule {
           part: part.filePath,
         });
       }
+      // A value too long for a string or data nested too deep to print: the data's fault, not ours.
+      if (e instanceof RangeError) {
+        throw new TemplateRuntimeError(
+          `a value is too large or too deeply nested (${e.message}) in ${part.source}`,
+          {
+            tag: part.source,
+            context: part.context,
+            part: part.filePath,
+          },
+        );
+      }
       throw e;
     }
   }

@@ -201,6 +201,8 @@ function stringMethod(s: string, name: string): Callable | undefined {
     case 'zfill':
       return m((a) => {
         const w = Number(a[0] ?? 0);
+        if (w > DEFAULT_EVAL_LIMITS.maxValueLength)
+          throw new JinjaRuntimeError(`zfill width ${w} is too large`);
         const neg = s.startsWith('-') || s.startsWith('+');
         const body = neg ? s.slice(1) : s;
         return (neg ? s[0] : '') + body.padStart(Math.max(0, w - (neg ? 1 : 0)), '0');

@@ -18,6 +18,16 @@ import {
 
 export class FormatError extends Error {}
 
+/** Widths and precisions beyond these are mistakes or attacks, not formatting. */
+const MAX_WIDTH = 10_000;
+const MAX_PRECISION = 100;
+
+function checkWidths(width: number, precision: number | undefined): void {
+  if (width > MAX_WIDTH) throw new FormatError(`width ${width} is larger than ${MAX_WIDTH}`);
+  if (precision !== undefined && precision > MAX_PRECISION)
+    throw new FormatError(`precision ${precision} is larger than ${MAX_PRECISION}`);
+}
+
 /** The exact decimal expansion of a double, to `digits` places (JS toFixed is exact up to 100). */
 function exactDecimal(x: number, digits: number): string {
   return Math.abs(x).toFixed(Math.min(100, digits));
@@ -105,6 +115,7 @@ export function percentFormat(template: string, args: Value): string {
       }
       const w = width === '*' ? toNumberArg(take(), 'd') : width ? Number(width) : 0;
       const pr = prec === '*' ? toNumberArg(take(), 'd') : prec !== undefined ? Number(prec) : undefined;
+      checkWidths(w, pr);
       if (key === undefined) value = take();
       const v = value!;
       let body: string;
@@ -191,6 +202,7 @@ export function formatSpec(v: Value, spec: string): string {
   const [, fillChar, alignChar, signChar, alt, zero, widthText, grouping, precText, typeChar] = m;
   const width = widthText ? Number(widthText) : 0;
   const precision = precText !== undefined ? Number(precText) : undefined;
+  checkWidths(width, precision);
   let align = alignChar ?? '';
   let fill = fillChar ?? ' ';
   if (zero && !alignChar) {
