@@ -46,6 +46,18 @@ describe('loadConfig', () => {
     expect((error as Error).message).toMatch(/^Invalid configuration:/);
   });
 
+  it('reads the JSON depth limit and the Redis command timeout', () => {
+    expect(loadConfig({})).toMatchObject({ MAX_JSON_DEPTH: 64, REDIS_COMMAND_TIMEOUT_MS: 2000 });
+    expect(loadConfig({ MAX_JSON_DEPTH: '100', REDIS_COMMAND_TIMEOUT_MS: '500' })).toMatchObject({
+      MAX_JSON_DEPTH: 100,
+      REDIS_COMMAND_TIMEOUT_MS: 500,
+    });
+    expect(() => loadConfig({ MAX_JSON_DEPTH: '1' })).toThrow(/MAX_JSON_DEPTH/);
+    expect(() => loadConfig({ MAX_JSON_DEPTH: '100000' })).toThrow(/MAX_JSON_DEPTH/);
+    expect(() => loadConfig({ REDIS_COMMAND_TIMEOUT_MS: '0' })).toThrow(/REDIS_COMMAND_TIMEOUT_MS/);
+    expect(SERVICE_ENV_VARS).toEqual(expect.arrayContaining(['MAX_JSON_DEPTH', 'REDIS_COMMAND_TIMEOUT_MS']));
+  });
+
   it('refuses a heartbeat TTL that does not outlive its interval', () => {
     expect(() => loadConfig({ HEARTBEAT_INTERVAL_MS: '5000', HEARTBEAT_TTL_MS: '4000' })).toThrow(
       /HEARTBEAT_TTL_MS/,

@@ -38,6 +38,14 @@ export class ServiceConfig {
   REDIS_URL = 'redis://127.0.0.1:6379';
 
   /**
+   * The API's Redis commands fail after this long (answered 503), so a Redis that is stalled but
+   * still connected does not hold requests. Not applied to the blocking connection of QueueEvents.
+   */
+  @IsInt()
+  @Min(100)
+  REDIS_COMMAND_TIMEOUT_MS = 2_000;
+
+  /**
    * BullMQ key prefix. It must hold a Redis Cluster hash tag (`{…}`) so that the queue's keys and
    * the payload keys land in one slot and the service runs unchanged on a cluster.
    */
@@ -105,6 +113,15 @@ export class ServiceConfig {
   @IsInt()
   @Min(1)
   MAX_IMAGE_PIXELS = 25_000_000;
+
+  /**
+   * Deepest nesting of objects and arrays in `data` / `request_data` (the outermost object is
+   * level 1). Deeper JSON is refused with 400 before anything walks it recursively.
+   */
+  @IsInt()
+  @Min(2)
+  @Max(1000)
+  MAX_JSON_DEPTH = 64;
 
   /** Iterations all loops of one document may run together (engine default when unset). */
   @IsInt()
