@@ -122,7 +122,9 @@ export class DocumentsController {
       );
     }
     if (!file) throw new MissingFileError();
-    const { request, options } = parseRenderFields(req.body as Record<string, unknown> | undefined);
+    const { request, options } = parseRenderFields(req.body as Record<string, unknown> | undefined, {
+      maxJsonDepth: this.config.MAX_JSON_DEPTH,
+    });
     checkDocxTemplate(file.buffer);
     prepareImages(request.images, {
       maxImages: this.config.MAX_IMAGES,

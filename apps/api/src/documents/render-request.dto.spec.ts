@@ -1,9 +1,9 @@
 import { InvalidRequestError, MissingTemplateDataError, RenderingError } from '@app/rendering';
-import { parseRenderFields } from './render-request.dto';
+import { exceedsJsonDepth, parseRenderFields } from './render-request.dto';
 
-function errorOf(fields: Record<string, unknown> | undefined): RenderingError {
+function errorOf(fields: Record<string, unknown> | undefined, maxJsonDepth?: number): RenderingError {
   try {
-    parseRenderFields(fields);
+    parseRenderFields(fields, maxJsonDepth === undefined ? undefined : { maxJsonDepth });
   } catch (e) {
     return e as RenderingError;
   }
@@ -136,5 +136,113 @@ describe('parseRenderFields', () => {
     expect(e.details).toEqual({
       errors: [{ field: 'images.logo.width_mm', problems: [expect.stringMatching(/positive/)] }],
     });
+  });
+});
+
+describe('deep JSON', () => {
+  const nested = (depth: number) => '['.repeat(depth) + ']'.repeat(depth);
+
+  it('measures depth without recursion (100,000 levels)', () => {
+    expect(exceedsJsonDepth(JSON.parse(nested(100_000)), 64)).toBe(true);
+    expect(exceedsJsonDepth(JSON.parse(nested(64)), 64)).toBe(false);
+    expect(exceedsJsonDepth(JSON.parse(nested(65)), 64)).toBe(true);
+    expect(exceedsJsonDepth({ a: [{ b: 1 }], c: 'x' }, 3)).toBe(false);
+    expect(exceedsJsonDepth({ a: [{ b: {} }] }, 3)).toBe(true);
+    expect(exceedsJsonDepth('text', 1)).toBe(false);
+    expect(exceedsJsonDepth(JSON.parse('{"__proto__":{"a":{}}}'), 2)).toBe(true);
+  });
+
+  it.each<[string, Record<string, unknown>, string]>([
+    ['legacy data', { data: `{"a":${nested(100_000)}}` }, 'data'],
+    ['template_data', { request_data: `{"template_data":{"a":${nested(2_000)}}}` }, 'request_data'],
+    [
+      'nested objects',
+      { request_data: `{"template_data":${'{"a":'.repeat(100_000)}1${'}'.repeat(100_000)}}` },
+      'request_data',
+    ],
+    [
+      'an image',
+      { request_data: `{"template_data":{},"images":{"logo":${nested(100_000)}}}` },
+      'request_data',
+    ],
+  ])('refuses it in %s with 400 and the limit', (_name, fields, field) => {
+    const e = errorOf(fields);
+    expect(e.errorType).toBe('invalid_request_structure');
+    expect(e.httpStatus).toBe(400);
+    expect(e.details).toEqual({ field, max_depth: 64 });
+  });
+
+  it('follows MAX_JSON_DEPTH', () => {
+    const fields = { data: `{"a":${nested(10)}}` }; // 11 levels
+    expect(() => parseRenderFields(fields)).not.toThrow();
+    expect(() => parseRenderFields(fields, { maxJsonDepth: 11 })).not.toThrow();
+    expect(errorOf(fields, 10).details).toEqual({ field: 'data', max_depth: 10 });
+  });
+});
+
+describe('keys named like Object.prototype members', () => {
+  it('passes template_data through as parsed, a "constructor" key included', () => {
+    const text = '{"template_data":{"v":"ok","constructor":{"prototype":{"polluted":"yes"}}}}';
+    const parsed = parseRenderFields({ request_data: text });
+    expect(parsed.request.template_data).toEqual(JSON.parse(text).template_data);
+    expect(({} as Record<string, unknown>).polluted).toBeUndefined();
+  });
+
+  it('accepts an image named "constructor"', () => {
+    const parsed = parseRenderFields({
+      request_data: `{"template_data":{},"images":{"constructor":{"data":"${PNG}"}}}`,
+    });
+    expect(Object.keys(parsed.request.images!)).toEqual(['constructor']);
+    expect(parsed.request.images!.constructor).toEqual({ data: PNG });
+  });
+
+  it('keeps an image named "__proto__" as an own key, so it is checked like any other', () => {
+    const parsed = parseRenderFields({
+      request_data: `{"template_data":{},"images":{"__proto__":{"data":"${PNG}"}}}`,
+    });
+    const images = parsed.request.images!;
+    expect(Object.keys(images)).toEqual(['__proto__']);
+    expect(Object.getOwnPropertyDescriptor(images, '__proto__')?.value).toEqual({ data: PNG });
+    expect(JSON.parse(JSON.stringify(parsed.request)).images).toEqual(images);
+  });
+
+  it('checks an image named "__proto__" for its fields too', () => {
+    const e = errorOf({ request_data: '{"template_data":{},"images":{"__proto__":{"width_mm":3}}}' });
+    expect(e.errorType).toBe('invalid_request_structure');
+    expect(e.message).toMatch(/images\.__proto__\.data/);
+  });
+
+  it.each([
+    ['top level', '{"template_data":{},"__proto__":{"images":{}}}', /__proto__/],
+    ['top level', '{"template_data":{},"constructor":{}}', /constructor/],
+    ['options', '{"template_data":{},"options":{"__proto__":{"output":"docx"}}}', /options\.__proto__/],
+    ['options', '{"template_data":{},"options":{"constructor":1}}', /options\.constructor/],
+    [
+      'ImageData',
+      `{"template_data":{},"images":{"a":{"data":"${PNG}","__proto__":{"width_mm":5}}}}`,
+      /images\.a\.__proto__/,
+    ],
+    [
+      'ImageData',
+      `{"template_data":{},"images":{"a":{"data":"${PNG}","constructor":1}}}`,
+      /images\.a\.constructor/,
+    ],
+  ])('refuses __proto__ / constructor as an unknown field of the %s', (_where, text, message) => {
+    const e = errorOf({ request_data: text });
+    expect(e.errorType).toBe('invalid_request_structure');
+    expect(e.httpStatus).toBe(400);
+    expect(e.message).toMatch(message);
+  });
+
+  it('treats null images and options as absent', () => {
+    const parsed = parseRenderFields({ request_data: '{"template_data":{},"images":null,"options":null}' });
+    expect(parsed.request).toEqual({ template_data: {} });
+    expect(parsed.options).toEqual({});
+  });
+
+  it('refuses options that are not an object', () => {
+    const e = errorOf({ request_data: '{"template_data":{},"options":["docx"]}' });
+    expect(e.errorType).toBe('invalid_request_structure');
+    expect(e.message).toMatch(/options must be an object/);
   });
 });

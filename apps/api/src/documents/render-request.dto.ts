@@ -3,20 +3,22 @@
  * `data` (legacy: a JSON object of template variables) or `request_data` (enhanced: JSON with
  * `template_data`, optional `images` and optional `options`). Every problem becomes a typed error
  * with the interface specification's error type.
+ *
+ * The JSON is the caller's: it is checked for depth first, without recursion, and nothing walks it
+ * recursively before that. class-transformer is never run over it (it recurses without bound and
+ * throws on a `constructor` key); `template_data` is passed on as JSON.parse made it, and the
+ * fields of `request_data`, `images.<name>` and `options` are checked with Object.keys of the
+ * parsed JSON, so own keys such as `__proto__` are seen and refused like any unknown field.
  */
 import 'reflect-metadata';
-import { plainToInstance, Type } from 'class-transformer';
 import {
-  Allow,
   IsIn,
   IsNotEmpty,
   IsNumber,
-  IsObject,
   IsOptional,
   IsPositive,
   IsString,
   validateSync,
-  ValidateNested,
   ValidationError,
 } from 'class-validator';
 import {
@@ -67,21 +69,10 @@ export class RequestOptionsDto {
   output?: OutputFormat;
 }
 
-export class RequestDataDto {
-  /** Checked before the DTO: its absence is `missing_template_data`, not a structure error. */
-  @Allow()
-  template_data!: Record<string, unknown>;
-
-  @IsOptional()
-  @IsObject()
-  images?: Record<string, unknown>;
-
-  @IsOptional()
-  @IsObject()
-  @ValidateNested()
-  @Type(() => RequestOptionsDto)
-  options?: RequestOptionsDto;
-}
+/** The known fields of `request_data` (checked by hand: see parseRenderFields). */
+const REQUEST_FIELDS = ['template_data', 'images', 'options'] as const;
+const IMAGE_FIELDS = ['data', 'width_mm', 'height_mm', 'width_px', 'height_px'] as const;
+const OPTION_FIELDS = ['undefined', 'output'] as const;
 
 export interface ParsedRenderRequest {
   mode: 'legacy' | 'enhanced';
@@ -133,11 +124,89 @@ function fail(where: string, errors: ValidationError[], path: string): never {
   );
 }
 
+export interface ParseLimits {
+  /** Deepest nesting of objects and arrays in `data` / `request_data` (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
+}
+
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64 };
+
+/**
+ * Whether `value` nests objects and arrays deeper than `maxDepth` (the outermost one is level 1).
+ * Iterative, with an explicit stack: it must not overflow on the JSON it exists to refuse.
+ */
+export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
+  const values: unknown[] = [value];
+  const depths: number[] = [1];
+  while (values.length > 0) {
+    const v = values.pop();
+    const depth = depths.pop()!;
+    if (typeof v !== 'object' || v === null) continue;
+    if (depth > maxDepth) return true;
+    // Own enumerable keys, as JSON.parse makes them (an own `__proto__` included).
+    const children = Array.isArray(v) ? v : Object.values(v);
+    for (const child of children) {
+      if (typeof child === 'object' && child !== null) {
+        values.push(child);
+        depths.push(depth + 1);
+      }
+    }
+  }
+  return false;
+}
+
+/** JSON.parse, then the depth check, before anything else looks at the value. */
+function parseField(text: string, name: string, limits: ParseLimits): unknown {
+  const parsed = parseJson(text, name);
+  if (exceedsJsonDepth(parsed, limits.maxJsonDepth)) {
+    throw new InvalidRequestError(
+      `The form field '${name}' nests objects and arrays deeper than ${limits.maxJsonDepth} levels`,
+      { field: name, max_depth: limits.maxJsonDepth },
+    );
+  }
+  return parsed;
+}
+
+/** What class-validator reports for a field that is not whitelisted, for own keys it cannot see. */
+function unknownFields(value: Record<string, unknown>, known: readonly string[]): ValidationError[] {
+  return Object.keys(value)
+    .filter((key) => !known.includes(key))
+    .map((key) =>
+      Object.assign(new ValidationError(), {
+        property: key,
+        value: value[key],
+        constraints: { whitelistValidation: `property ${key} should not exist` },
+        children: [],
+      }),
+    );
+}
+
+/** A class instance holding only the known fields of `value` (no user key reaches it). */
+function knownFields<T extends object>(
+  target: T,
+  value: Record<string, unknown>,
+  known: readonly string[],
+): T {
+  for (const key of known) {
+    if (Object.prototype.hasOwnProperty.call(value, key))
+      (target as Record<string, unknown>)[key] = value[key];
+  }
+  return target;
+}
+
+/** Validates a DTO built by knownFields() and the unknown fields of its source; [] when fine. */
+function check(target: object, value: Record<string, unknown>, known: readonly string[]): ValidationError[] {
+  return [...unknownFields(value, known), ...validateSync(target, STRICT)];
+}
+
 /**
  * Reads the text fields of the multipart form (multer's `req.body`). Throws InvalidRequestError
  * (400 invalid_request_structure) or MissingTemplateDataError (400 missing_template_data).
  */
-export function parseRenderFields(fields: Record<string, unknown> | undefined): ParsedRenderRequest {
+export function parseRenderFields(
+  fields: Record<string, unknown> | undefined,
+  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+): ParsedRenderRequest {
   const form = fields ?? {};
   const data = field(form, 'data');
   const requestData = field(form, 'request_data');
@@ -148,7 +217,7 @@ export function parseRenderFields(fields: Record<string, unknown> | undefined): 
     );
   }
   if (data !== undefined) {
-    const parsed = parseJson(data, 'data');
+    const parsed = parseField(data, 'data', limits);
     if (!isPlainObject(parsed)) {
       throw new InvalidRequestError("The form field 'data' must be a JSON object of template variables", {
         field: 'data',
@@ -163,7 +232,7 @@ export function parseRenderFields(fields: Record<string, unknown> | undefined): 
     );
   }
 
-  const parsed = parseJson(requestData, 'request_data');
+  const parsed = parseField(requestData, 'request_data', limits);
   if (!isPlainObject(parsed)) {
     throw new InvalidRequestError("The form field 'request_data' must be a JSON object", {
       field: 'request_data',
@@ -177,25 +246,73 @@ export function parseRenderFields(fields: Record<string, unknown> | undefined): 
       { field: 'template_data' },
     );
   }
-  const dto = plainToInstance(RequestDataDto, parsed);
-  const errors = validateSync(dto, STRICT);
+
+  // The top level and `options`; `images` must be an object (its entries are checked below).
+  const errors = unknownFields(parsed, REQUEST_FIELDS);
+  // null counts as absent, as @IsOptional() had it.
+  const hasImages = Object.prototype.hasOwnProperty.call(parsed, 'images') && parsed.images != null;
+  if (hasImages && !isPlainObject(parsed.images)) {
+    errors.push(
+      Object.assign(new ValidationError(), {
+        property: 'images',
+        value: parsed.images,
+        constraints: { isObject: 'images must be an object' },
+        children: [],
+      }),
+    );
+  }
+  const options = new RequestOptionsDto();
+  const rawOptions = Object.prototype.hasOwnProperty.call(parsed, 'options') ? parsed.options : undefined;
+  if (rawOptions != null) {
+    if (!isPlainObject(rawOptions)) {
+      errors.push(
+        Object.assign(new ValidationError(), {
+          property: 'options',
+          value: rawOptions,
+          constraints: { isObject: 'options must be an object' },
+          children: [],
+        }),
+      );
+    } else {
+      const optionErrors = check(knownFields(options, rawOptions, OPTION_FIELDS), rawOptions, OPTION_FIELDS);
+      if (optionErrors.length > 0) {
+        errors.push(
+          Object.assign(new ValidationError(), {
+            property: 'options',
+            value: rawOptions,
+            children: optionErrors,
+          }),
+        );
+      }
+    }
+  }
   if (errors.length > 0) fail('request_data', errors, '');
 
-  const images: Record<string, ImageData> = {};
-  for (const [name, value] of Object.entries(parsed.images ?? {})) {
-    if (!isPlainObject(value)) {
-      throw new InvalidRequestError(`Invalid request_data: images.${name} must be an object with 'data'`, {
-        errors: [{ field: `images.${name}`, problems: ['must be an object'] }],
-        image_name: name,
-      });
-    }
-    const image = plainToInstance(ImageDataDto, value);
-    const imageErrors = validateSync(image, STRICT);
-    if (imageErrors.length > 0) fail('request_data', imageErrors, `images.${name}`);
-    images[name] = value as unknown as ImageData;
-  }
-
   const request: RenderRequest = { template_data: parsed.template_data };
-  if (parsed.images !== undefined) request.images = images;
-  return { mode: 'enhanced', request, options: dto.options ?? {} };
+  if (hasImages) {
+    // Kept as JSON.parse made it: an image named `__proto__` or `constructor` is an own key like
+    // any other, and the library's checks (Object.keys) see it.
+    const images = parsed.images as Record<string, unknown>;
+    for (const name of Object.keys(images)) {
+      const value = images[name];
+      if (!isPlainObject(value)) {
+        throw new InvalidRequestError(`Invalid request_data: images.${name} must be an object with 'data'`, {
+          errors: [{ field: `images.${name}`, problems: ['must be an object'] }],
+          image_name: name,
+        });
+      }
+      const imageErrors = check(knownFields(new ImageDataDto(), value, IMAGE_FIELDS), value, IMAGE_FIELDS);
+      if (imageErrors.length > 0) fail('request_data', imageErrors, `images.${name}`);
+    }
+    request.images = images as unknown as Record<string, ImageData>;
+  }
+  return { mode: 'enhanced', request, options: optionsOf(options) };
+}
+
+/** The options the caller set, without the DTO's unset fields. */
+function optionsOf(dto: RequestOptionsDto): RequestOptionsDto {
+  const out: RequestOptionsDto = {};
+  if (dto.undefined !== undefined) out.undefined = dto.undefined;
+  if (dto.output !== undefined) out.output = dto.output;
+  return out;
 }
