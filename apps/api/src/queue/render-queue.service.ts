@@ -85,13 +85,18 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
 
   onModuleInit(): void {
     const base: RedisOptions = { retryStrategy, connectionName: 'docx-api' };
-    // Commands fail at once while Redis is away, instead of queueing up behind a request.
+    // Commands fail at once while Redis is away, instead of queueing up behind a request, and
+    // after REDIS_COMMAND_TIMEOUT_MS while it is stalled but still connected (a frozen process, a
+    // fork stall, a partition): the request then gets 503 instead of hanging. This connection runs
+    // no blocking command (the Queue and Bull Board only read and write).
     this.redis = new Redis(this.config.REDIS_URL, {
       ...base,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
+      commandTimeout: this.config.REDIS_COMMAND_TIMEOUT_MS,
     });
-    // QueueEvents blocks on XREAD: BullMQ wants maxRetriesPerRequest null there.
+    // QueueEvents blocks on XREAD: BullMQ wants maxRetriesPerRequest null there, and no
+    // commandTimeout (it would cut every blocking read short).
     this.eventsRedis = new Redis(this.config.REDIS_URL, { ...base, maxRetriesPerRequest: null });
     for (const client of [this.redis, this.eventsRedis]) client.on('error', (e) => this.logRedisError(e));
 
