@@ -16,6 +16,22 @@ describe('outputFilename', () => {
     expect(outputFilename(input, ext)).toBe(expected);
   });
 
+  it.each([
+    ['right-to-left override', 'invoice\u202Efdp.exe.docx', 'invoicefdp.exe.pdf'],
+    ['every embedding and override', 'a\u202Ab\u202Bc\u202Cd\u202De\u202Ef.docx', 'abcdef.pdf'],
+    ['isolates', 'a\u2066b\u2067c\u2068d\u2069e.docx', 'abcde.pdf'],
+    ['marks (LRM, RLM, ALM)', 'a\u200Eb\u200Fc\u061Cd.docx', 'abcd.pdf'],
+    ['line and paragraph separators', 'a\u2028b\u2029c.docx', 'abc.pdf'],
+    ['invisible characters', '\uFEFFa\u200Bb\u2060c\u206Ad\uFFF9e.docx', 'abcde.pdf'],
+    ['a tab and DEL', 'a\tb\u007Fc\u0085d.docx', 'abcd.pdf'],
+  ])('removes %s', (_name, input, expected) => {
+    expect(outputFilename(input, 'pdf')).toBe(expected);
+  });
+
+  it('keeps zero-width joiners (emoji sequences) and right-to-left letters', () => {
+    expect(outputFilename('👩\u200D💻 שלום.docx', 'pdf')).toBe('👩\u200D💻 שלום.pdf');
+  });
+
   it('keeps long names bounded', () => {
     expect(outputFilename(`${'x'.repeat(500)}.docx`, 'pdf')).toHaveLength(154);
   });
@@ -32,6 +48,12 @@ describe('contentDisposition', () => {
     expect(contentDisposition('facture été 日本.pdf')).toBe(
       `attachment; filename="facture ete __.pdf"; filename*=UTF-8''facture%20%C3%A9t%C3%A9%20%E6%97%A5%E6%9C%AC.pdf`,
     );
+  });
+
+  it('sends no bidirectional control in filename* for a spoofing name', () => {
+    const header = contentDisposition(outputFilename('invoice\u202Efdp.exe.docx', 'pdf'));
+    expect(header).toBe(`attachment; filename="invoicefdp.exe.pdf"; filename*=UTF-8''invoicefdp.exe.pdf`);
+    expect(header).not.toMatch(/%E2%80%A[A-E]|%E2%81%A[6-9]|%E2%80%8[EF]|%D8%9C/);
   });
 
   it('escapes what would break the header', () => {
