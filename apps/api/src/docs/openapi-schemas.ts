@@ -181,7 +181,7 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
   not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
   payload_too_large: {
     message: 'The template file is too large',
-    details: { field: 'file', max_bytes: 10485760 },
+    details: { field: 'file', code: 'LIMIT_FILE_SIZE', limit: 10485760, max_bytes: 10485760 },
   },
   template_syntax_error: {
     message: 'The template has 1 syntax error',

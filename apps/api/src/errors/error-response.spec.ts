@@ -94,6 +94,7 @@ describe('toErrorResponse', () => {
       const r = toErrorResponse(e, limits);
       expect(r.status).toBe(status);
       expect(r.body.error_type).toBe(errorType);
+      expect(r.body.details.limit).toBe(maxBytes);
       expect(r.body.details.max_bytes).toBe(maxBytes);
     }
   });

@@ -84,7 +84,12 @@ function multerError(e: unknown, limits?: UploadLimits): RenderingError | undefi
   if (typeof code === 'string' && code.startsWith('LIMIT_')) {
     details.code = code;
     if (TOO_LARGE_CODES.has(code)) {
-      if (limits) details.max_bytes = field === 'file' ? limits.maxTemplateBytes : limits.maxRequestBytes;
+      if (limits) {
+        // `limit`, as in the library's 413s (zip bomb, image size, image count); `max_bytes`, the
+        // same number, stays for callers that read it before `limit` was documented.
+        details.limit = field === 'file' ? limits.maxTemplateBytes : limits.maxRequestBytes;
+        details.max_bytes = details.limit;
+      }
       return new PayloadTooLargeError(
         field === 'file'
           ? 'The template file is too large'
