@@ -311,7 +311,7 @@ describe('(c) Redis', () => {
     });
   });
 
-  it('BUG: frozen (SIGSTOP): requests get 503 while it is frozen instead of hanging', async () => {
+  it('frozen (SIGSTOP): requests get 503 while it is frozen instead of hanging', async () => {
     const FROZEN_MS = 10_000;
     process.kill(redis.proc.pid, 'SIGSTOP');
     const frozenAt = Date.now();
