@@ -25,21 +25,14 @@ import {
   DEFAULT_SOFFICE,
 } from '../libs/rendering/src/convert/libreoffice-instance';
 import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../libs/rendering/src/convert/testing';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const n = Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer`);
-  return n;
-}
+import { flag, intArg as arg } from './args';
 
 const ITERATIONS = arg('iterations', 60);
 const WARMUP = 5;
 const CLI_RUNS = arg('cli-runs', 5);
 const THROUGHPUT_ROUNDS = 3;
 const N = arg('instances', availableParallelism());
-const CHECK = process.argv.includes('--check');
+const CHECK = flag('check');
 
 const median = (xs: number[]) => {
   const s = [...xs].sort((a, b) => a - b);

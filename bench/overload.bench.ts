@@ -31,14 +31,7 @@ import {
   testEnv,
 } from '../test/service-harness';
 import { rssMb, sofficePids } from '../test/support/hostile-process';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const n = Number(process.argv[i + 1]);
-  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
-  return n;
-}
+import { numberArg as arg } from './args';
 
 const INSTANCES = Math.round(arg('instances', availableParallelism()));
 const SECONDS = arg('seconds', 60);

@@ -21,22 +21,15 @@ import { buildDocx, table } from '../test/support/docx-builder';
 import type { DocxSpec } from '../test/support/docx-builder';
 import { docxText } from '../test/support/docx-text';
 import { benchDocxtpl, renderWithDocxtpl } from '../test/support/docxtpl';
+import { flag, intArg as arg } from './args';
 
 /** Type-only: the engine is loaded at run time, so the other contenders run without it. */
 type RenderModule = typeof import('../libs/rendering/src/render');
 
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const n = Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer`);
-  return n;
-}
-
 const ITERATIONS = arg('iterations', 200);
 const WARMUP = arg('warmup', 20);
 const ROUNDS = Math.min(arg('rounds', 4), ITERATIONS);
-const CHECK = process.argv.includes('--check');
+const CHECK = flag('check');
 
 // ---------------------------------------------------------------------------------------------
 // The invoice, once per syntax

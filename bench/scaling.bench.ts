@@ -29,22 +29,12 @@ import {
   stopAll,
   testEnv,
 } from '../test/service-harness';
+import { intArg, stringArg } from './args';
 
-function arg(name: string, fallback: string): string {
-  const i = process.argv.indexOf(`--${name}`);
-  return i < 0 ? fallback : (process.argv[i + 1] ?? fallback);
-}
-
-function positive(name: string, fallback: number): number {
-  const n = Number(arg(name, String(fallback)));
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer`);
-  return n;
-}
-
-const DURATION_S = positive('duration', 20);
+const DURATION_S = intArg('duration', 20);
 const WARMUP_S = 4;
-const CONNECTIONS = positive('connections', 6);
-const WORKER_STEPS = arg('workers', '1,2')
+const CONNECTIONS = intArg('connections', 6);
+const WORKER_STEPS = stringArg('workers', '1,2')
   .split(',')
   .map((s) => Number(s))
   .filter((n) => Number.isInteger(n) && n > 0)

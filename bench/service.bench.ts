@@ -27,19 +27,12 @@ import {
   stopAll,
   testEnv,
 } from '../test/service-harness';
-
-function arg(name: string, fallback: number): number {
-  const i = process.argv.indexOf(`--${name}`);
-  if (i < 0) return fallback;
-  const n = Number(process.argv[i + 1]);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer`);
-  return n;
-}
+import { flag, intArg as arg } from './args';
 
 const REQUESTS = arg('requests', 60);
 const INSTANCES = arg('instances', availableParallelism());
 const CONCURRENCY = [1, 2, 4, 8];
-const CHECK = process.argv.includes('--check');
+const CHECK = flag('check');
 
 const EXAMPLES = join(__dirname, '..', 'examples');
 const template = readFileSync(join(EXAMPLES, 'invoice.docx'));

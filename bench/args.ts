@@ -1,0 +1,34 @@
+/** Command-line options of the benchmarks: `--iterations 200`, `--check`. */
+
+function raw(name: string): string | undefined {
+  const i = process.argv.indexOf(`--${name}`);
+  return i < 0 ? undefined : process.argv[i + 1];
+}
+
+/** A text option, or the fallback when it is absent. */
+export function stringArg(name: string, fallback: string): string {
+  return raw(name) ?? fallback;
+}
+
+/** A positive integer option, or the fallback when it is absent. */
+export function intArg(name: string, fallback: number): number {
+  const text = raw(name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer`);
+  return n;
+}
+
+/** A positive number option (fractions allowed), or the fallback when it is absent. */
+export function numberArg(name: string, fallback: number): number {
+  const text = raw(name);
+  if (text === undefined) return fallback;
+  const n = Number(text);
+  if (!Number.isFinite(n) || n <= 0) throw new Error(`--${name} needs a positive number`);
+  return n;
+}
+
+/** A flag such as `--check`. */
+export function flag(name: string): boolean {
+  return process.argv.includes(`--${name}`);
+}
