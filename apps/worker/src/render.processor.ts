@@ -120,6 +120,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
         imageLimits: deps.imageLimits,
+        // The API decoded every image before queueing; only sizes and headers are read again.
+        imagesVerified: true,
         ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
       });
       const t1 = performance.now();

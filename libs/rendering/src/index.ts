@@ -7,5 +7,6 @@ export {
 } from './render';
 export type { RenderOptions, RenderRequest, TemplateLimits } from './render';
 export { prepareImages, prepareImage, imageSizeMm, DEFAULT_IMAGE_LIMITS } from './images';
+export type { PrepareOptions } from './images';
 export type { ImageData, ImageLimits, PreparedImage } from './images';
 export * from './convert';

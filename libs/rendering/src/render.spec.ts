@@ -408,6 +408,28 @@ describe('7. images', () => {
     ).toHaveLength(1);
   });
 
+  it('imagesVerified skips only the pixel decode the API already did', () => {
+    const corruptPixels = { pic: { data: b64(badZlibChecksum()) } };
+    expect(caught(() => render(['{{ pic }}'], {}, { images: corruptPixels })).details).toMatchObject({
+      error_class: 'PngDecodeError',
+    });
+    // What the worker does after the API's check: sizes and headers only.
+    expect(
+      docxImages(render(['{{ pic }}'], {}, { images: corruptPixels, options: { imagesVerified: true } })),
+    ).toHaveLength(1);
+    // Everything cheaper than the decode is still checked.
+    const badCrc = Buffer.from(png(4, 4));
+    badCrc[30] ^= 0xff;
+    const e = caught(() =>
+      render(
+        ['{{ pic }}'],
+        {},
+        { images: { pic: { data: b64(badCrc) } }, options: { imagesVerified: true } },
+      ),
+    );
+    expect(e.details).toMatchObject({ error_class: 'PngCrcError' });
+  });
+
   it('an image named __proto__ is checked like any other', () => {
     const images = JSON.parse(`{"__proto__": {"data": "not base64!"}}`);
     const e = caught(() => render(['x'], {}, { images }));

@@ -38,8 +38,10 @@ export interface RenderOptions {
   /** Sum of the Word XML parts the engine parses. */
   maxWordXmlBytes?: number;
   imageLimits?: Partial<ImageLimits>;
-  /** Images already checked (the API checks them before queueing); skips a second decode. */
+  /** Images already prepared in this process; used as they are. */
   preparedImages?: Map<string, PreparedImage>;
+  /** The images' pixels were decoded before queueing (the API does): skip that decode here. */
+  imagesVerified?: boolean;
 }
 
 export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
@@ -316,7 +318,9 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
       : {}),
     ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
   });
-  const images = options.preparedImages ?? prepareImages(request.images, options.imageLimits);
+  const images =
+    options.preparedImages ??
+    prepareImages(request.images, options.imageLimits, { pixelsVerified: options.imagesVerified === true });
   const state = new RenderState(
     request.template_data as Dict,
     new Set(images.keys()),
