@@ -7,7 +7,7 @@
  * claims 100k×100k pixels is refused without inflating it.
  */
 import { PNG } from 'pngjs';
-import { inflateSync } from 'node:zlib';
+import { crc32, inflateSync } from 'node:zlib';
 import { ImageProcessingError, PayloadTooLargeError } from './errors';
 
 export interface ImageData {
@@ -57,23 +57,6 @@ function fail(name: string, cause: string, errorClass: string, suggestion: strin
   throw new ImageProcessingError(name, cause, errorClass, suggestion);
 }
 
-/** CRC-32 of PNG chunks (type + data), table-driven. */
-const CRC_TABLE = (() => {
-  const t = new Uint32Array(256);
-  for (let n = 0; n < 256; n++) {
-    let c = n;
-    for (let k = 0; k < 8; k++) c = c & 1 ? 0xedb88320 ^ (c >>> 1) : c >>> 1;
-    t[n] = c >>> 0;
-  }
-  return t;
-})();
-
-function crc32(buf: Buffer, start: number, end: number): number {
-  let c = 0xffffffff;
-  for (let i = start; i < end; i++) c = CRC_TABLE[(c ^ buf[i]) & 0xff] ^ (c >>> 8);
-  return (c ^ 0xffffffff) >>> 0;
-}
-
 interface PngInfo {
   width: number;
   height: number;
@@ -111,7 +94,7 @@ function readPngChunks(name: string, png: Buffer): PngInfo {
         'TruncatedPng',
         'The base64 text was probably cut off; send the whole file.',
       );
-    if (crc32(png, pos + 4, dataEnd) !== png.readUInt32BE(dataEnd))
+    if (crc32(png.subarray(pos + 4, dataEnd)) >>> 0 !== png.readUInt32BE(dataEnd))
       fail(
         name,
         `the PNG is corrupt (CRC mismatch in chunk ${type})`,
