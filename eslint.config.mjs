@@ -2,6 +2,23 @@ import js from '@eslint/js';
 import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
+/*
+ * Who may import whom (the layout in README "Project layout"):
+ *   apps/* → libs/* through their @app/* alias, never another app;
+ *   libs/* → other libs through @app/*, never an app;
+ *   production code → never test code; a library only through its index (no deep @app/x/y).
+ */
+const APP_SRC = '(^|/)(apps|api|worker|cli)/src(/|$)|(^|/)apps/';
+const LIB_SRC = '(^|/)libs/|(^|/)(contracts|config|logging|engine|converters)/src(/|$)';
+const DEEP_ALIAS = { regex: '^@app/[^/]+/', message: 'import a library through its index: @app/name' };
+const NO_TEST = { regex: '(^|/)test/', message: 'production code never imports test code' };
+const NO_APP = {
+  regex: APP_SRC,
+  message: 'an app or library never imports an app: move shared code to libs/',
+};
+const NO_LIB_PATH = { regex: LIB_SRC, message: 'import a library through its @app/* alias' };
+const boundaries = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '**/*.py'] },
   js.configs.recommended,
@@ -33,5 +50,10 @@ export default tseslint.config(
       '@typescript-eslint/no-unused-vars': ['error', { argsIgnorePattern: '^_', varsIgnorePattern: '^_' }],
       '@typescript-eslint/no-require-imports': 'off',
     },
+  },
+  { files: ['apps/**/*.ts', 'libs/**/*.ts'], rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST) },
+  {
+    files: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts'],
+    rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH),
   },
 );

@@ -1,3 +1,5 @@
+const { paths } = require('./scripts/build.js').compilerOptions();
+
 /** @type {import('jest').Config} */
 // SWC instead of ts-jest: type checking is a separate step (`npm run typecheck`), and SWC
 // keeps decorator metadata, which NestJS dependency injection needs.
@@ -16,10 +18,10 @@ const swc = [
 module.exports = {
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc },
-  moduleNameMapper: {
-    '^@app/rendering$': '<rootDir>/libs/rendering/src',
-    '^@app/rendering/(.*)$': '<rootDir>/libs/rendering/src/$1',
-  },
+  // The libraries' aliases, read from tsconfig.json so there is one list.
+  moduleNameMapper: Object.fromEntries(
+    Object.entries(paths).map(([alias, [dir]]) => [`^${alias}$`, `<rootDir>/${dir}`]),
+  ),
   testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
   testTimeout: 60000,
 };

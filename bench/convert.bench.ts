@@ -18,13 +18,8 @@ import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
-import { LibreOfficePool } from '../libs/rendering/src/convert';
-import {
-  DEFAULT_BRIDGE_SCRIPT,
-  DEFAULT_PYTHON,
-  DEFAULT_SOFFICE,
-} from '../libs/rendering/src/convert/libreoffice-instance';
-import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../libs/rendering/src/convert/testing';
+import { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE, LibreOfficePool } from '@app/converters';
+import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../test/support/converter-fixtures';
 import { flag, intArg as arg } from './args';
 
 const ITERATIONS = arg('iterations', 60);

@@ -24,7 +24,7 @@ import { benchDocxtpl, renderWithDocxtpl } from '../test/support/docxtpl';
 import { flag, intArg as arg } from './args';
 
 /** Type-only: the engine is loaded at run time, so the other contenders run without it. */
-type RenderModule = typeof import('../libs/rendering/src/render');
+type RenderModule = typeof import('../libs/engine/src');
 
 const ITERATIONS = arg('iterations', 200);
 const WARMUP = arg('warmup', 20);
@@ -164,7 +164,7 @@ function sample(js: Record<string, () => unknown>, docxtpl: () => number[]): Rec
 
 function loadEngine(): RenderModule | Error {
   try {
-    return require('../libs/rendering/src/render') as RenderModule;
+    return require('../libs/engine/src') as RenderModule;
   } catch (e) {
     return e instanceof Error ? e : new Error(String(e));
   }

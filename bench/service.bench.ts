@@ -13,8 +13,8 @@ import autocannon from 'autocannon';
 import { readFileSync } from 'node:fs';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { renderDocx, type RenderRequest } from '@app/rendering';
-import { createConverter } from '@app/rendering/convert';
+import { renderDocx, type RenderRequest } from '@app/engine';
+import { createConverter } from '@app/converters';
 import {
   buildService,
   ManagedProcess,

@@ -1,8 +1,8 @@
 #!/usr/bin/env node
 /**
- * Compiles the service (apps/api, apps/worker, libs/rendering) to dist/ with SWC: the same
+ * Compiles the service (apps/*, libs/*) to dist/ with SWC: the same
  * transform Jest uses, which keeps the decorator metadata NestJS needs. Type checking is a
- * separate step (`npm run typecheck`). The '@app/rendering' alias is rewritten to relative paths
+ * separate step (`npm run typecheck`). The '@app/*' aliases of tsconfig.json are rewritten to relative paths
  * at build time, so dist/ runs with plain `node` and no path hook. Files that are not TypeScript
  * (e.g. the converter's Python bridge) are copied beside the compiled code.
  *
@@ -16,7 +16,12 @@ const path = require('node:path');
 const ROOT = path.resolve(__dirname, '..');
 const OUT = path.join(ROOT, 'dist');
 const STAMP = path.join(OUT, '.build-stamp');
-const SOURCES = ['apps/api/src', 'apps/worker/src', 'libs/rendering/src'];
+/** tsconfig.json's compilerOptions (it has no comments, so plain JSON). */
+function compilerOptions() {
+  return JSON.parse(fs.readFileSync(path.join(ROOT, 'tsconfig.json'), 'utf8')).compilerOptions;
+}
+const APPS = ['apps/api/src', 'apps/worker/src', 'apps/cli/src'];
+const SOURCES = [...APPS, ...Object.values(compilerOptions().paths).map(([dir]) => dir)];
 
 function walk(dir, files = []) {
   if (!fs.existsSync(dir)) return files;
@@ -77,10 +82,7 @@ function build({ force = false, quiet = false } = {}) {
         target: 'es2022',
         keepClassNames: true,
         baseUrl: ROOT,
-        paths: {
-          '@app/rendering': ['libs/rendering/src'],
-          '@app/rendering/*': ['libs/rendering/src/*'],
-        },
+        paths: compilerOptions().paths,
       },
     });
     fs.writeFileSync(target, `${code}\n//# sourceMappingURL=${path.basename(target)}.map\n`);
@@ -96,9 +98,10 @@ function build({ force = false, quiet = false } = {}) {
 const ENTRY = {
   api: path.join(OUT, 'apps/api/src/main.js'),
   worker: path.join(OUT, 'apps/worker/src/main.js'),
+  cli: path.join(OUT, 'apps/cli/src/main.js'),
 };
 
-module.exports = { build, needsBuild, ENTRY, ROOT };
+module.exports = { build, needsBuild, compilerOptions, ENTRY, ROOT };
 
 if (require.main === module) {
   try {

@@ -7,7 +7,7 @@ import { docxText } from './support/docx-text';
 
 const ROOT = join(__dirname, '..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
-const CLI = join(ROOT, 'libs/rendering/src/cli.ts');
+const CLI = join(ROOT, 'apps/cli/src/main.ts');
 
 describe('npm run render (command line)', () => {
   let dir: string;

@@ -24,14 +24,14 @@ import { DocxtplError, renderManyWithDocxtpl, renderWithDocxtpl } from './suppor
 import type { DocxtplResult } from './support/docxtpl';
 
 /** The engine's API; a type-only import, checked by tsc and erased at run time. */
-type RenderModule = typeof import('../libs/rendering/src/render');
+type RenderModule = typeof import('../libs/engine/src');
 
 /**
  * Loaded on first use, so that a missing or broken engine fails the engine tests one by one with
  * its own error, while the docxtpl side of every case still runs.
  */
 function engine(): RenderModule {
-  return require('../libs/rendering/src/render') as RenderModule;
+  return require('../libs/engine/src') as RenderModule;
 }
 
 interface Case {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { API_PATHS, WORKER_HTTP_PATHS } from '../apps/api/src/health/health-paths';
+import { API_PATHS, WORKER_HTTP_PATHS } from '@app/contracts';
 import { buildDocx, p } from './support/docx-builder';
 import {
   buildService,

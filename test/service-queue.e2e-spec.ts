@@ -18,8 +18,8 @@ import {
   stopAll,
   testEnv,
 } from './service-harness';
-import { heartbeatKey } from '../apps/api/src/queue/render-job';
-import { beat, unregister } from '../apps/api/src/queue/worker-registry';
+import { heartbeatKey } from '@app/contracts';
+import { beat, unregister } from '@app/contracts';
 
 jest.setTimeout(60_000);
 

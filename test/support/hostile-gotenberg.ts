@@ -1,14 +1,14 @@
 /**
  * A Gotenberg 8 double for the fault tests, on 127.0.0.1 in the test process: it takes the
  * LibreOffice route (POST /forms/libreoffice/convert, the .docx in the multipart field `files`)
- * and converts with libs/rendering's own LibreOfficePool, so a worker pointed at it gets real
+ * and converts with the converters library's own LibreOfficePool, so a worker pointed at it gets real
  * PDFs. Its behaviour is switched at run time, to play a Gotenberg that is down (connections
  * refused: the port is closed and later reopened), overloaded (503), slow (answers after a
- * delay) or dropping connections. Ideas taken from libs/rendering/src/convert/gotenberg-converter.spec.ts.
+ * delay) or dropping connections. Ideas taken from libs/converters/src/gotenberg-converter.spec.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
-import { LibreOfficePool } from '../../libs/rendering/src/convert';
+import { LibreOfficePool } from '@app/converters';
 
 export type GotenbergBehaviour =
   | { kind: 'ok' }

@@ -2,7 +2,7 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { BoardModule } from './board/board.module';
 import { ConfigModule } from './config/config.module';
-import { ServiceConfig } from './config/service-config';
+import { ServiceConfig } from '@app/config';
 import { DocumentsModule } from './documents/documents.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';

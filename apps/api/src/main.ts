@@ -7,9 +7,9 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { ConfigurationError, loadConfig, ServiceConfig } from './config/service-config';
+import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
 import { setupOpenApi } from './docs/openapi';
-import { API_PATHS } from './health/health-paths';
+import { API_PATHS } from '@app/contracts';
 
 async function bootstrap(): Promise<void> {
   let config: ServiceConfig;

@@ -1,5 +1,5 @@
 /**
- * A worker: takes RenderJobs from the BullMQ queue and runs them through libs/rendering and the
+ * A worker: takes RenderJobs from the BullMQ queue and runs them through the engine (libs/engine) and the
  * configured PDF converter (Gotenberg when GOTENBERG_URL is set, else an embedded LibreOffice
  * pool). Run as many as you like; each registers a heartbeat so the API knows one is alive.
  * SIGTERM finishes the jobs in hand before exiting; a worker killed outright loses nothing, as
@@ -16,18 +16,18 @@ import { closeSync, openSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
-  converterConfigFromEnv,
-  ConverterConfigError,
-  createConverter,
   type ConverterConfig,
+  ConverterConfigError,
+  converterConfigFromEnv,
   type ConverterHealth,
+  createConverter,
   type PdfConverter,
-} from '@app/rendering/convert';
+} from '@app/converters';
+import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
+import { pinoOptions } from '@app/logging';
+import { converterHealthKey, heartbeatKey } from '@app/contracts';
+import { beat, unregister } from '@app/contracts';
 import pino from 'pino';
-import { ConfigurationError, loadConfig, ServiceConfig } from '../../api/src/config/service-config';
-import { pinoOptions } from '../../api/src/logging/pino-options';
-import { converterHealthKey, heartbeatKey } from '../../api/src/queue/render-job';
-import { beat, unregister } from '../../api/src/queue/worker-registry';
 import { jobContext } from './job-context';
 import { createRenderProcessor } from './render.processor';
 import { createWorkerHttpServer, listen, type WorkerReadiness } from './worker-http';

@@ -1,6 +1,7 @@
 import { UnrecoverableError } from 'bullmq';
-import { ConversionFailedError, TemplateSyntaxError, UndefinedVariableError } from '@app/rendering';
-import { decodeFailure } from '../../api/src/queue/render-job';
+import { ConversionFailedError } from '@app/converters';
+import { TemplateSyntaxError, UndefinedVariableError } from '@app/engine';
+import { decodeFailure, httpStatusOf } from '@app/contracts';
 import { isRetryable, jobFailure } from './render.processor';
 
 describe('job failure classification', () => {
@@ -23,7 +24,7 @@ describe('job failure classification', () => {
       expect(isRetryable(e)).toBe(true);
       const f = jobFailure(e);
       expect(f).not.toBeInstanceOf(UnrecoverableError);
-      expect(decodeFailure(f.message).httpStatus).toBe(502);
+      expect(httpStatusOf(decodeFailure(f.message).errorType)).toBe(502);
     }
   });
 

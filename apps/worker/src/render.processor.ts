@@ -1,28 +1,23 @@
 /**
  * The worker's side of a RenderJob: load the template and the request from Redis, fill the
- * template (libs/rendering), convert it to PDF with the configured converter, leave the result in
+ * template (libs/engine), convert it to PDF with the configured converter, leave the result in
  * Redis for the API. Failures are classified here: a caller's mistake fails the job at once
  * (UnrecoverableError), a converter outage is retried with backoff, and the reason always carries
  * the JSON error body so the API answers with the right error type and status.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import {
-  ConversionFailedError,
-  RenderingError,
-  renderDocx,
-  type ImageLimits,
-  type RenderRequest,
-} from '@app/rendering';
-import type { PdfConverter } from '@app/rendering/convert';
-import type { Logger } from 'pino';
-import { InternalError } from '../../api/src/errors/service-errors';
+import { ConversionFailedError, type PdfConverter } from '@app/converters';
 import {
   CONTENT_TYPES,
   encodeFailure,
+  InternalError,
   type RenderJob,
   type RenderJobResult,
-} from '../../api/src/queue/render-job';
+  TypedError,
+} from '@app/contracts';
+import { type ImageLimits, renderDocx, type RenderRequest } from '@app/engine';
+import type { Logger } from 'pino';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
 
@@ -63,7 +58,7 @@ export function isRetryable(error: unknown): boolean {
   if (error instanceof ConversionFailedError) {
     return error.details.retryable === true || RETRYABLE_CONVERSION_REASONS.has(String(error.details.reason));
   }
-  if (error instanceof RenderingError) return false;
+  if (error instanceof TypedError) return false;
   const code =
     (error as { code?: unknown; cause?: { code?: unknown } } | undefined)?.code ??
     (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;
@@ -73,7 +68,7 @@ export function isRetryable(error: unknown): boolean {
 /** The error a job fails with: its message is the JSON error body. */
 export function jobFailure(error: unknown): Error {
   const typed =
-    error instanceof RenderingError
+    error instanceof TypedError
       ? error
       : isRetryable(error)
         ? new ConversionFailedError('The PDF converter is unreachable', { retryable: true })
@@ -154,16 +149,16 @@ export function createRenderProcessor(deps: ProcessorDeps) {
     } catch (e) {
       const failure = jobFailure(e);
       const retry = !(failure instanceof UnrecoverableError);
-      const errorType = e instanceof RenderingError ? e.errorType : decodeErrorType(failure.message);
+      const errorType = e instanceof TypedError ? e.errorType : decodeErrorType(failure.message);
       deps.metrics?.jobs.inc({ outcome: errorType });
       const detail =
-        e instanceof RenderingError
+        e instanceof TypedError
           ? `${e.errorType}: ${e.message}`
           : e instanceof Error
             ? (e.stack ?? e.message)
             : String(e);
       // A caller's mistake is routine, an outage is worth a look, anything else is a bug.
-      const level = retry ? 'warn' : e instanceof RenderingError ? 'info' : 'error';
+      const level = retry ? 'warn' : e instanceof TypedError ? 'info' : 'error';
       log[level](
         { error_type: errorType, retry },
         `job ${job.id} failed${retry ? ' (will retry if attempts remain)' : ''}: ${detail}`,

@@ -10,7 +10,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import type { Registry } from 'prom-client';
-import { WORKER_HTTP_PATHS } from '../../api/src/health/health-paths';
+import { WORKER_HTTP_PATHS } from '@app/contracts';
 
 export interface WorkerReadiness {
   ready: boolean;

@@ -4,7 +4,7 @@
  * worker-http.ts on WORKER_HTTP_PORT.
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
-import type { PdfConverter } from '@app/rendering/convert';
+import { type PdfConverter } from '@app/converters';
 
 export class WorkerMetrics {
   readonly registry: Registry;

@@ -3,7 +3,7 @@
  * and options (the documents live under their own Redis keys); these formatters keep it so even if
  * a field is added to RenderJob later: only the fields named here reach the board.
  */
-import type { RenderJob, RenderJobResult } from '../queue/render-job';
+import { type RenderJob, type RenderJobResult } from '@app/contracts';
 
 const DATA_FIELDS = [
   'requestId',

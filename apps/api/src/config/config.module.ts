@@ -1,5 +1,5 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { ServiceConfig } from './service-config';
+import { ServiceConfig } from '@app/config';
 
 /** Provides the ServiceConfig that main.ts loaded and validated before creating the app. */
 @Global()

@@ -1,6 +1,6 @@
 /**
  * OpenAPI schemas and examples of the render endpoint, written by hand from the code they
- * describe (render-request.dto.ts, libs/rendering/src/errors.ts, service-errors.ts): the form
+ * describe (render-request.dto.ts, libs/engine/src/errors.ts, libs/contracts): the form
  * fields are JSON text, which decorators on DTO classes cannot express. The e2e test
  * (test/operators.e2e-spec.ts) checks this document against the error types the code has.
  */

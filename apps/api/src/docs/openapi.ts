@@ -4,7 +4,7 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { API_PATHS } from '../health/health-paths';
+import { API_PATHS } from '@app/contracts';
 import { SCHEMAS } from './openapi-schemas';
 
 const DESCRIPTION = `Fills a Word template (.docx with Jinja tags, docxtpl dialect) with JSON data and PNG images and

@@ -24,10 +24,9 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, InvalidRequestError, prepareImages } from '@app/rendering';
-import { ServiceConfig } from '../config/service-config';
-import { MissingFileError } from '../errors/service-errors';
-import { CONTENT_TYPES } from '../queue/render-job';
+import { checkDocxTemplate, InvalidRequestError, prepareImages } from '@app/engine';
+import { ServiceConfig } from '@app/config';
+import { CONTENT_TYPES, MissingFileError } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
 import {
   ERROR_BODY_REF,

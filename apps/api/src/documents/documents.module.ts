@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
-import { ServiceConfig } from '../config/service-config';
+import { ServiceConfig } from '@app/config';
 import { QueueModule } from '../queue/queue.module';
 import { DocumentsController } from './documents.controller';
 

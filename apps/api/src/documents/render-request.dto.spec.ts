@@ -1,11 +1,12 @@
-import { InvalidRequestError, MissingTemplateDataError, RenderingError } from '@app/rendering';
+import { InvalidRequestError, MissingTemplateDataError } from '@app/engine';
+import { httpStatusOf, TypedError } from '@app/contracts';
 import { exceedsJsonDepth, parseRenderFields } from './render-request.dto';
 
-function errorOf(fields: Record<string, unknown> | undefined, maxJsonDepth?: number): RenderingError {
+function errorOf(fields: Record<string, unknown> | undefined, maxJsonDepth?: number): TypedError {
   try {
     parseRenderFields(fields, maxJsonDepth === undefined ? undefined : { maxJsonDepth });
   } catch (e) {
-    return e as RenderingError;
+    return e as TypedError;
   }
   throw new Error('expected an error');
 }
@@ -125,7 +126,7 @@ describe('parseRenderFields', () => {
       errorType === 'missing_template_data' ? MissingTemplateDataError : InvalidRequestError,
     );
     expect(e.errorType).toBe(errorType);
-    expect(e.httpStatus).toBe(400);
+    expect(httpStatusOf(e.errorType)).toBe(400);
     expect(e.message).toMatch(message);
   });
 
@@ -168,7 +169,7 @@ describe('deep JSON', () => {
   ])('refuses it in %s with 400 and the limit', (_name, fields, field) => {
     const e = errorOf(fields);
     expect(e.errorType).toBe('invalid_request_structure');
-    expect(e.httpStatus).toBe(400);
+    expect(httpStatusOf(e.errorType)).toBe(400);
     expect(e.details).toEqual({ field, max_depth: 64 });
   });
 
@@ -230,7 +231,7 @@ describe('keys named like Object.prototype members', () => {
   ])('refuses __proto__ / constructor as an unknown field of the %s', (_where, text, message) => {
     const e = errorOf({ request_data: text });
     expect(e.errorType).toBe('invalid_request_structure');
-    expect(e.httpStatus).toBe(400);
+    expect(httpStatusOf(e.errorType)).toBe(400);
     expect(e.message).toMatch(message);
   });
 

@@ -22,12 +22,12 @@ import {
   ValidationError,
 } from 'class-validator';
 import {
+  type ImageData,
   InvalidRequestError,
   MissingTemplateDataError,
-  type ImageData,
   type RenderRequest,
-} from '@app/rendering';
-import type { OutputFormat } from '../queue/render-job';
+} from '@app/engine';
+import { type OutputFormat } from '@app/contracts';
 
 /** One image of `images`: base64 PNG (no data-URL prefix) and an optional size. */
 export class ImageDataDto implements ImageData {

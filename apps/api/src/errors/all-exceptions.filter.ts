@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Response } from 'express';
-import { ServiceConfig } from '../config/service-config';
+import { ServiceConfig } from '@app/config';
 import { ERROR_TYPE_LOCAL } from '../logging/response-locals';
 import { toErrorResponse } from './error-response';
 

@@ -1,6 +1,6 @@
-import { TemplateSyntaxError } from '@app/rendering';
+import { TemplateSyntaxError } from '@app/engine';
 import { toErrorResponse } from './error-response';
-import { ServiceUnavailableError } from './service-errors';
+import { ServiceUnavailableError } from '@app/contracts';
 
 /**
  * Stand-ins with the shape of NestJS's HttpException: @nestjs/common is an ES module, which Jest

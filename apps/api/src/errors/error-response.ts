@@ -3,8 +3,15 @@
  * interface specification describes. The exception filter is a thin shell around this function;
  * it stays free of NestJS so it is tested directly.
  */
-import { ErrorBody, InvalidRequestError, PayloadTooLargeError, RenderingError } from '@app/rendering';
-import { InternalError, NotFoundError, ServiceUnavailableError } from './service-errors';
+import {
+  ErrorBody,
+  httpStatusOf,
+  InternalError,
+  NotFoundError,
+  ServiceUnavailableError,
+  TypedError,
+} from '@app/contracts';
+import { InvalidRequestError, PayloadTooLargeError } from '@app/engine';
 
 export interface ErrorResponse {
   status: number;
@@ -46,22 +53,22 @@ export function toErrorResponse(exception: unknown, limits?: UploadLimits): Erro
   if (error instanceof ServiceUnavailableError) {
     headers['Retry-After'] = String(error.retryAfterSeconds);
   }
-  const response: ErrorResponse = { status: error.httpStatus, headers, body: error.toBody() };
+  const response: ErrorResponse = { status: httpStatusOf(error.errorType), headers, body: error.toBody() };
   if (error instanceof InternalError && !(exception instanceof InternalError)) {
     response.unexpected = exception;
   }
   return response;
 }
 
-function toRenderingError(exception: unknown, limits?: UploadLimits): RenderingError {
-  if (exception instanceof RenderingError) return exception;
+function toRenderingError(exception: unknown, limits?: UploadLimits): TypedError {
+  if (exception instanceof TypedError) return exception;
   if (isHttpException(exception)) return fromHttpException(exception, limits);
   const multer = multerError(exception, limits);
   if (multer) return multer;
   return new InternalError();
 }
 
-function fromHttpException(e: HttpExceptionLike, limits?: UploadLimits): RenderingError {
+function fromHttpException(e: HttpExceptionLike, limits?: UploadLimits): TypedError {
   const fromMulter = multerError(e.cause, limits);
   if (fromMulter) return fromMulter;
   const status = e.getStatus();
@@ -76,7 +83,7 @@ function fromHttpException(e: HttpExceptionLike, limits?: UploadLimits): Renderi
  * multer (and busboy under it) report every problem with the multipart body as an Error carrying
  * a `code` (limits) or `storageErrors` (multer adds it to all errors it passes on).
  */
-function multerError(e: unknown, limits?: UploadLimits): RenderingError | undefined {
+function multerError(e: unknown, limits?: UploadLimits): TypedError | undefined {
   if (!(e instanceof Error)) return undefined;
   const { code, field } = e as Error & { code?: unknown; field?: unknown };
   const details: Record<string, unknown> = {};

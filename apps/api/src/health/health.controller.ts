@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiServiceUnavailableResponse, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { RenderQueueService } from '../queue/render-queue.service';
-import { API_PATHS } from './health-paths';
+import { API_PATHS } from '@app/contracts';
 import { readiness, ReadinessBody } from './readiness';
 import { HEALTHY_SCHEMA, READINESS_SCHEMA } from './health.openapi';
 

@@ -7,8 +7,8 @@
 import { Module } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
-import { ServiceConfig } from '../config/service-config';
-import { pinoOptions } from './pino-options';
+import { ServiceConfig } from '@app/config';
+import { pinoOptions } from '@app/logging';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 import { errorTypeOf } from './response-locals';
 

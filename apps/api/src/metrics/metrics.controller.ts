@@ -2,7 +2,7 @@ import { Controller, Get, Res } from '@nestjs/common';
 import { ApiOkResponse, ApiOperation, ApiProduces, ApiTags } from '@nestjs/swagger';
 import type { Response } from 'express';
 import { Registry } from 'prom-client';
-import { API_PATHS } from '../health/health-paths';
+import { API_PATHS } from '@app/contracts';
 
 @ApiTags('operations')
 @Controller()

@@ -8,9 +8,9 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { Queue, QueueEvents } from 'bullmq';
 import { Redis, RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import type { RenderRequest } from '@app/rendering';
-import { ServiceConfig } from '../config/service-config';
-import { InternalError, ProcessingTimeoutError, ServiceUnavailableError } from '../errors/service-errors';
+import { type RenderRequest } from '@app/engine';
+import { ServiceConfig } from '@app/config';
+import { InternalError, ProcessingTimeoutError, ServiceUnavailableError } from '@app/contracts';
 import {
   CONTENT_TYPES,
   converterHealthKey,
@@ -21,10 +21,10 @@ import {
   RenderJob,
   RenderJobOptions,
   RenderJobResult,
-} from './render-job';
-import { liveWorkers } from './worker-registry';
+} from '@app/contracts';
+import { liveWorkers } from '@app/contracts';
 
-export type { RenderJob } from './render-job';
+export type { RenderJob } from '@app/contracts';
 
 export interface RenderInput {
   /** The HTTP request's id, carried to the worker's and the converter's logs. */

@@ -1,0 +1,273 @@
+/**
+ * The service's configuration, read from environment variables and validated once at start-up
+ * (API and worker alike), so a wrong value stops the process with a message naming the variable
+ * instead of failing later on a request. docs/configuration.md lists every variable.
+ *
+ * Kept free of NestJS so the worker and the unit tests load it as it is.
+ */
+import 'reflect-metadata';
+import {
+  IsIn,
+  IsInt,
+  IsOptional,
+  IsString,
+  Matches,
+  Max,
+  Min,
+  validateSync,
+  ValidationError,
+} from 'class-validator';
+
+import { WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
+
+const MiB = 1024 * 1024;
+
+export class ServiceConfig {
+  /** HTTP port of the API. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  PORT = 8000;
+
+  /** Address the API listens on. */
+  @IsString()
+  HOST = '0.0.0.0';
+
+  @IsString()
+  @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
+  REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * The API's Redis commands fail after this long (answered 503), so a Redis that is stalled but
+   * still connected does not hold requests. Not applied to the blocking connection of QueueEvents.
+   */
+  @IsInt()
+  @Min(100)
+  REDIS_COMMAND_TIMEOUT_MS = 2_000;
+
+  /**
+   * BullMQ key prefix. It must hold a Redis Cluster hash tag (`{…}`) so that the queue's keys and
+   * the payload keys land in one slot and the service runs unchanged on a cluster.
+   */
+  @IsString()
+  @Matches(/^[^{}]*\{[^{}]+\}[^{}]*$/, {
+    message: 'QUEUE_PREFIX must contain one Redis Cluster hash tag, e.g. {docx}',
+  })
+  QUEUE_PREFIX = '{docx}';
+
+  @IsString()
+  @Matches(/^[A-Za-z0-9_-]+$/, { message: 'QUEUE_NAME may hold letters, digits, _ and - only' })
+  QUEUE_NAME = 'render';
+
+  /** How long the API waits for a worker's result before answering 504 (milliseconds). */
+  @IsInt()
+  @Min(100)
+  JOB_TIMEOUT_MS = 60_000;
+
+  /** How long the template, images and result stay in Redis at most (default: timeout + 60 s). */
+  @IsInt()
+  @Min(1000)
+  @IsOptional()
+  PAYLOAD_TTL_MS?: number;
+
+  /** Jobs waiting for a worker beyond which the API answers 503 at once. */
+  @IsInt()
+  @Min(1)
+  MAX_WAITING_JOBS = 100;
+
+  /** Value of the Retry-After header of 503 answers (seconds). */
+  @IsInt()
+  @Min(1)
+  RETRY_AFTER_SECONDS = 5;
+
+  /** Attempts per job for retryable failures (converter outages); user errors are never retried. */
+  @IsInt()
+  @Min(1)
+  @Max(10)
+  JOB_ATTEMPTS = 3;
+
+  /** First retry delay; doubles on each further attempt (milliseconds). */
+  @IsInt()
+  @Min(0)
+  JOB_BACKOFF_MS = 1000;
+
+  @IsInt()
+  @Min(1)
+  MAX_TEMPLATE_BYTES = 10 * MiB;
+
+  /** Largest `data` / `request_data` form field (images travel inside it as base64). */
+  @IsInt()
+  @Min(1024)
+  MAX_REQUEST_BYTES = 32 * MiB;
+
+  @IsInt()
+  @Min(0)
+  MAX_IMAGES = 20;
+
+  /** Largest decoded image. */
+  @IsInt()
+  @Min(1)
+  MAX_IMAGE_BYTES = 5 * MiB;
+
+  /** Largest width × height of one image. */
+  @IsInt()
+  @Min(1)
+  MAX_IMAGE_PIXELS = 25_000_000;
+
+  /**
+   * Deepest nesting of objects and arrays in `data` / `request_data` (the outermost object is
+   * level 1). Deeper JSON is refused with 400 before anything walks it recursively.
+   */
+  @IsInt()
+  @Min(2)
+  @Max(1000)
+  MAX_JSON_DEPTH = 64;
+
+  /** Iterations all loops of one document may run together (engine default when unset). */
+  @IsInt()
+  @Min(1)
+  @IsOptional()
+  MAX_LOOP_ITERATIONS?: number;
+
+  /** Undefined-variable behaviour when the request does not choose one. */
+  @IsIn(['empty', 'strict'])
+  DEFAULT_UNDEFINED: 'empty' | 'strict' = 'empty';
+
+  /** Jobs one worker process runs at once (default: the converter's capacity). */
+  @IsInt()
+  @Min(1)
+  @IsOptional()
+  WORKER_CONCURRENCY?: number;
+
+  /** A job's lock lasts this long without renewal; a killed worker's job is re-run after it. */
+  @IsInt()
+  @Min(1000)
+  WORKER_LOCK_DURATION_MS = 10_000;
+
+  /** How often workers look for jobs whose lock expired (stalled jobs). */
+  @IsInt()
+  @Min(500)
+  WORKER_STALLED_INTERVAL_MS = 5_000;
+
+  /** Times a job may stall (its worker died) before it fails. */
+  @IsInt()
+  @Min(0)
+  WORKER_MAX_STALLED_COUNT = 2;
+
+  /** A starting worker waits this long at most for its converter before taking jobs. */
+  @IsInt()
+  @Min(0)
+  CONVERTER_WARMUP_MS = 60_000;
+
+  @IsInt()
+  @Min(100)
+  HEARTBEAT_INTERVAL_MS = 2_000;
+
+  /** A worker whose last heartbeat is older than this counts as dead. */
+  @IsInt()
+  @Min(500)
+  HEARTBEAT_TTL_MS = 10_000;
+
+  /** File a worker touches on each heartbeat, for container health checks. */
+  @IsString()
+  WORKER_ALIVE_FILE = '/tmp/docx-worker.alive';
+
+  @IsIn(['error', 'warn', 'log', 'debug'])
+  LOG_LEVEL: 'error' | 'warn' | 'log' | 'debug' = 'log';
+
+  /**
+   * `json` (one JSON object per line, for log collectors) or `pretty` (coloured, for a terminal;
+   * needs the dev dependency pino-pretty). `npm start` chooses `pretty`.
+   */
+  @IsIn(['json', 'pretty'])
+  LOG_FORMAT: 'json' | 'pretty' = 'json';
+
+  /** Port of each worker's HTTP listener (metrics and health); 0 picks a free port. */
+  @IsInt()
+  @Min(0)
+  @Max(65535)
+  WORKER_HTTP_PORT = WORKER_HTTP_PORT_DEFAULT;
+
+  /** Bull Board login. The board is off unless both user and password are set. */
+  @IsString()
+  @Matches(/^[^:]+$/, { message: 'BULL_BOARD_USER may not contain a colon (HTTP basic auth)' })
+  @IsOptional()
+  BULL_BOARD_USER?: string;
+
+  @IsString()
+  @IsOptional()
+  BULL_BOARD_PASSWORD?: string;
+
+  get payloadTtlMs(): number {
+    return this.PAYLOAD_TTL_MS ?? this.JOB_TIMEOUT_MS + 60_000;
+  }
+
+  /** Whether Bull Board is mounted: only with both credentials, never open to anyone. */
+  get boardEnabled(): boolean {
+    return Boolean(this.BULL_BOARD_USER && this.BULL_BOARD_PASSWORD);
+  }
+}
+
+/** Integer variables without a default. */
+const OPTIONAL_INTEGER_KEYS = ['PAYLOAD_TTL_MS', 'MAX_LOOP_ITERATIONS', 'WORKER_CONCURRENCY'];
+/** String variables without a default. */
+const OPTIONAL_STRING_KEYS = ['BULL_BOARD_USER', 'BULL_BOARD_PASSWORD'];
+/** Every variable, and those read as integers. */
+const ALL_KEYS = [
+  ...new Set([...Object.keys(new ServiceConfig()), ...OPTIONAL_INTEGER_KEYS, ...OPTIONAL_STRING_KEYS]),
+];
+const INTEGER_KEYS = new Set([
+  ...Object.entries(new ServiceConfig())
+    .filter(([, v]) => typeof v === 'number')
+    .map(([k]) => k),
+  ...OPTIONAL_INTEGER_KEYS,
+]);
+
+/**
+ * Names of every environment variable this schema reads, for tools that check other places
+ * (deployment manifests, docs) against it. The converter's variables live in libs/converters.
+ */
+export const SERVICE_ENV_VARS: readonly string[] = Object.freeze([...ALL_KEYS]);
+
+export class ConfigurationError extends Error {
+  constructor(readonly problems: string[]) {
+    super(`Invalid configuration:\n  - ${problems.join('\n  - ')}`);
+    this.name = 'ConfigurationError';
+  }
+}
+
+/**
+ * Reads the configuration from `env`; throws ConfigurationError listing every wrong variable.
+ * An empty variable counts as unset.
+ */
+export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
+  const config = new ServiceConfig();
+  const target = config as unknown as Record<string, unknown>;
+  const problems: string[] = [];
+  for (const key of ALL_KEYS) {
+    const raw = env[key]?.trim();
+    if (raw === undefined || raw === '') continue;
+    if (INTEGER_KEYS.has(key)) {
+      if (!/^[+-]?\d+$/.test(raw.replace(/_/g, ''))) {
+        problems.push(`${key} must be an integer (got '${raw}')`);
+        continue;
+      }
+      target[key] = Number(raw.replace(/_/g, ''));
+    } else {
+      target[key] = raw;
+    }
+  }
+  const errors = validateSync(config, { forbidUnknownValues: false });
+  problems.push(...flatten(errors).map((e) => `${e.name}: ${e.message} (got '${String(e.value)}')`));
+  if (config.HEARTBEAT_TTL_MS <= config.HEARTBEAT_INTERVAL_MS) {
+    problems.push('HEARTBEAT_TTL_MS must be greater than HEARTBEAT_INTERVAL_MS');
+  }
+  if (problems.length > 0) throw new ConfigurationError(problems);
+  return config;
+}
+
+function flatten(errors: ValidationError[]): { name: string; message: string; value: unknown }[] {
+  return errors.flatMap((e) =>
+    Object.values(e.constraints ?? {}).map((message) => ({ name: e.property, message, value: e.value })),
+  );
+}

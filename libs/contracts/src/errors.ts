@@ -1,0 +1,78 @@
+/**
+ * The error catalogue: every `error_type` the service answers with, its HTTP status, and the base
+ * class of the typed errors. Errors carry a type, a message and details, never a status: the
+ * status is looked up here once, at the HTTP edge (as Gotenberg maps its sentinel errors in its
+ * routes), so the engine, the converters and the command line stay free of HTTP.
+ */
+
+export type ErrorDetails = Record<string, unknown>;
+
+/** The JSON error body of the interface specification. */
+export interface ErrorBody {
+  status: 'error';
+  error_type: string;
+  message: string;
+  details: ErrorDetails;
+}
+
+/** error_type → HTTP status. The one place a status is chosen. */
+export const ERROR_CATALOGUE = {
+  // the request
+  invalid_request_structure: 400,
+  missing_template_data: 400,
+  missing_file: 400,
+  invalid_template: 400,
+  image_processing_error: 400,
+  not_found: 404,
+  method_not_allowed: 405,
+  payload_too_large: 413,
+  // the template and its data
+  template_syntax_error: 422,
+  undefined_variable: 422,
+  template_runtime_error: 422,
+  // the service
+  internal_error: 500,
+  conversion_failed: 502,
+  service_unavailable: 503,
+  processing_timeout: 504,
+} as const;
+
+export type ErrorType = keyof typeof ERROR_CATALOGUE;
+
+/** The HTTP status of an error type; an unknown type is an internal error. */
+export function httpStatusOf(errorType: string): number {
+  return Object.prototype.hasOwnProperty.call(ERROR_CATALOGUE, errorType)
+    ? ERROR_CATALOGUE[errorType as ErrorType]
+    : 500;
+}
+
+/** An error the caller is told about: its type, a message for people and details for programs. */
+export abstract class TypedError extends Error {
+  abstract readonly errorType: ErrorType;
+  readonly details: ErrorDetails;
+
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message);
+    this.name = new.target.name;
+    this.details = details;
+  }
+
+  toBody(): ErrorBody {
+    return { status: 'error', error_type: this.errorType, message: this.message, details: this.details };
+  }
+}
+
+export function isTypedError(e: unknown): e is TypedError {
+  return e instanceof TypedError;
+}
+
+/** A typed error rebuilt from its body, e.g. after it crossed the queue as JSON. */
+export class TransportedError extends TypedError {
+  readonly errorType: ErrorType;
+  constructor(body: Pick<ErrorBody, 'error_type' | 'message' | 'details'>) {
+    super(body.message, body.details ?? {});
+    this.errorType = Object.prototype.hasOwnProperty.call(ERROR_CATALOGUE, body.error_type)
+      ? (body.error_type as ErrorType)
+      : 'internal_error';
+  }
+}

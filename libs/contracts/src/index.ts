@@ -1,0 +1,10 @@
+/**
+ * What the API, the workers and the command line agree on: the error catalogue and the typed
+ * errors of the service, the render job and its Redis keys, the failure codec, the worker
+ * registry and the HTTP paths probes use.
+ */
+export * from './errors';
+export * from './service-errors';
+export * from './render-job';
+export * from './worker-registry';
+export * from './health-paths';

@@ -1,0 +1,45 @@
+import { httpStatusOf, TypedError } from './errors';
+import { decodeFailure, encodeFailure, heartbeatKey, payloadKeys } from './render-job';
+import { ServiceUnavailableError } from './service-errors';
+
+class TemplateRuntimeError extends TypedError {
+  readonly errorType = 'template_runtime_error';
+}
+class InvalidTemplateError extends TypedError {
+  readonly errorType = 'invalid_template';
+}
+
+describe('render job protocol', () => {
+  it('keeps every key in the queue prefix hash slot', () => {
+    const q = { prefix: '{docx}', name: 'render' };
+    const keys = payloadKeys(q, 'abc');
+    for (const key of [...Object.values(keys), heartbeatKey(q)]) expect(key.startsWith('{docx}:')).toBe(true);
+    expect(new Set(Object.values(keys)).size).toBe(3);
+  });
+
+  it('carries a typed error across the queue with type and details; the catalogue gives its status', () => {
+    const original = new TemplateRuntimeError("'total' is not a number", { tag: '{{ total + 1 }}' });
+    const rebuilt = decodeFailure(encodeFailure(original));
+    expect(rebuilt.errorType).toBe('template_runtime_error');
+    expect(httpStatusOf(rebuilt.errorType)).toBe(422);
+    expect(rebuilt.toBody()).toEqual(original.toBody());
+  });
+
+  it('keeps the type, and so the status, of the service errors', () => {
+    const rebuilt = decodeFailure(encodeFailure(new ServiceUnavailableError('busy', 5)));
+    expect(httpStatusOf(rebuilt.errorType)).toBe(503);
+    expect(httpStatusOf(decodeFailure(encodeFailure(new InvalidTemplateError('not a docx'))).errorType)).toBe(
+      400,
+    );
+  });
+
+  it('turns a foreign reason into an internal error without its text', () => {
+    const e = decodeFailure('job stalled more than allowable limit');
+    expect(httpStatusOf(e.errorType)).toBe(500);
+    expect(e.errorType).toBe('internal_error');
+    expect(e.message).toMatch(/stopped more often than allowed/);
+    const other = decodeFailure('Error: boom at /srv/app/x.js:10');
+    expect(other.errorType).toBe('internal_error');
+    expect(JSON.stringify(other.toBody())).not.toContain('/srv/app');
+  });
+});

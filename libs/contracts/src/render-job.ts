@@ -1,0 +1,118 @@
+/**
+ * What travels between the API and the workers, and where it is kept in Redis.
+ *
+ * A job carries ids, sizes, the file name and options only (Bull Board shows job data; it must not
+ * show documents). The template, the request (data and images) and the result live under their own
+ * keys with a TTL, beside the queue's keys under the same Redis Cluster hash tag, and the API
+ * deletes them once it has answered or given up.
+ *
+ * A failure crosses the queue as the JSON error body in the job's failed reason, so the caller gets
+ * the error type, status and details the worker raised.
+ */
+import { TransportedError, TypedError, type ErrorDetails } from './errors';
+
+export type OutputFormat = 'pdf' | 'docx';
+
+export interface RenderJobOptions {
+  undefined: 'empty' | 'strict';
+  output: OutputFormat;
+}
+
+/** The data of one BullMQ job. */
+export interface RenderJob {
+  /**
+   * The HTTP request's id (X-Request-Id, or one the API made up): the worker logs it and hands it
+   * to the converter. Not the job id: callers may reuse an id, job ids must be unique.
+   */
+  requestId: string;
+  /** Redis keys of the template (.docx bytes) and of the request (JSON: template_data, images). */
+  templateKey: string;
+  requestKey: string;
+  /** Where the worker leaves the result (PDF or .docx bytes). */
+  resultKey: string;
+  filename: string;
+  templateBytes: number;
+  requestBytes: number;
+  imageCount: number;
+  options: RenderJobOptions;
+}
+
+/** The return value of a completed job. */
+export interface RenderJobResult {
+  resultKey: string;
+  bytes: number;
+  contentType: string;
+  /** Milliseconds spent filling the template and converting it. */
+  renderMs: number;
+  convertMs: number;
+  worker: string;
+}
+
+export const CONTENT_TYPES: Record<OutputFormat, string> = {
+  pdf: 'application/pdf',
+  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+};
+
+export interface QueueNames {
+  prefix: string;
+  name: string;
+}
+
+/** Keys of one job's payload, in the queue's hash slot. */
+export function payloadKeys(q: QueueNames, jobId: string) {
+  const base = `${q.prefix}:${q.name}-payload:${jobId}`;
+  return { templateKey: `${base}:template`, requestKey: `${base}:request`, resultKey: `${base}:result` };
+}
+
+/** The sorted set where workers register their heartbeats. */
+export function heartbeatKey(q: QueueNames): string {
+  return `${q.prefix}:${q.name}-workers`;
+}
+
+/**
+ * The sorted set (same scheme as heartbeatKey) where workers whose converter is healthy register;
+ * the API's readiness needs at least one. A separate key keeps the heartbeat itself unchanged.
+ */
+export function converterHealthKey(q: QueueNames): string {
+  return `${q.prefix}:${q.name}-converters-healthy`;
+}
+
+/** An error as it crosses the queue: its type, never a status (the API maps types to statuses). */
+export interface FailureBody {
+  error_type: string;
+  message: string;
+  details: ErrorDetails;
+}
+
+export function encodeFailure(error: TypedError): string {
+  const body: FailureBody = { error_type: error.errorType, message: error.message, details: error.details };
+  return JSON.stringify(body);
+}
+
+/**
+ * Rebuilds the typed error from a job's failed reason. A reason that is not ours (BullMQ's own, e.g.
+ * a job that stalled too often) becomes an internal error.
+ */
+export function decodeFailure(reason: string | undefined): TypedError {
+  try {
+    const parsed = JSON.parse(reason ?? '') as Partial<FailureBody>;
+    if (parsed && typeof parsed.error_type === 'string' && typeof parsed.message === 'string') {
+      return new TransportedError({
+        error_type: parsed.error_type,
+        message: parsed.message,
+        details: parsed.details ?? {},
+      });
+    }
+  } catch {
+    // not JSON: fall through
+  }
+  // BullMQ's own reasons; their text stays in the job (and the log), not in the answer.
+  const stalled = /stalled more than allowable limit/i.test(reason ?? '');
+  return new TransportedError({
+    error_type: 'internal_error',
+    message: stalled
+      ? 'The document could not be processed: its worker stopped more often than allowed'
+      : 'The document could not be processed',
+    details: {},
+  });
+}

@@ -1,0 +1,61 @@
+import { availableParallelism } from 'node:os';
+
+import { validateConverterConfig, type ConverterConfig } from './config';
+import { GotenbergConverter } from './gotenberg-converter';
+import { LibreOfficePool } from './libreoffice-pool';
+import type { PdfConverter } from './pdf-converter';
+
+export * from './errors';
+export * from './pdf-converter';
+export { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE } from './libreoffice-instance';
+export * from './config';
+export {
+  GotenbergConverter,
+  GOTENBERG_DEFAULTS,
+  type GotenbergConverterOptions,
+} from './gotenberg-converter';
+export {
+  LibreOfficePool,
+  POOL_DEFAULTS,
+  type LibreOfficePoolOptions,
+  type SlotInfo,
+} from './libreoffice-pool';
+
+export interface ConverterHooks {
+  /** One line per restart, crash, start failure or Gotenberg retry; default: silent. */
+  log?: (message: string) => void;
+}
+
+/**
+ * The converter the configuration asks for: Gotenberg when `gotenbergUrl` is set, else the
+ * embedded LibreOffice pool, whose instances start right away in the background (a conversion
+ * waits for the first one up). Call `close()` when done, or soffice processes stay running.
+ *
+ *   const converter = createConverter(converterConfigFromEnv());
+ *   const pdf = await converter.convert(docx, { jobId });
+ *   await converter.close();
+ */
+export function createConverter(config: ConverterConfig = {}, hooks: ConverterHooks = {}): PdfConverter {
+  validateConverterConfig(config);
+  if (config.gotenbergUrl) {
+    return new GotenbergConverter({
+      log: hooks.log,
+      url: config.gotenbergUrl,
+      capacity: config.instances ?? availableParallelism(),
+      timeoutMs: config.conversionTimeoutMs,
+      retries: config.gotenbergRetries,
+      maxQueue: config.maxQueue,
+    });
+  }
+  const pool = new LibreOfficePool({
+    log: hooks.log,
+    instances: config.instances,
+    restartAfter: config.restartAfter,
+    conversionTimeoutMs: config.conversionTimeoutMs,
+    startTimeoutMs: config.startTimeoutMs,
+    maxQueue: config.maxQueue,
+  });
+  // Failures show in health() and in the first conversion's error; nothing to throw here.
+  pool.start().catch(() => undefined);
+  return pool;
+}

@@ -1,0 +1,439 @@
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { availableParallelism, tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import { isTypedError } from '@app/contracts';
+import { ConversionFailedError } from './errors';
+import { InstanceError, LibreOfficeInstance } from './libreoffice-instance';
+import {
+  looksLikePdf,
+  queueFullError,
+  type ConvertOptions,
+  type ConverterHealth,
+  type ConverterStats,
+  type PdfConverter,
+} from './pdf-converter';
+
+export interface LibreOfficePoolOptions {
+  /** Long-running soffice processes; default os.availableParallelism(). */
+  instances?: number;
+  /** Replace an instance after this many conversions (LibreOffice leaks memory); 0 = never. */
+  restartAfter?: number;
+  /** Per conversion, counted from the moment an instance takes it (queue time excluded). */
+  conversionTimeoutMs?: number;
+  startTimeoutMs?: number;
+  /** Conversions allowed to wait for a free instance; one more is refused at once. */
+  maxQueue?: number;
+  /** health() pings idle instances; one that does not answer in this time is replaced. */
+  healthTimeoutMs?: number;
+  /** Parent of the pool's private directory; default os.tmpdir(). */
+  tmpDir?: string;
+  sofficePath?: string;
+  pythonPath?: string;
+  bridgeScript?: string;
+  /** Told about restarts, crashes and start failures (one line each); default: silent. */
+  log?: (message: string) => void;
+}
+
+export const POOL_DEFAULTS = {
+  restartAfter: 200,
+  conversionTimeoutMs: 30_000,
+  startTimeoutMs: 20_000,
+  maxQueue: 100,
+  /** A ping is one UNO round trip (~1 ms); a soffice that cannot answer in 5 s is hung. */
+  healthTimeoutMs: 5_000,
+} as const;
+
+/** Backoff between attempts to start an instance that failed to start. */
+const START_RETRY_MIN_MS = 1_000;
+const START_RETRY_MAX_MS = 30_000;
+
+type SlotState = 'starting' | 'idle' | 'busy' | 'down';
+
+interface Slot {
+  readonly index: number;
+  state: SlotState;
+  instance?: LibreOfficeInstance;
+  /** Conversions done in this slot over all its instances. */
+  served: number;
+  /** The running launch(), so close() can wait for it. */
+  launching?: Promise<void>;
+  lastError?: string;
+  startFailures: number;
+  retryTimer?: NodeJS.Timeout;
+}
+
+interface Waiter {
+  resolve: (slot: Slot) => void;
+  reject: (err: Error) => void;
+}
+
+/** One row of `describe()`: what each slot runs now. */
+export interface SlotInfo {
+  slot: number;
+  state: SlotState;
+  pid?: number;
+  bridgePid?: number;
+  served: number;
+  lastError?: string;
+}
+
+/**
+ * N long-running LibreOffice instances behind one bounded wait queue, supervised in the manner
+ * of Gotenberg's LibreOffice module: start timeout, restart after K conversions, restart on
+ * crash or hang (per-conversion timeout kills the stuck instance), a crash during a conversion
+ * retried once on another instance. Instances start on `start()` (createConverter calls it) or
+ * on the first conversion.
+ */
+export class LibreOfficePool implements PdfConverter {
+  readonly name = 'libreoffice';
+  readonly capacity: number;
+  private readonly restartAfter: number;
+  private readonly conversionTimeoutMs: number;
+  private readonly startTimeoutMs: number;
+  private readonly maxQueue: number;
+  private readonly slots: Slot[];
+  private readonly waiters: Waiter[] = [];
+  private workDir?: Promise<string>;
+  private started?: Promise<void>;
+  private closed = false;
+  private closing?: Promise<void>;
+  private counters = { conversions: 0, failures: 0, restarts: 0 };
+  /** kill() of replaced instances still running, so close() can wait for them. */
+  private readonly dying = new Set<Promise<void>>();
+  private readonly log: (message: string) => void;
+
+  constructor(private readonly options: LibreOfficePoolOptions = {}) {
+    this.capacity = options.instances ?? availableParallelism();
+    this.restartAfter = options.restartAfter ?? POOL_DEFAULTS.restartAfter;
+    this.conversionTimeoutMs = options.conversionTimeoutMs ?? POOL_DEFAULTS.conversionTimeoutMs;
+    this.startTimeoutMs = options.startTimeoutMs ?? POOL_DEFAULTS.startTimeoutMs;
+    this.maxQueue = options.maxQueue ?? POOL_DEFAULTS.maxQueue;
+    this.log = options.log ?? (() => undefined);
+    if (!Number.isInteger(this.capacity) || this.capacity < 1) {
+      throw new RangeError(`instances must be a positive integer, got ${this.capacity}`);
+    }
+    this.slots = Array.from({ length: this.capacity }, (_, index) => ({
+      index,
+      state: 'starting' as SlotState, // until start(); convert() always calls start() first
+      served: 0,
+      startFailures: 0,
+    }));
+  }
+
+  /**
+   * Starts every instance; resolves when each has started or failed, rejects only when none
+   * started. Idempotent. Failed instances keep being retried in the background.
+   */
+  start(): Promise<void> {
+    if (this.closed) return Promise.reject(this.closedError());
+    this.started ??= (async () => {
+      await this.privateDir();
+      await Promise.allSettled(this.slots.map((slot) => this.launch(slot)));
+      if (!this.slots.some((s) => s.state === 'idle' || s.state === 'busy')) {
+        throw this.unavailableError();
+      }
+    })();
+    return this.started;
+  }
+
+  async convert(docx: Buffer, options: ConvertOptions = {}): Promise<Buffer> {
+    const jobId = options.jobId;
+    const timeoutMs = options.timeoutMs ?? this.conversionTimeoutMs;
+    if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
+    try {
+      if (this.closed) throw this.closedError();
+      // Not awaited: a conversion waits for the first free instance, not for all of them.
+      this.start().catch(() => undefined);
+      const dir = await mkdtemp(join(await this.privateDir(), 'job-'));
+      try {
+        const inPath = join(dir, 'in.docx');
+        const outPath = join(dir, 'out.pdf');
+        await writeFile(inPath, docx);
+        await this.runOnInstance(inPath, outPath, timeoutMs, jobId);
+        const pdf = await readFile(outPath).catch(() => Buffer.alloc(0));
+        if (!looksLikePdf(pdf)) {
+          throw new ConversionFailedError('LibreOffice reported success but wrote no PDF', {
+            backend: 'libreoffice',
+            reason: 'no_output',
+            ...(jobId ? { jobId } : {}),
+          });
+        }
+        this.counters.conversions++;
+        return pdf;
+      } finally {
+        await rm(dir, { recursive: true, force: true });
+      }
+    } catch (e) {
+      this.counters.failures++;
+      if (isTypedError(e)) throw e;
+      // File system trouble (disk full, tmp removed): still a conversion failure to the caller.
+      throw new ConversionFailedError(`PDF conversion failed: ${(e as Error).message}`, {
+        backend: 'libreoffice',
+        reason: 'io_error',
+        ...(jobId ? { jobId } : {}),
+      });
+    }
+  }
+
+  /**
+   * Pings every idle instance over UNO (a hung one is killed and replaced). Healthy when no
+   * instance failed to start and at least one is up: an instance being recycled after K
+   * conversions does not make the pool unhealthy.
+   */
+  async health(): Promise<ConverterHealth> {
+    const instances = this.capacity;
+    if (this.closed) return { healthy: false, instances, ready: 0, detail: 'closed' };
+    if (!this.started) return { healthy: false, instances, ready: 0, detail: 'not started' };
+    await Promise.all(this.slots.filter((s) => s.state === 'idle').map((slot) => this.pingSlot(slot)));
+    const up = this.slots.filter((s) => s.state === 'idle' || s.state === 'busy');
+    const down = this.slots.filter((s) => s.state === 'down');
+    const starting = this.slots.filter((s) => s.state === 'starting');
+    const healthy = down.length === 0 && up.length > 0;
+    const notes = [
+      ...down.map((s) => `instance ${s.index} down: ${s.lastError ?? 'not started'}`),
+      ...starting.map((s) => `instance ${s.index} starting`),
+    ];
+    return { healthy, instances, ready: up.length, ...(notes.length ? { detail: notes.join('; ') } : {}) };
+  }
+
+  stats(): ConverterStats {
+    return {
+      ...this.counters,
+      queueLength: this.waiters.length,
+      busy: this.slots.filter((s) => s.state === 'busy').length,
+      instances: this.capacity,
+    };
+  }
+
+  /** What each slot runs now (pids for tests and diagnostics). */
+  describe(): SlotInfo[] {
+    return this.slots.map((s) => ({
+      slot: s.index,
+      state: s.state,
+      pid: s.instance?.ready ? s.instance.pid : undefined,
+      bridgePid: s.instance?.alive ? s.instance.bridgePid : undefined,
+      served: s.served,
+      ...(s.lastError ? { lastError: s.lastError } : {}),
+    }));
+  }
+
+  /** Stops every process (process-group SIGKILL) and removes profiles and temporary files. */
+  close(): Promise<void> {
+    this.closing ??= (async () => {
+      this.closed = true;
+      for (const w of this.waiters.splice(0)) w.reject(this.closedError());
+      for (const slot of this.slots) clearTimeout(slot.retryTimer);
+      await Promise.all(this.slots.map((s) => s.instance?.kill()));
+      await Promise.all(this.slots.map((s) => s.launching));
+      await Promise.all(this.dying);
+      if (this.workDir) {
+        const dir = await this.workDir.catch(() => undefined);
+        if (dir) await rm(dir, { recursive: true, force: true });
+      }
+    })();
+    return this.closing;
+  }
+
+  // --- conversion on one instance, with one retry after a crash -------------------------------
+
+  private async runOnInstance(inPath: string, outPath: string, timeoutMs: number, jobId?: string) {
+    const ctx = { backend: 'libreoffice', ...(jobId ? { jobId } : {}) };
+    for (let attempt = 1; ; attempt++) {
+      const slot = await this.acquire(attempt > 1, jobId);
+      const instance = slot.instance!;
+      try {
+        await instance.convert(inPath, outPath, timeoutMs);
+        slot.served++;
+        return;
+      } catch (e) {
+        if (!(e instanceof InstanceError)) throw e;
+        if (e.kind === 'crashed' && attempt === 1) continue; // retry once, on a fresh instance
+        if (e.kind === 'timeout') {
+          throw new ConversionFailedError(
+            `LibreOffice did not finish the conversion within ${timeoutMs} ms; the instance was restarted`,
+            { ...ctx, reason: 'timeout', timeoutMs },
+          );
+        }
+        if (e.kind === 'crashed') {
+          throw new ConversionFailedError(`LibreOffice crashed twice converting the document: ${e.message}`, {
+            ...ctx,
+            reason: 'crashed',
+          });
+        }
+        slot.served++;
+        throw new ConversionFailedError(`LibreOffice could not convert the document: ${e.message}`, {
+          ...ctx,
+          reason: 'libreoffice_error',
+          error: e.message,
+        });
+      } finally {
+        this.release(slot, instance);
+      }
+    }
+  }
+
+  private async pingSlot(slot: Slot): Promise<void> {
+    slot.state = 'busy';
+    const instance = slot.instance!;
+    try {
+      await instance.ping(this.options.healthTimeoutMs ?? POOL_DEFAULTS.healthTimeoutMs);
+    } catch (e) {
+      slot.lastError = (e as Error).message;
+    } finally {
+      this.release(slot, instance, false);
+    }
+  }
+
+  // --- slots and the wait queue ----------------------------------------------------------------
+
+  private acquire(priority: boolean, jobId?: string): Promise<Slot> {
+    if (this.closed) return Promise.reject(this.closedError());
+    const idle = this.slots.find((s) => s.state === 'idle');
+    if (idle) {
+      idle.state = 'busy';
+      return Promise.resolve(idle);
+    }
+    if (this.started && this.slots.every((s) => s.state === 'down')) {
+      // Nothing will come free: fail now, and have another go at starting.
+      for (const slot of this.slots) this.retryNow(slot);
+      return Promise.reject(this.unavailableError(jobId));
+    }
+    if (!priority && this.waiters.length >= this.maxQueue) {
+      return Promise.reject(queueFullError(this.name, this.maxQueue, jobId));
+    }
+    return new Promise<Slot>((resolve, reject) => {
+      const waiter = { resolve, reject };
+      if (priority) this.waiters.unshift(waiter);
+      else this.waiters.push(waiter);
+    });
+  }
+
+  /** Back to idle, or replaced when dead or worn out. */
+  private release(slot: Slot, instance: LibreOfficeInstance, counts = true): void {
+    if (this.closed || slot.instance !== instance) return;
+    if (!instance.ready) {
+      this.replace(slot, instance.endReason ?? 'it stopped');
+    } else if (counts && this.restartAfter > 0 && instance.conversions >= this.restartAfter) {
+      this.replace(slot, `it did ${instance.conversions} conversions (restart after ${this.restartAfter})`);
+    } else {
+      slot.state = 'idle';
+      this.dispatch();
+    }
+  }
+
+  private dispatch(): void {
+    while (this.waiters.length > 0) {
+      const slot = this.slots.find((s) => s.state === 'idle');
+      if (!slot) return;
+      slot.state = 'busy';
+      this.waiters.shift()!.resolve(slot);
+    }
+  }
+
+  private replace(slot: Slot, why: string): void {
+    this.counters.restarts++;
+    const old = slot.instance;
+    this.log(`LibreOffice instance ${slot.index} (pid ${old?.pid ?? '?'}) is replaced: ${why}`);
+    slot.instance = undefined;
+    if (old) {
+      const dying = old.kill().finally(() => this.dying.delete(dying));
+      this.dying.add(dying);
+    }
+    void this.launch(slot);
+  }
+
+  private launch(slot: Slot): Promise<void> {
+    const run = this.launchInstance(slot).finally(() => {
+      if (slot.launching === run) slot.launching = undefined;
+    });
+    slot.launching = run;
+    return run;
+  }
+
+  private async launchInstance(slot: Slot): Promise<void> {
+    if (this.closed) return;
+    slot.state = 'starting';
+    const workDir = await this.privateDir();
+    if (this.closed) return;
+    const instance = new LibreOfficeInstance({
+      slot: slot.index,
+      workDir,
+      startTimeoutMs: this.startTimeoutMs,
+      sofficePath: this.options.sofficePath,
+      pythonPath: this.options.pythonPath,
+      bridgeScript: this.options.bridgeScript,
+    });
+    slot.instance = instance;
+    instance.onExit(() => {
+      // Died while idle (killed from outside, crashed on its own): replace it now. A death
+      // during a conversion or a ping is handled when that call fails and releases the slot.
+      if (slot.instance === instance && slot.state === 'idle') {
+        this.replace(slot, instance.endReason ?? 'it died while idle');
+      }
+    });
+    try {
+      await instance.start();
+    } catch (e) {
+      if (slot.instance !== instance) return;
+      slot.instance = undefined;
+      slot.state = 'down';
+      slot.lastError = (e as Error).message;
+      slot.startFailures++;
+      this.log(
+        `LibreOffice instance ${slot.index} failed to start (${slot.startFailures}×): ${slot.lastError}`,
+      );
+      await instance.kill();
+      if (this.closed) return;
+      if (this.slots.every((s) => s.state === 'down')) {
+        for (const w of this.waiters.splice(0)) w.reject(this.unavailableError());
+      }
+      const delay = Math.min(START_RETRY_MAX_MS, START_RETRY_MIN_MS * 2 ** (slot.startFailures - 1));
+      slot.retryTimer = setTimeout(() => this.retryNow(slot), delay);
+      slot.retryTimer.unref(); // a pool waiting to retry must not keep the process alive
+      return;
+    }
+    if (this.closed || slot.instance !== instance) {
+      await instance.kill();
+      return;
+    }
+    slot.startFailures = 0;
+    slot.lastError = undefined;
+    slot.state = 'idle';
+    this.dispatch();
+  }
+
+  private retryNow(slot: Slot): void {
+    if (this.closed || slot.state !== 'down') return;
+    clearTimeout(slot.retryTimer);
+    slot.retryTimer = undefined;
+    void this.launch(slot);
+  }
+
+  private privateDir(): Promise<string> {
+    // mkdtemp creates the directory with mode 0700: documents and profiles stay private.
+    this.workDir ??= mkdtemp(join(this.options.tmpDir ?? tmpdir(), 'docx-pdf-lo-'));
+    return this.workDir;
+  }
+
+  private closedError(): ConversionFailedError {
+    return new ConversionFailedError('The LibreOffice converter is closed', {
+      backend: 'libreoffice',
+      reason: 'converter_closed',
+      retryable: true,
+    });
+  }
+
+  private unavailableError(jobId?: string): ConversionFailedError {
+    const reasons = [...new Set(this.slots.map((s) => s.lastError).filter(Boolean))];
+    return new ConversionFailedError(
+      `No LibreOffice instance could be started: ${reasons.join('; ') || 'unknown'}`,
+      {
+        backend: 'libreoffice',
+        reason: 'converter_unavailable',
+        retryable: true,
+        ...(jobId ? { jobId } : {}),
+      },
+    );
+  }
+}

@@ -1,0 +1,91 @@
+/**
+ * Typed errors of the template engine. Each carries its `error_type`, message and details; the
+ * HTTP status is the error catalogue's business (@app/contracts), looked up at the HTTP edge.
+ */
+import { TypedError, type ErrorDetails } from '@app/contracts';
+
+/** One problem found in a template tag, with the text around it so an author can find it in Word. */
+export interface TemplateProblem {
+  message: string;
+  /** The tag as written, e.g. `{{ total | bogus }}`. */
+  tag: string;
+  /** Some text before and after the tag, with the tag itself, e.g. `…Total: {{ total | bogus }} EUR…`. */
+  context: string;
+  /** The part of the document: `word/document.xml`, `word/header1.xml`, … */
+  part: string;
+}
+
+/** Every syntax error of the template at once (not just the first). */
+export class TemplateSyntaxError extends TypedError {
+  readonly errorType = 'template_syntax_error';
+  constructor(readonly problems: TemplateProblem[]) {
+    super(
+      problems.length === 1
+        ? `Template syntax error: ${problems[0].message} in ${problems[0].tag}`
+        : `The template has ${problems.length} syntax errors; the first: ${problems[0].message} in ${problems[0].tag}`,
+      { errors: problems },
+    );
+  }
+}
+
+/** Strict mode only: every variable the template used but the data did not define, in one error. */
+export class UndefinedVariableError extends TypedError {
+  readonly errorType = 'undefined_variable';
+  constructor(readonly variables: string[]) {
+    super(`Undefined variable${variables.length > 1 ? 's' : ''} in template: ${variables.join(', ')}`, {
+      variables,
+    });
+  }
+}
+
+/** An expression that parsed but failed on the data given (wrong type, bad filter argument, limits). */
+export class TemplateRuntimeError extends TypedError {
+  readonly errorType = 'template_runtime_error';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
+/** The uploaded file is not a Word document we can fill (judged by content, not by name). */
+export class InvalidTemplateError extends TypedError {
+  readonly errorType = 'invalid_template';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
+/** Details exactly as the interface specification lists them. */
+export class ImageProcessingError extends TypedError {
+  readonly errorType = 'image_processing_error';
+  constructor(imageName: string, cause: string, errorClass: string, suggestion: string) {
+    super(`Image '${imageName}' could not be processed: ${cause}`, {
+      image_name: imageName,
+      error: cause,
+      error_class: errorClass,
+      suggestion,
+    });
+  }
+}
+
+/** The request body does not have the shape the interface specification describes. */
+export class InvalidRequestError extends TypedError {
+  readonly errorType = 'invalid_request_structure';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
+export class MissingTemplateDataError extends TypedError {
+  readonly errorType = 'missing_template_data';
+  constructor(message = 'request_data must contain a template_data object', details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
+/** A limit set by configuration was exceeded (sizes, counts). */
+export class PayloadTooLargeError extends TypedError {
+  readonly errorType = 'payload_too_large';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}

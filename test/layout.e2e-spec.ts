@@ -1,0 +1,77 @@
+/**
+ * The layout's import rules are enforced by lint (eslint.config.mjs); these cases prove each rule
+ * fires, so a loosened config cannot pass unnoticed.
+ */
+import { spawnSync } from 'node:child_process';
+import { join } from 'node:path';
+
+const ROOT = join(__dirname, '..');
+
+const REFUSED: [string, string, RegExp][] = [
+  ['apps/worker/src/x.ts', "import { y } from '../../api/src/config/config.module';", /never imports an app/],
+  [
+    'apps/api/src/a/x.ts',
+    "import { y } from '../../../worker/src/render.processor';",
+    /never imports an app/,
+  ],
+  ['apps/cli/src/x.ts', "import { y } from '../../api/src/main';", /never imports an app/],
+  ['libs/engine/src/x.ts', "import { y } from '../../../apps/api/src/main';", /never imports an app/],
+  ['libs/engine/src/x.ts', "import { y } from '../../converters/src/errors';", /through its @app/],
+  ['apps/api/src/x.ts', "import { y } from '@app/engine/render';", /through its index/],
+  [
+    'libs/converters/src/x.ts',
+    "import { y } from '../../../test/support/converter-fixtures';",
+    /never imports test/,
+  ],
+  ['apps/worker/src/x.ts', "import { y } from '../../../test/service-harness';", /never imports test/],
+];
+const ALLOWED: [string, string][] = [
+  ['apps/worker/src/x.ts', "import { y } from '@app/contracts';"],
+  ['libs/engine/src/docx/x.ts', "import { y } from '../errors';"],
+  ['libs/engine/src/x.spec.ts', "import { y } from '../../../test/support/docx-text';"],
+  ['test/x.e2e-spec.ts', "import { y } from '../apps/api/src/app.module';"],
+];
+
+/**
+ * Lints every case with the project's real config in one child process: ESLint loads its .mjs
+ * config with a dynamic import, which Jest's module sandbox does not allow.
+ */
+function lintAll(cases: [string, string][]): string[][] {
+  const script = `
+    const { ESLint } = require('eslint');
+    (async () => {
+      const eslint = new ESLint({ cwd: process.cwd() });
+      const out = [];
+      for (const [file, source] of JSON.parse(process.argv[1])) {
+        const [r] = await eslint.lintText(source + '\\nexport const x = y;\\n', { filePath: file });
+        out.push(r.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message));
+      }
+      console.log(JSON.stringify(out));
+    })();`;
+  const run = spawnSync(
+    process.execPath,
+    ['-e', script, JSON.stringify(cases.map(([f, s]) => [join(ROOT, f), s]))],
+    {
+      cwd: ROOT,
+      encoding: 'utf8',
+    },
+  );
+  if (run.status !== 0) throw new Error(run.stderr);
+  return JSON.parse(run.stdout) as string[][];
+}
+
+let results: string[][];
+beforeAll(() => {
+  results = lintAll([...REFUSED.map(([f, s]) => [f, s] as [string, string]), ...ALLOWED]);
+});
+
+describe('import boundaries', () => {
+  it.each(REFUSED.map((c, i) => [...c, i] as const))('%s: %s is refused', (_file, _source, message, i) => {
+    expect(results[i].length).toBe(1);
+    expect(results[i][0]).toMatch(message);
+  });
+
+  it.each(ALLOWED.map((c, i) => [...c, REFUSED.length + i] as const))('%s: %s is allowed', (_f, _s, i) => {
+    expect(results[i]).toEqual([]);
+  });
+});
