@@ -12,64 +12,35 @@
 import 'reflect-metadata';
 import { Worker } from 'bullmq';
 import { Redis } from 'ioredis';
-import { closeSync, openSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
   type ConverterConfig,
   ConverterConfigError,
   converterConfigFromEnv,
-  type ConverterHealth,
   createConverter,
-  type PdfConverter,
 } from '@app/converters';
 import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
 import { pinoOptions } from '@app/logging';
-import { converterHealthKey, heartbeatKey } from '@app/contracts';
-import { beat, unregister } from '@app/contracts';
 import pino from 'pino';
+import { ConverterHealthMonitor } from './converter-health';
 import { jobContext } from './job-context';
+import { WorkerRegistration } from './registration';
 import { createRenderProcessor } from './render.processor';
 import { createWorkerHttpServer, listen, type WorkerReadiness } from './worker-http';
 import { WorkerMetrics } from './worker-metrics';
 
-/** converter.health() has its own timeouts; this bounds a call that hangs anyway. */
-const HEALTH_CHECK_TIMEOUT_MS = 10_000;
-
-function touch(file: string): void {
+function loadConfigs(): { config: ServiceConfig; converterConfig: ConverterConfig } {
   try {
-    const now = new Date();
-    utimesSync(file, now, now);
-  } catch {
-    try {
-      closeSync(openSync(file, 'a'));
-    } catch {
-      // health file is optional
-    }
-  }
-}
-
-async function warmUp(converter: PdfConverter, timeoutMs: number): Promise<ConverterHealth | undefined> {
-  const deadline = Date.now() + timeoutMs;
-  let health: ConverterHealth | undefined;
-  while (Date.now() < deadline) {
-    health = await converter.health().catch(() => undefined);
-    if (health?.healthy && health.ready > 0) break;
-    await new Promise((r) => setTimeout(r, 250));
-  }
-  return health;
-}
-
-async function main(): Promise<void> {
-  let config: ServiceConfig;
-  let converterConfig: ConverterConfig;
-  try {
-    config = loadConfig();
-    converterConfig = converterConfigFromEnv(process.env);
+    return { config: loadConfig(), converterConfig: converterConfigFromEnv(process.env) };
   } catch (e) {
     console.error(e instanceof ConfigurationError || e instanceof ConverterConfigError ? e.message : e);
     process.exit(1);
   }
+}
+
+async function main(): Promise<void> {
+  const { config, converterConfig } = loadConfigs();
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const logger = pino(pinoOptions(config, 'worker')).child({ workerId });
   const log = (message: string) => logger.info(message);
@@ -79,46 +50,9 @@ async function main(): Promise<void> {
   });
   const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity;
   log(`converter ${converter.name} (capacity ${converter.capacity}), concurrency ${concurrency}`);
-
-  // Converter health: refreshed with each heartbeat, read by /health/ready, the metrics and the API.
-  let converterHealth: ConverterHealth | undefined;
-  let checking: Promise<void> | undefined;
-  const refreshConverterHealth = () =>
-    (checking ??= (async () => {
-      let timer: NodeJS.Timeout | undefined;
-      const timeout = new Promise<ConverterHealth>((resolve) => {
-        timer = setTimeout(
-          () =>
-            resolve({
-              healthy: false,
-              instances: converter.capacity,
-              ready: 0,
-              detail: 'health check timed out',
-            }),
-          HEALTH_CHECK_TIMEOUT_MS,
-        );
-      });
-      const health = await Promise.race([
-        converter.health().catch((e: unknown): ConverterHealth => ({
-          healthy: false,
-          instances: converter.capacity,
-          ready: 0,
-          detail: String(e),
-        })),
-        timeout,
-      ]);
-      clearTimeout(timer);
-      if (converterHealth?.healthy !== health.healthy) {
-        logger[health.healthy ? 'info' : 'warn'](
-          { converterHealth: health },
-          `converter ${health.healthy ? 'healthy' : 'unhealthy'}`,
-        );
-      }
-      converterHealth = health;
-    })().finally(() => (checking = undefined)));
-
+  const converterHealth = new ConverterHealthMonitor(converter, logger);
   const metrics = new WorkerMetrics();
-  metrics.watchConverter(converter, () => converterHealth?.healthy);
+  metrics.watchConverter(converter, () => converterHealth.health?.healthy);
 
   let lastError = 0;
   const logRedisError = (e: unknown) => {
@@ -169,37 +103,29 @@ async function main(): Promise<void> {
     logger.warn({ jobId }, `job ${jobId} stalled (its worker died); handed to another worker`),
   );
 
-  // Heartbeat: only while this worker can take jobs. The converter's health rides along in a
-  // second registry, so the API's readiness can tell "no worker" from "no working converter".
-  const key = heartbeatKey(names);
-  const convertersKey = converterHealthKey(names);
+  const registration = new WorkerRegistration({
+    redis,
+    names,
+    workerId,
+    ttlMs: config.HEARTBEAT_TTL_MS,
+    intervalMs: config.HEARTBEAT_INTERVAL_MS,
+    aliveFile: config.WORKER_ALIVE_FILE,
+    converterHealth,
+    onError: logRedisError,
+  });
   let stopping = false;
   let taking = false;
-  const heartbeat = async () => {
-    if (stopping) return;
-    // Not awaited: a slow health check must not delay the heartbeat past its TTL. What is
-    // published below is the last finished check, at most one interval old.
-    void refreshConverterHealth();
-    try {
-      await beat(redis, key, workerId, config.HEARTBEAT_TTL_MS);
-      if (converterHealth?.healthy) await beat(redis, convertersKey, workerId, config.HEARTBEAT_TTL_MS);
-      else await unregister(redis, convertersKey, workerId);
-      touch(config.WORKER_ALIVE_FILE);
-    } catch (e) {
-      logRedisError(e);
-    }
-  };
-
   const readiness = (): WorkerReadiness => {
+    const health = converterHealth.health;
     const checks: WorkerReadiness['checks'] = {
       worker:
         taking && !stopping
           ? { status: 'up' }
           : { status: 'down', reason: stopping ? 'stopping' : 'starting' },
       redis: { status: redis.status === 'ready' ? 'up' : 'down' },
-      converter: converterHealth?.healthy
-        ? { status: 'up', ready: converterHealth.ready, instances: converterHealth.instances }
-        : { status: 'down', ...(converterHealth?.detail ? { detail: converterHealth.detail } : {}) },
+      converter: health?.healthy
+        ? { status: 'up', ready: health.ready, instances: health.instances }
+        : { status: 'down', ...(health?.detail ? { detail: health.detail } : {}) },
     };
     const failed = Object.keys(checks).filter((k) => checks[k].status === 'down');
     return { ready: failed.length === 0, failed, checks };
@@ -218,15 +144,12 @@ async function main(): Promise<void> {
     await converter.close().catch(() => undefined);
     process.exit(1);
   }
-  const timer = setInterval(() => void heartbeat(), config.HEARTBEAT_INTERVAL_MS);
 
   const shutdown = async (signal: string) => {
     if (stopping) return;
     stopping = true;
     log(`${signal}: finishing the jobs in hand`);
-    clearInterval(timer);
-    await unregister(redis, key, workerId).catch(() => undefined);
-    await unregister(redis, convertersKey, workerId).catch(() => undefined);
+    await registration.stop();
     await worker.close(); // waits for active jobs
     await converter.close().catch((e: unknown) => logger.warn(`converter close: ${String(e)}`));
     redis.disconnect();
@@ -237,10 +160,9 @@ async function main(): Promise<void> {
   process.on('SIGTERM', () => void shutdown('SIGTERM'));
   process.on('SIGINT', () => void shutdown('SIGINT'));
 
-  // Register only once the converter can work, so the first job does not wait for LibreOffice
-  // to start; give up waiting after CONVERTER_WARMUP_MS (jobs then report the converter's error).
-  const warm = await warmUp(converter, config.CONVERTER_WARMUP_MS);
-  converterHealth = warm;
+  // Register only once the converter can work; give up waiting after CONVERTER_WARMUP_MS
+  // (jobs then report the converter's error).
+  const warm = await converterHealth.warmUp(config.CONVERTER_WARMUP_MS);
   logger.info(
     { converterHealth: warm ?? { healthy: false } },
     warm?.healthy
@@ -253,7 +175,7 @@ async function main(): Promise<void> {
   });
   await worker.waitUntilReady().catch(logRedisError);
   taking = true;
-  await heartbeat();
+  await registration.start();
   log(`ready (id ${workerId}, queue ${names.prefix}:${names.name})`);
 }
 
