@@ -5,8 +5,8 @@
  *   1. builds dist/ when a source changed (scripts/build.js);
  *   2. starts a private redis-server on a free loopback port, without persistence, unless
  *      REDIS_URL is set;
- *   3. starts one worker (embedded LibreOffice pool, or Gotenberg if GOTENBERG_URL is set) and
- *      the API on PORT (default 8000);
+ *   3. starts one worker (embedded LibreOffice pool, or Gotenberg if GOTENBERG_URL is set), and
+ *      once it has registered, the API on PORT (default 8000);
  *   4. prints the address and a curl example; Ctrl-C (or SIGTERM) stops everything, API first,
  *      then the worker (which finishes the jobs in hand), then Redis.
  *
@@ -174,12 +174,12 @@ async function main() {
     log(`using Redis at ${env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
   }
 
+  // The API opens its port only once a worker has registered: whoever polls /health-check and
+  // then posts (a conformance run, a deploy script) gets a PDF, not 503 "No worker is running".
   const worker = run('worker', process.execPath, ['--enable-source-maps', ENTRY.worker], env);
+  await waitForLine(worker, /\bready \(id /, 120_000);
   const api = run('api', process.execPath, ['--enable-source-maps', ENTRY.api], env);
-  await Promise.all([
-    waitForLine(worker, /\bready \(id /, 120_000),
-    waitForLine(api, /listening on http/, 60_000),
-  ]);
+  await waitForLine(api, /listening on http/, 60_000);
 
   const base = `http://localhost:${env.PORT}`;
   console.log(`

@@ -142,7 +142,7 @@ export class ManagedProcess {
   }
 }
 
-function spawnManaged(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ManagedProcess {
+export function spawnManaged(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ManagedProcess {
   const child = spawn(command, args, {
     cwd: ROOT,
     env,
@@ -233,6 +233,8 @@ export function testEnv(redisUrl: string, extra: Record<string, string> = {}): N
     WORKER_STALLED_INTERVAL_MS: '1000',
     JOB_BACKOFF_MS: '200',
     RETRY_AFTER_SECONDS: '2',
+    // Most tests want the 503 for "no worker" at once; the hold has its own test.
+    NO_WORKER_WAIT_MS: '0',
     WORKER_ALIVE_FILE: `/tmp/docx-worker-test-${process.pid}.alive`,
     // Any free port for each worker's metrics/health listener: several workers run side by side.
     WORKER_HTTP_PORT: '0',

@@ -75,6 +75,15 @@ export class ServiceConfig {
   @Min(1)
   MAX_WAITING_JOBS = 100;
 
+  /**
+   * While no worker is alive (a deployment rolling, a worker restarting), how long a request is
+   * held waiting for one before the API answers 503 (milliseconds; 0 answers at once).
+   */
+  @IsInt()
+  @Min(0)
+  @Max(60_000)
+  NO_WORKER_WAIT_MS = 5000;
+
   /** Value of the Retry-After header of 503 answers (seconds). */
   @IsInt()
   @Min(1)

@@ -138,7 +138,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
    * (503) or ProcessingTimeoutError (504). `signal` aborts the wait when the caller hangs up.
    */
   async render(input: RenderInput, signal?: AbortSignal): Promise<RenderOutput> {
-    await this.admit();
+    await this.admit(signal);
     // Unique whatever the caller sent as X-Request-Id: it names the job and the payload keys.
     const jobId = randomUUID();
     const keys = payloadKeys(this.names, jobId);
@@ -244,18 +244,29 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     }
   }
 
-  /** Refuses at once what would only time out: Redis down, no worker alive, queue full. */
-  private async admit(): Promise<void> {
+  /**
+   * Live workers, waiting up to NO_WORKER_WAIT_MS for one to register when there is none: a
+   * request that arrives while workers restart is held briefly instead of refused.
+   */
+  private async workersAfterWait(signal?: AbortSignal): Promise<number> {
+    const deadline = Date.now() + this.config.NO_WORKER_WAIT_MS;
+    for (;;) {
+      const workers = await liveWorkers(this.redis, heartbeatKey(this.names));
+      if (workers > 0 || Date.now() >= deadline || signal?.aborted || this.closing) return workers;
+      await new Promise((r) => setTimeout(r, Math.min(250, Math.max(deadline - Date.now(), 1))));
+    }
+  }
+
+  /** Refuses what would only time out: Redis down, no worker alive (after a short hold), queue full. */
+  private async admit(signal?: AbortSignal): Promise<void> {
     const retryAfter = this.config.RETRY_AFTER_SECONDS;
     if (this.closing) throw new ServiceUnavailableError('The service is shutting down', retryAfter);
     if (this.redis.status !== 'ready') throw new ServiceUnavailableError('Redis is unreachable', retryAfter);
     let workers: number;
     let waiting: number;
     try {
-      [workers, waiting] = await Promise.all([
-        liveWorkers(this.redis, heartbeatKey(this.names)),
-        this.queue.getJobCountByTypes('waiting', 'prioritized', 'delayed'),
-      ]);
+      workers = await this.workersAfterWait(signal);
+      waiting = await this.queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
     } catch (e) {
       throw this.unavailable('Redis is unreachable', e);
     }

@@ -1,0 +1,105 @@
+/**
+ * Ready means ready: `npm start` answers /health-check only once a worker has registered, so the
+ * first request sent the moment it answers gets its PDF; and a deployed API holds a request for
+ * NO_WORKER_WAIT_MS while no worker is alive (workers restarting) instead of refusing it at once.
+ */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import {
+  buildService,
+  freePort,
+  ManagedProcess,
+  pdfText,
+  postRender,
+  RedisServer,
+  RunningApi,
+  spawnManaged,
+  startApi,
+  startWorker,
+  stopAll,
+  testEnv,
+} from './service-harness';
+
+jest.setTimeout(180_000);
+
+const ROOT = join(__dirname, '..');
+const invoice = {
+  file: readFileSync(join(ROOT, 'examples', 'invoice.docx')),
+  request_data: readFileSync(join(ROOT, 'examples', 'invoice-request.json'), 'utf8'),
+};
+
+beforeAll(() => buildService());
+
+describe('npm start (scripts/start.js)', () => {
+  let start: ManagedProcess | undefined;
+  afterAll(async () => {
+    if (start?.running) {
+      start.child.kill('SIGTERM'); // start.js stops the API, the worker and Redis in order
+      await start.exited;
+    }
+  });
+
+  it('answers /health-check only once a worker is registered: the first request gets its PDF', async () => {
+    const port = await freePort();
+    const { REDIS_URL: _ignored, ...env } = testEnv('unused');
+    start = spawnManaged('start', process.execPath, [join(ROOT, 'scripts', 'start.js')], {
+      ...env,
+      PORT: String(port),
+      LOG_FORMAT: 'json',
+      NO_WORKER_WAIT_MS: '0', // no hold: only the start order can make the first request succeed
+    });
+    const url = `http://127.0.0.1:${port}`;
+    let polls = 0;
+    for (;;) {
+      if (!start.running) throw new Error(`npm start exited:\n${start.output()}`);
+      polls++;
+      const ok = await fetch(`${url}/health-check`).then(
+        (r) => r.ok,
+        () => false,
+      );
+      if (ok) break;
+      await new Promise((r) => setTimeout(r, 20));
+    }
+    const res = await postRender(url, invoice);
+    expect(res.status).toBe(200);
+    expect(res.headers.get('content-type')).toBe('application/pdf');
+    expect(pdfText(Buffer.from(await res.arrayBuffer()))).toContain('INV-');
+    expect(polls).toBeGreaterThan(1); // it was polled while starting, not found already up
+    expect(start.output()).toMatch(/\[worker\][^\n]*ready \(id /);
+  });
+});
+
+describe('NO_WORKER_WAIT_MS', () => {
+  let redis: RedisServer;
+  let api: RunningApi | undefined;
+  let worker: ManagedProcess | undefined;
+  afterEach(async () => {
+    await stopAll(api, worker);
+    api = worker = undefined;
+  });
+  beforeAll(async () => {
+    redis = await RedisServer.start();
+  });
+  afterAll(async () => stopAll(redis));
+
+  it('holds a request while no worker is alive, and renders it once one registers', async () => {
+    const env = testEnv(redis.url, { QUEUE_PREFIX: '{hold}', NO_WORKER_WAIT_MS: '60000' });
+    api = await startApi(env);
+    const pending = postRender(api.url, invoice);
+    worker = await startWorker(env);
+    const res = await pending;
+    expect(res.status).toBe(200);
+    expect(pdfText(Buffer.from(await res.arrayBuffer()))).toContain('INV-');
+  });
+
+  it('answers 503 service_unavailable when no worker registers within the hold', async () => {
+    const env = testEnv(redis.url, { QUEUE_PREFIX: '{hold2}', NO_WORKER_WAIT_MS: '300' });
+    api = await startApi(env);
+    const res = await postRender(api.url, invoice);
+    expect(res.status).toBe(503);
+    expect(await res.json()).toMatchObject({
+      error_type: 'service_unavailable',
+      details: { live_workers: 0 },
+    });
+  });
+});
