@@ -10,7 +10,7 @@
 #   docker build --target worker -t docx-pdf-worker .
 # docker-compose.yml builds them for you.
 
-ARG NODE_IMAGE=node:20-bookworm-slim
+ARG NODE_IMAGE=node:24-bookworm-slim
 
 # ---- build: compile with SWC (scripts/build.js), then keep production dependencies only ----
 FROM ${NODE_IMAGE} AS build
