@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDocx, messy, SPLIT as S } from './support/docx-builder';
 import { docxText } from './support/docx-text';
+import { solidPng } from './service-harness';
 
 const ROOT = join(__dirname, '..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -70,5 +71,49 @@ describe('npm run render (command line)', () => {
     const res = run('only-one-arg');
     expect(res.status).toBe(2);
     expect(res.stderr).toContain('usage: npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf');
+  });
+
+  it('resolves relative paths against the directory npm was called from', () => {
+    const res = spawnSync(
+      'npm',
+      ['--prefix', ROOT, 'run', '--silent', 'render', '--', 'tpl.docx', 'ok.json', 'rel.docx'],
+      {
+        cwd: dir,
+        encoding: 'utf8',
+        timeout: 120_000,
+      },
+    );
+    expect(res.status).toBe(0);
+    expect(docxText(readFileSync(join(dir, 'rel.docx'))).body).toEqual(['Invoice for Ann: 12.50']);
+  });
+
+  it("enforces the service's limits (template size, image count)", () => {
+    const big = spawnSync(TSX, [CLI, join(dir, 'tpl.docx'), join(dir, 'ok.json'), join(dir, 'big.docx')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      env: { ...process.env, MAX_TEMPLATE_BYTES: '1000' },
+    });
+    expect(big.status).toBe(1);
+    expect(JSON.parse(big.stderr)).toMatchObject({
+      error_type: 'payload_too_large',
+      details: { limit: 1000 },
+    });
+    const png = solidPng(2, 2, [0, 0, 0]);
+    writeFileSync(
+      join(dir, 'images.json'),
+      JSON.stringify({ template_data: {}, images: { a: { data: png }, b: { data: png } } }),
+    );
+    const many = spawnSync(
+      TSX,
+      [CLI, join(dir, 'tpl.docx'), join(dir, 'images.json'), join(dir, 'many.docx')],
+      {
+        cwd: ROOT,
+        encoding: 'utf8',
+        env: { ...process.env, MAX_IMAGES: '1' },
+      },
+    );
+    expect(many.status).toBe(1);
+    expect(JSON.parse(many.stderr).error_type).toBe('payload_too_large');
+    expect(existsSync(join(dir, 'many.docx'))).toBe(false);
   });
 });

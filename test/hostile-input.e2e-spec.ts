@@ -570,10 +570,14 @@ describe('malformed requests', () => {
     expectError(name, await answer(send()), status, errorType);
   });
 
-  it.each(['GET', 'PUT', 'DELETE'])('%s on the render route → 404 not_found', async (method) => {
-    const a = await answer(fetch(`${api.url}/api/v1/process-template-document`, { method }));
-    expectError(`${method} on the render route`, a, 404, 'not_found');
-  });
+  it.each(['GET', 'PUT', 'DELETE'])(
+    '%s on the render route → 405 method_not_allowed, Allow: POST',
+    async (method) => {
+      const a = await answer(fetch(`${api.url}/api/v1/process-template-document`, { method }));
+      expectError(`${method} on the render route`, a, 405, 'method_not_allowed');
+      expect(a.headers.get('allow')).toBe('POST');
+    },
+  );
 });
 
 describe('deep JSON must not crash the parser or the validator (400 or 413, never 500)', () => {

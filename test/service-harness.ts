@@ -142,7 +142,12 @@ export class ManagedProcess {
   }
 }
 
-export function spawnManaged(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ManagedProcess {
+export function spawnManaged(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): ManagedProcess {
   const child = spawn(command, args, {
     cwd: ROOT,
     env,

@@ -3,6 +3,7 @@
  * BullMQ queue in Redis. Configuration: docs/configuration.md; operating it: docs/operations.md.
  */
 import 'reflect-metadata';
+import type { AddressInfo } from 'node:net';
 import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
@@ -31,10 +32,15 @@ async function bootstrap(): Promise<void> {
   app.set('etag', false);
   app.enableShutdownHooks();
   setupOpenApi(app);
-  await app.listen(config.PORT, config.HOST);
-  const url = await app.getUrl();
+  const server = await app.listen(config.PORT, config.HOST);
+  // The address really bound (Nest's getUrl() says 127.0.0.1 for 0.0.0.0), and where to browse.
+  const { address, port } = server.address() as AddressInfo;
+  const bound = address.includes(':') ? `[${address}]` : address;
+  const everywhere = address === '0.0.0.0' || address === '::';
+  const url = `http://${everywhere ? 'localhost' : bound}:${port}`;
   logger.log(
-    `listening on ${url} (OpenAPI at ${url}${API_PATHS.docs}, metrics at ${url}${API_PATHS.metrics})`,
+    `listening on http://${bound}:${port}${everywhere ? ' (all interfaces)' : ''} ` +
+      `(OpenAPI at ${url}${API_PATHS.docs}, metrics at ${url}${API_PATHS.metrics})`,
     'Api',
   );
 }

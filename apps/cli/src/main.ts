@@ -7,13 +7,15 @@
  * optionally with "options": {"undefined": "strict"}. Writes the document and exits 0, or prints
  * the typed error body as JSON on stderr and exits 1 (2 for wrong usage).
  */
-import { readFileSync, writeFileSync } from 'node:fs';
-import { extname } from 'node:path';
+import { readFileSync, statSync, writeFileSync } from 'node:fs';
+import { extname, resolve } from 'node:path';
+import { ConfigurationError, loadConfig, type ServiceConfig } from '@app/config';
 import { isTypedError } from '@app/contracts';
 import { converterConfigFromEnv, createConverter } from '@app/converters';
 import {
   InvalidRequestError,
   MissingTemplateDataError,
+  PayloadTooLargeError,
   renderDocx,
   type RenderOptions,
   type RenderRequest,
@@ -52,20 +54,53 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
   };
 }
 
-export async function main(argv: string[]): Promise<number> {
-  const [templatePath, requestPath, outPath] = argv;
-  if (!templatePath || !requestPath || !outPath || argv.length > 3) {
+/** The service's limits, so that what renders here also renders through the service. */
+function serviceLimits(config: ServiceConfig): RenderOptions {
+  return {
+    maxLoopIterations: config.MAX_LOOP_ITERATIONS,
+    imageLimits: {
+      maxImages: config.MAX_IMAGES,
+      maxImageBytes: config.MAX_IMAGE_BYTES,
+      maxImagePixels: config.MAX_IMAGE_PIXELS,
+    },
+  };
+}
+
+function readBounded(path: string, limit: number, what: string): Buffer {
+  const size = statSync(path).size;
+  if (size > limit)
+    throw new PayloadTooLargeError(`${what} is ${size} bytes; the service's limit is ${limit} bytes`, {
+      bytes: size,
+      limit,
+    });
+  return readFileSync(path);
+}
+
+export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process.cwd()): Promise<number> {
+  if (!argv[0] || !argv[1] || !argv[2] || argv.length > 3) {
     process.stderr.write('usage: npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf\n');
     return 2;
   }
+  // npm runs scripts from the package root; INIT_CWD is where the caller typed the command.
+  const [templatePath, requestPath, outPath] = argv.map((a) => resolve(cwd, a));
   const format = extname(outPath).toLowerCase();
   if (format !== '.docx' && format !== '.pdf') {
     process.stderr.write('OUT must end in .docx or .pdf\n');
     return 2;
   }
+  let config: ServiceConfig;
   try {
-    const { request, options } = parseRequest(readFileSync(requestPath, 'utf8'));
-    const docx = renderDocx(readFileSync(templatePath), request, options);
+    config = loadConfig();
+  } catch (e) {
+    process.stderr.write(`${e instanceof ConfigurationError ? e.message : String(e)}\n`);
+    return 2;
+  }
+  try {
+    const { request, options } = parseRequest(
+      readBounded(requestPath, config.MAX_REQUEST_BYTES, 'REQUEST.json').toString('utf8'),
+    );
+    const template = readBounded(templatePath, config.MAX_TEMPLATE_BYTES, 'The template');
+    const docx = renderDocx(template, request, { ...serviceLimits(config), ...options });
     if (format === '.docx') {
       writeFileSync(outPath, docx);
       return 0;

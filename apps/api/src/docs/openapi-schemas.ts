@@ -5,24 +5,13 @@
  * (test/operators.e2e-spec.ts) checks this document against the error types the code has.
  */
 import type { ExampleObject, SchemaObject } from '@nestjs/swagger';
+import { ERROR_CATALOGUE, type ErrorType } from '@app/contracts';
 
 /** Every error_type the API answers with, by HTTP status (docs/service.md, "Errors"). */
-export const ERROR_TYPES_BY_STATUS = {
-  400: [
-    'invalid_request_structure',
-    'missing_template_data',
-    'missing_file',
-    'invalid_template',
-    'image_processing_error',
-  ],
-  404: ['not_found'],
-  413: ['payload_too_large'],
-  422: ['template_syntax_error', 'undefined_variable', 'template_runtime_error'],
-  500: ['internal_error'],
-  502: ['conversion_failed'],
-  503: ['service_unavailable'],
-  504: ['processing_timeout'],
-} as const;
+/** status → error types, from the one catalogue (@app/contracts). */
+export const ERROR_TYPES_BY_STATUS: Record<number, ErrorType[]> = {};
+for (const [type, status] of Object.entries(ERROR_CATALOGUE) as [ErrorType, number][])
+  (ERROR_TYPES_BY_STATUS[status] ??= []).push(type);
 
 export const ERROR_TYPES = Object.values(ERROR_TYPES_BY_STATUS).flat();
 
@@ -131,8 +120,8 @@ export const RENDER_BODY_SCHEMA: SchemaObject = {
     data: {
       type: 'string',
       description:
-        'Legacy mode: a JSON object of template variables, as text. No images. Give either `data` or `request_data`, not both.',
-      example: '{"name": "Ada", "items": [{"label": "Widget"}]}',
+        'Legacy mode: a JSON object of template variables, as text. No images. Give either `data` or `request_data`, not both ' +
+        '(no example here on purpose: Swagger UI would send both fields and get a 400).',
     },
     request_data: {
       type: 'string',
@@ -154,8 +143,6 @@ export const RENDER_BODY_EXAMPLES: Record<string, ExampleObject> = {
     value: { file: '(binary .docx)', request_data: JSON.stringify(ENHANCED_EXAMPLE) },
   },
 };
-
-type ErrorType = (typeof ERROR_TYPES)[number];
 
 /** One example body per error_type, shaped like what the code sends. */
 const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<string, unknown> }> = {
@@ -179,6 +166,10 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
     },
   },
   not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
+  method_not_allowed: {
+    message: 'GET is not allowed on /api/v1/process-template-document; use POST',
+    details: { allow: ['POST'] },
+  },
   payload_too_large: {
     message: 'The template file is too large',
     details: { field: 'file', code: 'LIMIT_FILE_SIZE', limit: 10485760, max_bytes: 10485760 },

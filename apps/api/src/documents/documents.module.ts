@@ -8,7 +8,7 @@ import { DocumentsController } from './documents.controller';
   imports: [
     QueueModule,
     // Memory storage (no `dest`): the template goes to Redis from memory. The limits bound the
-    // whole request: one file, a few text fields, each at most MAX_REQUEST_BYTES.
+    // whole request: the template file, a few text fields, each at most MAX_REQUEST_BYTES.
     MulterModule.registerAsync({
       inject: [ServiceConfig],
       useFactory: (config: ServiceConfig) => ({
@@ -16,7 +16,9 @@ import { DocumentsController } from './documents.controller';
         limits: {
           fileSize: config.MAX_TEMPLATE_BYTES,
           fieldSize: config.MAX_REQUEST_BYTES,
-          files: 1,
+          // One template; a few more so that a file sent in a text field (curl's -F data=@x.json)
+          // is reported by its field name (multer's "unexpected field") rather than a bare count.
+          files: 4,
           fields: 8,
           parts: 10,
           fieldNameSize: 100,

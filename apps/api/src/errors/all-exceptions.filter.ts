@@ -1,6 +1,8 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
-import type { Response } from 'express';
+import type { Request, Response } from 'express';
 import { ServiceConfig } from '@app/config';
+import { MethodNotAllowedError } from '@app/contracts';
+import { allowedMethods } from './allowed-methods';
 import { ERROR_TYPE_LOCAL } from '../logging/response-locals';
 import { toErrorResponse } from './error-response';
 
@@ -13,10 +15,21 @@ export class AllExceptionsFilter implements ExceptionFilter {
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
-    const error = toErrorResponse(exception, {
+    const req = host.switchToHttp().getRequest<Request>();
+    let error = toErrorResponse(exception, {
       maxTemplateBytes: this.config.MAX_TEMPLATE_BYTES,
       maxRequestBytes: this.config.MAX_REQUEST_BYTES,
     });
+    if (error.status === 404) {
+      const allow = allowedMethods(req);
+      if (allow.length && !allow.includes(req.method))
+        error = toErrorResponse(
+          new MethodNotAllowedError(
+            `${req.method} is not allowed on ${req.path}; use ${allow.join(' or ')}`,
+            allow,
+          ),
+        );
+    }
     if (error.unexpected !== undefined) {
       const e = error.unexpected;
       this.logger.error(e instanceof Error ? (e.stack ?? e.message) : String(e));

@@ -7,6 +7,7 @@ import {
   ErrorBody,
   httpStatusOf,
   InternalError,
+  MethodNotAllowedError,
   NotFoundError,
   ServiceUnavailableError,
   TypedError,
@@ -53,6 +54,7 @@ export function toErrorResponse(exception: unknown, limits?: UploadLimits): Erro
   if (error instanceof ServiceUnavailableError) {
     headers['Retry-After'] = String(error.retryAfterSeconds);
   }
+  if (error instanceof MethodNotAllowedError) headers.Allow = error.allow.join(', ');
   const response: ErrorResponse = { status: httpStatusOf(error.errorType), headers, body: error.toBody() };
   if (error instanceof InternalError && !(exception instanceof InternalError)) {
     response.unexpected = exception;
@@ -73,10 +75,39 @@ function fromHttpException(e: HttpExceptionLike, limits?: UploadLimits): TypedEr
   if (fromMulter) return fromMulter;
   const status = e.getStatus();
   const message = e.message;
-  if (status === 404 || status === 405) return new NotFoundError(message);
+  if (status === 404) return new NotFoundError(message);
   if (status === 413) return new PayloadTooLargeError(message);
   if (status >= 400 && status < 500) return new InvalidRequestError(message);
   return new InternalError();
+}
+
+/** Form fields that carry JSON or text, never a file. */
+const TEXT_FIELDS = new Set([
+  'data',
+  'request_data',
+  'images',
+  'undefined_behavior',
+  'linter_options',
+  'options',
+]);
+
+/**
+ * What a newcomer most likely did wrong, in words that say how to fix it: curl's `-F data=@x.json`
+ * uploads a file where a text field is expected (`<` sends the content as text), and any other
+ * file field is probably the template under another name.
+ */
+function formMistake(code: string, field: unknown): string | undefined {
+  if (code === 'LIMIT_UNEXPECTED_FILE' && typeof field === 'string') {
+    if (TEXT_FIELDS.has(field))
+      return (
+        `The form field '${field}' must be text, not a file upload; with curl send a file's content ` +
+        `as text with -F '${field}=<file.json' (<, not @)`
+      );
+    return `Unexpected file in the form field '${field}': the .docx template goes in the field 'file' (curl: -F file=@template.docx)`;
+  }
+  if (code === 'LIMIT_FILE_COUNT')
+    return "Too many files: only the field 'file' takes a file; send JSON fields as text (curl: -F 'data=<data.json')";
+  return undefined;
 }
 
 /**
@@ -104,7 +135,10 @@ function multerError(e: unknown, limits?: UploadLimits): TypedError | undefined 
         details,
       );
     }
-    return new InvalidRequestError(`Invalid multipart form: ${e.message}`, details);
+    return new InvalidRequestError(
+      formMistake(code, field) ?? `Invalid multipart form: ${e.message}`,
+      details,
+    );
   }
   if (
     'storageErrors' in e ||

@@ -1,8 +1,10 @@
 #!/usr/bin/env python3
-"""Writes examples/invoice.docx (a Word template with Jinja tags) and examples/invoice-request.json
-(the `request_data` of an enhanced request for it, with a PNG logo).
+"""Writes the README's examples:
+- examples/invoice.docx (a Word template with Jinja tags) and examples/invoice-request.json (the
+  `request_data` of an enhanced request for it, with a PNG logo);
+- examples/letter.docx and examples/letter-data.json, the legacy-mode (`data`) example.
 
-    /usr/bin/python3 examples/make-invoice.py      # needs python3-docx (Debian)
+    /usr/bin/python3 examples/make-examples.py      # needs python3-docx (Debian)
 
 The template uses what the service supports: variables with dot notation, a table row loop
 (`{%tr for ... %}` / `{%tr endfor %}`), a condition and an image variable (`{{ logo }}`, filled
@@ -83,7 +85,29 @@ def make_request(path):
         f.write('\n')
 
 
+def make_letter(path, data_path):
+    """A letter without images: what legacy-mode callers send."""
+    d = docx.Document()
+    d.styles['Normal'].font.name = 'Carlito'
+    d.styles['Normal'].font.size = Pt(11)
+    d.add_paragraph('{{ sender }}')
+    d.add_paragraph('{{ date }}')
+    d.add_paragraph('Dear {{ name }},')
+    d.add_paragraph('thank you for your order of {{ items | length }} item{{ "s" if items | length != 1 }}:')
+    d.add_paragraph('{%p for item in items %}')
+    d.add_paragraph('{{ loop.index }}. {{ item }}', style='List Paragraph')
+    d.add_paragraph('{%p endfor %}')
+    d.add_paragraph('Kind regards,')
+    d.add_paragraph('{{ sender }}')
+    d.save(path)
+    with open(data_path, 'w', encoding='utf-8') as f:
+        json.dump({'name': 'Ada', 'sender': 'ACME Widgets', 'date': '2024-05-17',
+                   'items': ['Widget, blue', 'Gear assembly']}, f, indent=2)
+        f.write('\n')
+
+
 if __name__ == '__main__':
     make_template(os.path.join(HERE, 'invoice.docx'))
     make_request(os.path.join(HERE, 'invoice-request.json'))
-    print('wrote examples/invoice.docx and examples/invoice-request.json')
+    make_letter(os.path.join(HERE, 'letter.docx'), os.path.join(HERE, 'letter-data.json'))
+    print('wrote examples/invoice.docx, invoice-request.json, letter.docx and letter-data.json')
