@@ -102,3 +102,15 @@ describe('operator settings', () => {
     expect(SERVICE_ENV_VARS).not.toContain('payloadTtlMs');
   });
 });
+
+describe("the engine's defaults", () => {
+  it('are the service defaults, so the library and the command line refuse what the service refuses', () => {
+    const { DEFAULT_IMAGE_LIMITS } = require('@app/engine') as typeof import('@app/engine');
+    const config = loadConfig({});
+    expect(DEFAULT_IMAGE_LIMITS).toEqual({
+      maxImages: config.MAX_IMAGES,
+      maxImageBytes: config.MAX_IMAGE_BYTES,
+      maxImagePixels: config.MAX_IMAGE_PIXELS,
+    });
+  });
+});

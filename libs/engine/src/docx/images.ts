@@ -26,10 +26,11 @@ export interface ImageLimits {
   maxImagePixels: number;
 }
 
+/** The same as the service's defaults (MAX_IMAGES, MAX_IMAGE_BYTES, MAX_IMAGE_PIXELS): libs/config checks it. */
 export const DEFAULT_IMAGE_LIMITS: ImageLimits = {
-  maxImages: 50,
-  maxImageBytes: 10 * 1024 * 1024,
-  maxImagePixels: 40_000_000,
+  maxImages: 20,
+  maxImageBytes: 5 * 1024 * 1024,
+  maxImagePixels: 25_000_000,
 };
 
 export interface PreparedImage {
