@@ -4,13 +4,14 @@
  *   npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf
  *
  * REQUEST.json is the interface's enhanced request: {"template_data": {…}, "images": {…}},
- * optionally with "options": {"undefined": "strict"}. Writes the document and exits 0, or prints
+ * optionally with "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}}. Writes the document and exits 0, or prints
  * the typed error body as JSON on stderr and exits 1 (2 for wrong usage).
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
 import { isTypedError } from '@app/contracts';
-import { converterConfigFromEnv, createConverter } from '@app/converters';
+import type { PdfOptions } from '@app/contracts';
+import { converterConfigFromEnv, createConverter, parsePdfOptions } from '@app/converters';
 import {
   InvalidRequestError,
   MissingTemplateDataError,
@@ -19,7 +20,7 @@ import {
   type RenderRequest,
 } from '@app/engine';
 
-function parseRequest(text: string): { request: RenderRequest; options: RenderOptions } {
+function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -49,6 +50,8 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
       images: images as RenderRequest['images'],
     },
     options: { undefined: undefinedMode as RenderOptions['undefined'] },
+    // The same validator as the API's: a bad option is the same typed error here.
+    pdf: parsePdfOptions((options as { pdf?: unknown } | undefined)?.pdf),
   };
 }
 
@@ -64,7 +67,7 @@ export async function main(argv: string[]): Promise<number> {
     return 2;
   }
   try {
-    const { request, options } = parseRequest(readFileSync(requestPath, 'utf8'));
+    const { request, options, pdf } = parseRequest(readFileSync(requestPath, 'utf8'));
     const docx = renderDocx(readFileSync(templatePath), request, options);
     if (format === '.docx') {
       writeFileSync(outPath, docx);
@@ -72,7 +75,7 @@ export async function main(argv: string[]): Promise<number> {
     }
     const converter = createConverter(converterConfigFromEnv());
     try {
-      writeFileSync(outPath, await converter.convert(docx));
+      writeFileSync(outPath, await converter.convert(docx, { pdf }));
     } finally {
       await converter.close();
     }
