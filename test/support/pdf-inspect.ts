@@ -30,6 +30,11 @@ export function pdfInfo(pdf: Buffer): Record<string, string> {
   return out;
 }
 
+/** qpdf --check's report (structure, xref, streams); throws when qpdf finds errors. */
+export function qpdfCheck(pdf: Buffer): string {
+  return onFile(pdf, 'qpdf', ['--check']);
+}
+
 /** The document's XMP metadata stream ('' when there is none). */
 export function pdfXmp(pdf: Buffer): string {
   return onFile(pdf, 'pdfinfo', ['-meta']);

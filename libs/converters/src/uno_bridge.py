@@ -214,7 +214,7 @@ METADATA_PROPERTIES = {"title": "Title", "author": "Author", "subject": "Subject
 
 
 def set_metadata(doc, metadata):
-    """The caller's title, author, subject, keywords and creator; the PDF export writes the
+    """The caller's title, author, subject and keywords; the PDF export writes the
     document properties into the PDF's Info dictionary and XMP."""
     if not metadata:
         return
@@ -224,9 +224,8 @@ def set_metadata(doc, metadata):
             setattr(props, name, metadata[key])
     if "keywords" in metadata:
         props.Keywords = tuple(k.strip() for k in metadata["keywords"].split(",") if k.strip())
-    if "creator" in metadata:
-        # The PDF's Creator is the document's Generator in LibreOffice's export.
-        props.Generator = metadata["creator"]
+    # "creator" has no document property LibreOffice 7.4's export reads: it always writes
+    # Creator "Writer". Gotenberg sets it afterwards (docs/fonts.md, PDF options).
 
 
 def describe(exc):
