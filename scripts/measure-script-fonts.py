@@ -8,6 +8,8 @@ characters no embedded font covers is drawn as empty boxes (or not at all) even 
 still extracts the text. Used to choose the font packages in docs/fonts.md.
 
   /usr/bin/python3 scripts/measure-script-fonts.py [WORKDIR]
+  /usr/bin/python3 scripts/measure-script-fonts.py --sample-page docs/multi-script-sample.png
+      (all samples on one page, the image in the README)
 """
 
 import html
@@ -84,16 +86,43 @@ def drawing_fonts(char, runs):
                    if char in text and any(normalise(font).startswith(f) for f in covering)})
 
 
-def main():
-    work = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp()
-    os.makedirs(work, exist_ok=True)
-    docx = os.path.join(work, "scripts.docx")
-    build(docx)
+def sample_page(png):
+    work = tempfile.mkdtemp()
+    doc = Document()
+    calibri(doc.add_paragraph().add_run("Calibri template, LibreOffice " + soffice_version()))
+    for script, text in SAMPLES:
+        p = doc.add_paragraph()
+        calibri(p.add_run("%-10s " % script))
+        calibri(p.add_run(text))
+    docx = os.path.join(work, "sample.docx")
+    doc.save(docx)
+    convert(work, docx)
+    # The upper part of page 1 at 60 dpi: small enough for the README.
+    subprocess.run(["pdftoppm", "-png", "-r", "60", "-singlefile", "-f", "1", "-l", "1", "-H", "330",
+                    os.path.join(work, "sample.pdf"), png[:-4]], check=True)
+
+
+def soffice_version():
+    out = subprocess.run(["soffice", "--version"], capture_output=True, text=True).stdout.split()
+    return out[1] if len(out) > 1 else "?"
+
+
+def convert(work, docx):
     subprocess.run(
         ["soffice", "-env:UserInstallation=file://" + os.path.join(work, "profile"), "--headless",
          "--convert-to", "pdf", "--outdir", work, docx],
         check=True, capture_output=True,
     )
+
+
+def main():
+    if len(sys.argv) == 3 and sys.argv[1] == "--sample-page":
+        return sample_page(sys.argv[2])
+    work = sys.argv[1] if len(sys.argv) > 1 else tempfile.mkdtemp()
+    os.makedirs(work, exist_ok=True)
+    docx = os.path.join(work, "scripts.docx")
+    build(docx)
+    convert(work, docx)
     pdf = os.path.join(work, "scripts.pdf")
     runs = text_runs(pdf)
     drawn = 0
