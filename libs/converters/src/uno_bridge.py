@@ -156,16 +156,12 @@ class Office:
             if update_indexes:
                 refresh_fields_and_indexes(doc)
             set_metadata(doc, metadata or {})
-            export = [prop("FilterName", "writer_pdf_Export")]
-            if filter_data:
-                # FilterData must reach LibreOffice typed as a PropertyValue sequence; a bare tuple
-                # would be converted to a sequence of Any and ignored by the PDF filter.
-                data = uno.Any("[]com.sun.star.beans.PropertyValue", tuple(
-                    prop(k, v) for k, v in sorted(filter_data.items())))
-                export.append(prop("FilterData", data))
-                uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(dst), tuple(export)))
-            else:
-                doc.storeToURL(uno.systemPathToFileUrl(dst), tuple(export))
+            # FilterData is an Any holding a PropertyValue sequence: pyuno cannot infer that type
+            # from a Python tuple, so uno.Any names it and uno.invoke passes it on as it is.
+            data = uno.Any("[]com.sun.star.beans.PropertyValue",
+                           tuple(prop(k, v) for k, v in sorted((filter_data or {}).items())))
+            export = (prop("FilterName", "writer_pdf_Export"), prop("FilterData", data))
+            uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(dst), export))
         finally:
             try:
                 doc.close(True)
@@ -207,7 +203,7 @@ def refresh_fields_and_indexes(doc):
     if hasattr(doc, "getTextFields"):
         doc.getTextFields().refresh()
     if hasattr(doc, "refresh"):
-        doc.refresh()
+        doc.refresh()  # the document's own XRefreshable: lays it out again with the new content
 
 
 METADATA_PROPERTIES = {"title": "Title", "author": "Author", "subject": "Subject"}
