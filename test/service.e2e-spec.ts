@@ -424,8 +424,8 @@ describe('client errors are answered by the API without a worker', () => {
 
   it('none of these reached the queue', async () => {
     const counts = await queue.getJobCounts('completed', 'failed');
-    // 4 renders + 1 syntax, 1 undefined, 1 runtime error: client errors never became jobs
-    expect(counts.completed + counts.failed).toBe(7);
+    // 4 renders + 1 with options.pdf + 1 syntax, 1 undefined, 1 runtime error: client errors never became jobs
+    expect(counts.completed + counts.failed).toBe(8);
     expect(await payloadKeysLeft()).toEqual([]);
     expect(worker.running).toBe(true);
   });
