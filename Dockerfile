@@ -59,8 +59,14 @@ CMD ["node", "--enable-source-maps", "dist/apps/worker/src/main.js"]
 
 # ---- worker with the embedded LibreOffice pool ----
 FROM worker AS worker-libreoffice
+# Fonts for the scripts Carlito/Liberation/DejaVu lack (CJK, Thai, Devanagari, emoji), chosen by
+# measurement on LibreOffice 7.4 (docs/fonts.md). Not fonts-noto-color-emoji: LibreOffice 7.4
+# exports its colour glyphs as nothing. For more scripts and Japanese/Korean glyph forms:
+#   --build-arg SCRIPT_FONTS="fonts-noto-core fonts-noto-cjk fonts-symbola"
+ARG SCRIPT_FONTS="fonts-wqy-zenhei fonts-tlwg-garuda-ttf fonts-lohit-deva fonts-symbola"
 USER root
 RUN apt-get update \
- && apt-get install -y --no-install-recommends libreoffice-writer-nogui python3-uno \
+ && apt-get install -y --no-install-recommends libreoffice-writer-nogui python3-uno ${SCRIPT_FONTS} \
  && rm -rf /var/lib/apt/lists/*
+# Your own fonts: mount a directory at /usr/local/share/fonts/custom (fontconfig reads it; see docs/fonts.md).
 USER node

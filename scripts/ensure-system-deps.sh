@@ -15,6 +15,13 @@ declare -A WANT=(
   [fonts-crosextra-caladea]=/usr/share/fonts/truetype/crosextra/Caladea-Regular.ttf
   [fonts-liberation2]=/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf
   [fonts-dejavu-core]=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+  # Scripts the fonts above lack, chosen by measurement (docs/fonts.md): CJK, Thai, Devanagari, emoji.
+  [fonts-wqy-zenhei]=/usr/share/fonts/truetype/wqy/wqy-zenhei.ttc
+  [fonts-tlwg-garuda-ttf]=/usr/share/fonts/truetype/tlwg/Garuda.ttf
+  [fonts-lohit-deva]=/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf
+  [fonts-symbola]=/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
+  # PDF structure check in the fidelity tests (qpdf --check).
+  [qpdf]=/usr/bin/qpdf
 )
 
 missing=()

@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { buildDocx, messy, SPLIT as S } from './support/docx-builder';
 import { docxText } from './support/docx-text';
 import { solidPng } from './service-harness';
+import { pdfInfo, pdfXmp } from './support/pdf-inspect';
 
 const ROOT = join(__dirname, '..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -39,6 +40,32 @@ describe('npm run render (command line)', () => {
     expect(pdf.subarray(0, 5).toString()).toBe('%PDF-');
     const text = spawnSync('pdftotext', [join(dir, 'out.pdf'), '-'], { encoding: 'utf8' }).stdout;
     expect(text).toContain('Invoice for Ann: 12.50');
+  });
+
+  it('applies options.pdf from REQUEST.json, and refuses a bad one by name', () => {
+    writeFileSync(
+      join(dir, 'pdfa.json'),
+      JSON.stringify({
+        template_data: { customer: 'Ann', total: 1 },
+        options: { pdf: { pdfa: 'PDF/A-1b', metadata: { title: 'From the CLI' } } },
+      }),
+    );
+    const res = run(join(dir, 'tpl.docx'), join(dir, 'pdfa.json'), join(dir, 'pdfa.pdf'));
+    expect(res.status).toBe(0);
+    const pdf = readFileSync(join(dir, 'pdfa.pdf'));
+    expect(pdfXmp(pdf)).toMatch(/pdfaid:part(="|>)1/);
+    expect(pdfInfo(pdf).Title).toBe('From the CLI');
+
+    writeFileSync(
+      join(dir, 'badpdf.json'),
+      JSON.stringify({ template_data: {}, options: { pdf: { pdfa: 'A' } } }),
+    );
+    const bad = run(join(dir, 'tpl.docx'), join(dir, 'badpdf.json'), join(dir, 'never.pdf'));
+    expect(bad.status).toBe(1);
+    const body = JSON.parse(bad.stderr);
+    expect(body.error_type).toBe('invalid_request_structure');
+    expect(body.message).toContain('options.pdf.pdfa');
+    expect(existsSync(join(dir, 'never.pdf'))).toBe(false);
   });
 
   it('prints the typed error as JSON on stderr and exits 1', () => {

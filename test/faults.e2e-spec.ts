@@ -30,6 +30,7 @@ import {
   waitUntil,
 } from './service-harness';
 import { GotenbergDouble } from './support/hostile-gotenberg';
+import { pdfXmp } from './support/pdf-inspect';
 import { Answer, answer, expectErrorBody, Recorder } from './support/hostile-http';
 import { converting, sofficePids } from './support/hostile-process';
 
@@ -393,6 +394,26 @@ describe('(d) Gotenberg down, busy or slow (a double on 127.0.0.1)', () => {
     expect(pdfText(a.bytes!)).toContain('Hello faults!');
     expect(gotenberg.converted).toBe(before + 1);
     record.add('Gotenberg up', '200', a);
+  });
+
+  it('up, with options.pdf: the worker sends them as Gotenberg form fields and the PDF obeys', async () => {
+    const a = await answer(
+      postRender(gbApi.url, {
+        file: hello,
+        request_data: {
+          template_data: { name: 'faults' },
+          options: { pdf: { pdfa: 'PDF/A-2b', pdfua: true } },
+        },
+      }),
+    );
+    expect(a.status).toBe(200);
+    expect(gotenberg.lastFields).toEqual([
+      ['losslessImageCompression', 'true'],
+      ['updateIndexes', 'true'],
+      ['pdfa', 'PDF/A-2b'],
+      ['pdfua', 'true'],
+    ]);
+    expect(pdfXmp(a.bytes!)).toMatch(/pdfaid:part(="|>)2/);
   });
 
   it('down for good (port closed): 502 conversion_failed after the retries', async () => {

@@ -10,7 +10,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { Queue } from 'bullmq';
 import { Redis } from 'ioredis';
-import { API_PATHS, WORKER_HTTP_PATHS } from '@app/contracts';
+import { API_PATHS, PDF_OPTION_FIELDS, WORKER_HTTP_PATHS } from '@app/contracts';
 import { buildDocx, p } from './support/docx-builder';
 import {
   buildService,
@@ -471,7 +471,12 @@ describe('OpenAPI', () => {
     ]);
     expect(post.responses['200'].content['application/pdf'].schema.format).toBe('binary');
     expect(doc.components.schemas.ImageData.required).toEqual(['data']);
-    expect(Object.keys(doc.components.schemas.RenderOptions.properties)).toEqual(['undefined', 'output']);
+    expect(Object.keys(doc.components.schemas.RenderOptions.properties)).toEqual([
+      'undefined',
+      'output',
+      'pdf',
+    ]);
+    expect(Object.keys(doc.components.schemas.PdfOptions.properties)).toEqual([...PDF_OPTION_FIELDS]);
   });
 
   it('describes every error of docs/service.md with the ErrorBody schema', () => {

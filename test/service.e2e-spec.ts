@@ -8,6 +8,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { buildDocx, p } from './support/docx-builder';
 import { docxImages, docxPlainText } from './support/docx-text';
+import { pdfInfo, pdfXmp } from './support/pdf-inspect';
 import {
   buildService,
   ManagedProcess,
@@ -192,6 +193,33 @@ describe('rendering', () => {
     expect(res.status).toBe(200);
     const images = pdfImages(Buffer.from(await res.arrayBuffer()));
     expect(images.map((i) => `${i.width}x${i.height}`).sort()).toEqual(['200x100', '60x30']);
+  });
+});
+
+describe('options.pdf reaches the converter', () => {
+  it('answers a PDF/A-2b with the title asked for', async () => {
+    const res = await postRender(api.url, {
+      file: helloTemplate,
+      request_data: {
+        template_data: { name: 'Ada', items: [], vip: false },
+        options: { pdf: { pdfa: 'PDF/A-2b', metadata: { title: 'Greeting for Ada' } } },
+      },
+    });
+    expect(res.status).toBe(200);
+    const pdf = Buffer.from(await res.arrayBuffer());
+    expect(pdfXmp(pdf)).toMatch(/pdfaid:part(="|>)2/);
+    expect(pdfInfo(pdf).Title).toBe('Greeting for Ada');
+  });
+
+  it('400 invalid_request_structure naming a bad PDF option, before any worker', async () => {
+    const res = await postRender(api.url, {
+      file: helloTemplate,
+      request_data: { template_data: {}, options: { pdf: { pdfa: 'PDF/A-2b', quality: 500 } } },
+    });
+    expect(res.status).toBe(400);
+    const body = await errorOf(res);
+    expect(body.error_type).toBe('invalid_request_structure');
+    expect(body.message).toContain('options.pdf.quality');
   });
 });
 
@@ -396,8 +424,8 @@ describe('client errors are answered by the API without a worker', () => {
 
   it('none of these reached the queue', async () => {
     const counts = await queue.getJobCounts('completed', 'failed');
-    // 4 renders + 1 syntax, 1 undefined, 1 runtime error: client errors never became jobs
-    expect(counts.completed + counts.failed).toBe(7);
+    // 4 renders + 1 with options.pdf + 1 syntax, 1 undefined, 1 runtime error: client errors never became jobs
+    expect(counts.completed + counts.failed).toBe(8);
     expect(await payloadKeysLeft()).toEqual([]);
     expect(worker.running).toBe(true);
   });

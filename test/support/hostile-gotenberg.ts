@@ -9,6 +9,7 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';
 import { LibreOfficePool } from '@app/converters';
+import { readGotenbergPdfFields } from './gotenberg-form';
 
 export type GotenbergBehaviour =
   | { kind: 'ok' }
@@ -26,6 +27,8 @@ export class GotenbergDouble {
   /** Conversion requests received, and those answered with a PDF. */
   received = 0;
   converted = 0;
+  /** The PDF option fields of the last conversion request, in the order sent. */
+  lastFields: Array<[string, string]> = [];
   private server?: Server;
   private port = 0;
   private readonly sockets = new Set<Socket>();
@@ -114,8 +117,17 @@ export class GotenbergDouble {
       res.writeHead(400, { 'content-type': 'text/plain' }).end('no form file found for extensions: [.docx]');
       return;
     }
+    // Gotenberg's PDF form fields, checked as Gotenberg 8 would and applied to the conversion.
+    const fields = readGotenbergPdfFields(form);
+    this.lastFields = fields.sent;
+    if (fields.problems.length > 0) {
+      res
+        .writeHead(400, { 'content-type': 'text/plain' })
+        .end(`Invalid form data: ${fields.problems.join('; ')}`);
+      return;
+    }
     try {
-      const pdf = await this.pool.convert(Buffer.from(await file.arrayBuffer()));
+      const pdf = await this.pool.convert(Buffer.from(await file.arrayBuffer()), { pdf: fields.options });
       this.converted++;
       res.writeHead(200, { 'content-type': 'application/pdf' }).end(pdf);
     } catch (e) {

@@ -4,14 +4,15 @@
  *   npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf
  *
  * REQUEST.json is the interface's enhanced request: {"template_data": {…}, "images": {…}},
- * optionally with "options": {"undefined": "strict"}. Writes the document and exits 0, or prints
+ * optionally with "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}}. Writes the document and exits 0, or prints
  * the typed error body as JSON on stderr and exits 1 (2 for wrong usage).
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigurationError, loadConfig, type ServiceConfig } from '@app/config';
 import { isTypedError } from '@app/contracts';
-import { converterConfigFromEnv, createConverter } from '@app/converters';
+import type { PdfOptions } from '@app/contracts';
+import { converterConfigFromEnv, createConverter, parsePdfOptions } from '@app/converters';
 import {
   InvalidRequestError,
   MissingTemplateDataError,
@@ -21,7 +22,7 @@ import {
   type RenderRequest,
 } from '@app/engine';
 
-function parseRequest(text: string): { request: RenderRequest; options: RenderOptions } {
+function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   let json: unknown;
   try {
     json = JSON.parse(text);
@@ -51,6 +52,8 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
       images: images as RenderRequest['images'],
     },
     options: { undefined: undefinedMode as RenderOptions['undefined'] },
+    // The same validator as the API's: a bad option is the same typed error here.
+    pdf: parsePdfOptions((options as { pdf?: unknown } | undefined)?.pdf),
   };
 }
 
@@ -96,7 +99,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     return 2;
   }
   try {
-    const { request, options } = parseRequest(
+    const { request, options, pdf } = parseRequest(
       readBounded(requestPath, config.MAX_REQUEST_BYTES, 'REQUEST.json').toString('utf8'),
     );
     const template = readBounded(templatePath, config.MAX_TEMPLATE_BYTES, 'The template');
@@ -107,7 +110,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     }
     const converter = createConverter(converterConfigFromEnv());
     try {
-      writeFileSync(outPath, await converter.convert(docx));
+      writeFileSync(outPath, await converter.convert(docx, { pdf }));
     } finally {
       await converter.close();
     }

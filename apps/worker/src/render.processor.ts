@@ -7,7 +7,7 @@
  */
 import { UnrecoverableError, type Job } from 'bullmq';
 import type { Redis } from 'ioredis';
-import { ConversionFailedError, type PdfConverter } from '@app/converters';
+import { ConversionFailedError, parsePdfOptions, type PdfConverter } from '@app/converters';
 import {
   CONTENT_TYPES,
   encodeFailure,
@@ -128,6 +128,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           : await deps.converter.convert(docx, {
               jobId: requestId || String(job.id),
               timeoutMs: deps.convertTimeoutMs,
+              // Validated by the API; parsed again because the job crossed Redis as JSON.
+              pdf: parsePdfOptions(options.pdf),
             });
       const t2 = performance.now();
       if (options.output !== 'docx') deps.metrics?.conversionDuration.observe((t2 - t1) / 1000);

@@ -6,5 +6,6 @@
 export * from './errors';
 export * from './service-errors';
 export * from './render-job';
+export * from './pdf-options';
 export * from './worker-registry';
 export * from './health-paths';

@@ -10,12 +10,15 @@
  * the error type, status and details the worker raised.
  */
 import { TransportedError, TypedError, type ErrorDetails } from './errors';
+import type { PdfOptions } from './pdf-options';
 
 export type OutputFormat = 'pdf' | 'docx';
 
 export interface RenderJobOptions {
   undefined: 'empty' | 'strict';
   output: OutputFormat;
+  /** `options.pdf` as the caller sent it, validated by the API (absent: the defaults). */
+  pdf?: PdfOptions;
 }
 
 /** The data of one BullMQ job. */

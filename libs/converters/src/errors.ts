@@ -7,3 +7,14 @@ export class ConversionFailedError extends TypedError {
     super(message, details);
   }
 }
+
+/**
+ * `options.pdf` has an unknown field or a bad value. The same error type as the API's other
+ * request-shape errors (400 invalid_request_structure); `details.errors` names each field.
+ */
+export class InvalidPdfOptionsError extends TypedError {
+  readonly errorType = 'invalid_request_structure';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}

@@ -5,7 +5,10 @@ import { ConversionFailedError } from './errors';
 import { GOTENBERG_CONVERT_ROUTE, GotenbergConverter } from './gotenberg-converter';
 import { createConverter } from './index';
 import { LibreOfficePool } from './libreoffice-pool';
+import type { PdfOptions } from '@app/contracts';
 import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../../../test/support/converter-fixtures';
+import { readGotenbergPdfFields } from '../../../test/support/gotenberg-form';
+import { pdfInfo, pdfXmp } from '../../../test/support/pdf-inspect';
 
 /**
  * A stand-in for Gotenberg 8 on 127.0.0.1: it checks each request the way Gotenberg documents
@@ -20,6 +23,9 @@ interface SeenRequest {
   url?: string;
   trace?: string;
   fields: Array<{ name: string; filename?: string; type?: string; bytes?: Buffer }>;
+  /** The text fields (Gotenberg's PDF options) in the order sent, and what they mean to Gotenberg. */
+  sent: Array<[string, string]>;
+  pdf: PdfOptions;
   problems: string[];
 }
 
@@ -72,7 +78,7 @@ class GotenbergDouble {
       return;
     }
     const docx = seen.fields.find((f) => f.name === 'files')!.bytes!;
-    const pdf = await this.pool.convert(docx, { jobId: seen.trace });
+    const pdf = await this.pool.convert(docx, { jobId: seen.trace, pdf: seen.pdf });
     res.writeHead(200, {
       'content-type': 'application/pdf',
       'content-disposition': 'attachment; filename="document.pdf"',
@@ -87,6 +93,8 @@ class GotenbergDouble {
       url: req.url,
       trace: req.headers['gotenberg-trace'] as string | undefined,
       fields: [],
+      sent: [],
+      pdf: {},
       problems: [],
     };
     if (req.method !== 'POST') seen.problems.push(`method ${req.method}, expected POST`);
@@ -98,10 +106,12 @@ class GotenbergDouble {
     }
     // undici's own multipart parser (the one behind fetch's Response.formData()).
     const form = await new Response(body, { headers: { 'content-type': contentType } }).formData();
+    const pdfFields = readGotenbergPdfFields(form);
+    seen.sent = pdfFields.sent;
+    seen.pdf = pdfFields.options;
+    seen.problems.push(...pdfFields.problems);
     for (const [name, value] of form.entries()) {
-      if (typeof value === 'string') {
-        seen.fields.push({ name });
-      } else {
+      if (typeof value !== 'string') {
         seen.fields.push({
           name,
           filename: value.name,
@@ -163,12 +173,59 @@ describe('GotenbergConverter against a Gotenberg 8 double', () => {
     expect(req.fields).toHaveLength(1);
     expect(req.fields[0]).toMatchObject({ name: 'files', filename: 'document.docx', type: DOCX_MIME });
     expect(req.fields[0].bytes!.equals(invoice)).toBe(true);
+    // Our defaults, sent explicitly: Gotenberg's own are JPEG images and (before 8.18) no refresh.
+    expect(req.sent).toEqual([
+      ['losslessImageCompression', 'true'],
+      ['updateIndexes', 'true'],
+    ]);
 
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const text = pdfToText(pdf);
     expect(text).toContain(SAMPLE_INVOICE.number);
     expect(text).toContain(SAMPLE_INVOICE.customer);
     expect(converter.stats()).toMatchObject({ conversions: 1, failures: 0, busy: 0, queueLength: 0 });
+  });
+
+  it('sends every PDF option as the Gotenberg 8 form field of the same meaning', async () => {
+    const pdfOptions: PdfOptions = {
+      pdfa: 'PDF/A-2b',
+      pdfua: true,
+      lossless_images: false,
+      quality: 70,
+      reduce_image_resolution: true,
+      max_image_resolution: 150,
+      metadata: { title: 'Contract 7', author: 'Ada', subject: 'Terms', keywords: 'a, b', creator: 'Us' },
+      page_ranges: '1-2, 1',
+      update_indexes: false,
+    };
+    const pdf = await client().convert(invoice, { jobId: 'opts', pdf: pdfOptions });
+
+    const [req] = double.seen;
+    expect(req.problems).toEqual([]);
+    expect(req.sent).toEqual([
+      ['losslessImageCompression', 'false'],
+      ['updateIndexes', 'false'],
+      ['pdfa', 'PDF/A-2b'],
+      ['pdfua', 'true'],
+      ['quality', '70'],
+      ['reduceImageResolution', 'true'],
+      ['maxImageResolution', '150'],
+      ['nativePageRanges', '1-2,1'],
+      [
+        'metadata',
+        JSON.stringify({
+          Title: 'Contract 7',
+          Author: 'Ada',
+          Subject: 'Terms',
+          Keywords: 'a, b',
+          Creator: 'Us',
+        }),
+      ],
+    ]);
+    // Read back as Gotenberg reads them, they are the caller's options.
+    expect(req.pdf).toEqual({ ...pdfOptions, page_ranges: '1-2,1' });
+    expect(pdfXmp(pdf)).toMatch(/pdfaid:part(="|>)2/);
+    expect(pdfInfo(pdf).Title).toBe('Contract 7');
   });
 
   it('sends a trace id of its own when the caller gives none', async () => {

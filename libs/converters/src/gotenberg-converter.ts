@@ -1,5 +1,8 @@
 /**
- * Gotenberg 8 backend: POST /forms/libreoffice/convert, the .docx as multipart field `files`.
+ * Gotenberg 8 backend: POST /forms/libreoffice/convert, the .docx as multipart field `files` and
+ * `options.pdf` as Gotenberg's own form fields (gotenbergFormFields: pdfa, pdfua,
+ * losslessImageCompression, quality, reduceImageResolution, maxImageResolution, metadata,
+ * nativePageRanges, updateIndexes).
  *
  * Written on Node's own fetch + FormData + Blob rather than a client library: the request is
  * one multipart POST, and the clients on npm do not fit: gotenberg-js-client speaks the
@@ -13,6 +16,7 @@ import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
 import { ConversionFailedError } from './errors';
+import { gotenbergFormFields } from './pdf-options';
 import {
   looksLikePdf,
   queueFullError,
@@ -170,6 +174,7 @@ export class GotenbergConverter implements PdfConverter {
       try {
         const form = new FormData();
         form.append('files', new Blob([new Uint8Array(docx)], { type: DOCX_MIME }), 'document.docx');
+        for (const [name, value] of gotenbergFormFields(options.pdf)) form.append(name, value);
         res = await fetch(`${this.url}${GOTENBERG_CONVERT_ROUTE}`, {
           method: 'POST',
           body: form,

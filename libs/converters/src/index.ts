@@ -7,6 +7,7 @@ import type { PdfConverter } from './pdf-converter';
 
 export * from './errors';
 export * from './pdf-converter';
+export * from './pdf-options';
 export { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE } from './libreoffice-instance';
 export * from './config';
 export {

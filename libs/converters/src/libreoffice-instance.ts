@@ -4,6 +4,8 @@ import { mkdir, mkdtemp, rm } from 'node:fs/promises';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
 
+import type { LibreOfficeExport } from './pdf-options';
+
 export const DEFAULT_SOFFICE = '/usr/lib/libreoffice/program/soffice.bin';
 /** Debian's interpreter: its dist-packages hold python3-uno (a pyenv or venv python does not). */
 export const DEFAULT_PYTHON = '/usr/bin/python3';
@@ -188,9 +190,17 @@ export class LibreOfficeInstance {
     }
   }
 
-  /** Converts `inPath` (.docx) to `outPath` (.pdf); kills the instance when `timeoutMs` passes. */
-  async convert(inPath: string, outPath: string, timeoutMs: number): Promise<void> {
-    const reply = await this.request({ in: inPath, out: outPath }, timeoutMs);
+  /**
+   * Converts `inPath` (.docx) to `outPath` (.pdf) as `exportSpec` says (refresh, properties,
+   * filter data; default: libreOfficeExport()'s); kills the instance when `timeoutMs` passes.
+   */
+  async convert(
+    inPath: string,
+    outPath: string,
+    exportSpec: LibreOfficeExport | undefined,
+    timeoutMs: number,
+  ): Promise<void> {
+    const reply = await this.request({ in: inPath, out: outPath, ...(exportSpec ?? {}) }, timeoutMs);
     this.conversions++;
     if (!reply.ok) {
       throw new InstanceError('failed', reply.error ?? 'unknown LibreOffice error');

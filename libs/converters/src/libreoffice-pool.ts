@@ -5,6 +5,7 @@ import { join } from 'node:path';
 import { isTypedError } from '@app/contracts';
 import { ConversionFailedError } from './errors';
 import { InstanceError, LibreOfficeInstance } from './libreoffice-instance';
+import { libreOfficeExport, type LibreOfficeExport } from './pdf-options';
 import {
   looksLikePdf,
   queueFullError,
@@ -150,7 +151,7 @@ export class LibreOfficePool implements PdfConverter {
         const inPath = join(dir, 'in.docx');
         const outPath = join(dir, 'out.pdf');
         await writeFile(inPath, docx);
-        await this.runOnInstance(inPath, outPath, timeoutMs, jobId);
+        await this.runOnInstance(inPath, outPath, libreOfficeExport(options.pdf), timeoutMs, jobId);
         const pdf = await readFile(outPath).catch(() => Buffer.alloc(0));
         if (!looksLikePdf(pdf)) {
           throw new ConversionFailedError('LibreOffice reported success but wrote no PDF', {
@@ -237,13 +238,19 @@ export class LibreOfficePool implements PdfConverter {
 
   // --- conversion on one instance, with one retry after a crash -------------------------------
 
-  private async runOnInstance(inPath: string, outPath: string, timeoutMs: number, jobId?: string) {
+  private async runOnInstance(
+    inPath: string,
+    outPath: string,
+    exportSpec: LibreOfficeExport,
+    timeoutMs: number,
+    jobId?: string,
+  ) {
     const ctx = { backend: 'libreoffice', ...(jobId ? { jobId } : {}) };
     for (let attempt = 1; ; attempt++) {
       const slot = await this.acquire(attempt > 1, jobId);
       const instance = slot.instance!;
       try {
-        await instance.convert(inPath, outPath, timeoutMs);
+        await instance.convert(inPath, outPath, exportSpec, timeoutMs);
         slot.served++;
         return;
       } catch (e) {

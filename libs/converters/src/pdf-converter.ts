@@ -1,3 +1,5 @@
+import type { PdfOptions } from '@app/contracts';
+
 import { ConversionFailedError } from './errors';
 
 /** Per-call options. `timeoutMs` overrides the converter's default conversion timeout. */
@@ -5,6 +7,8 @@ export interface ConvertOptions {
   /** Carried into logs, error details and (Gotenberg) the `Gotenberg-Trace` header. */
   jobId?: string;
   timeoutMs?: number;
+  /** How the PDF is written (`request_data.options.pdf`, validated by parsePdfOptions). */
+  pdf?: PdfOptions;
 }
 
 export interface ConverterHealth {

@@ -16,7 +16,10 @@ soffice.bin in the same group with PR_SET_PDEATHSIG, so
 
 Protocol (one JSON object per line):
   <- {"ready": true, "pid": <soffice pid>, "ms": <start time>}   once soffice accepts UNO calls
-  -> {"id": 1, "in": "/abs/in.docx", "out": "/abs/out.pdf"}        convert (default command)
+  -> {"id": 1, "in": "/abs/in.docx", "out": "/abs/out.pdf",         convert (default command)
+      "updateIndexes": true,                                          refresh TOCs, indexes, fields
+      "metadata": {"title": "...", "author": "...", ...},             document properties
+      "filterData": {"SelectPdfVersion": 2, "UseLosslessCompression": true, ...}}
   <- {"id": 1, "ok": true, "ms": 87}
   <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
   -> {"id": 2, "cmd": "ping"}                                       one UNO round trip
@@ -136,7 +139,7 @@ class Office:
         self.desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
         return int((time.monotonic() - started) * 1000)
 
-    def convert(self, src, dst):
+    def convert(self, src, dst, update_indexes=False, metadata=None, filter_data=None):
         load_props = (
             prop("Hidden", True),
             prop("ReadOnly", True),
@@ -150,7 +153,15 @@ class Office:
         if doc is None:
             raise ValueError("LibreOffice could not open the document")
         try:
-            doc.storeToURL(uno.systemPathToFileUrl(dst), (prop("FilterName", "writer_pdf_Export"),))
+            if update_indexes:
+                refresh_fields_and_indexes(doc)
+            set_metadata(doc, metadata or {})
+            # FilterData is an Any holding a PropertyValue sequence: pyuno cannot infer that type
+            # from a Python tuple, so uno.Any names it and uno.invoke passes it on as it is.
+            data = uno.Any("[]com.sun.star.beans.PropertyValue",
+                           tuple(prop(k, v) for k, v in sorted((filter_data or {}).items())))
+            export = (prop("FilterName", "writer_pdf_Export"), prop("FilterData", data))
+            uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(dst), export))
         finally:
             try:
                 doc.close(True)
@@ -177,6 +188,40 @@ class Office:
             self.proc.wait(timeout=5)
         except subprocess.TimeoutExpired:
             self.proc.kill()
+
+
+def refresh_fields_and_indexes(doc):
+    """What Word does on "Update field" for the whole document: indexes (tables of contents,
+    alphabetical indexes, tables of figures) rebuilt from the headings, then fields (PAGE,
+    NUMPAGES, cross-references, dates) recomputed. Indexes go twice: a rebuilt table of contents
+    can change the page count and so its own page numbers."""
+    indexes = doc.getDocumentIndexes() if hasattr(doc, "getDocumentIndexes") else None
+    count = indexes.getCount() if indexes is not None else 0
+    for _ in range(2 if count else 0):
+        for i in range(count):
+            indexes.getByIndex(i).update()
+    if hasattr(doc, "getTextFields"):
+        doc.getTextFields().refresh()
+    if hasattr(doc, "refresh"):
+        doc.refresh()  # the document's own XRefreshable: lays it out again with the new content
+
+
+METADATA_PROPERTIES = {"title": "Title", "author": "Author", "subject": "Subject"}
+
+
+def set_metadata(doc, metadata):
+    """The caller's title, author, subject and keywords; the PDF export writes the
+    document properties into the PDF's Info dictionary and XMP."""
+    if not metadata:
+        return
+    props = doc.getDocumentProperties()
+    for key, name in METADATA_PROPERTIES.items():
+        if key in metadata:
+            setattr(props, name, metadata[key])
+    if "keywords" in metadata:
+        props.Keywords = tuple(k.strip() for k in metadata["keywords"].split(",") if k.strip())
+    # "creator" has no document property LibreOffice 7.4's export reads: it always writes
+    # Creator "Writer". Gotenberg sets it afterwards (docs/fonts.md, PDF options).
 
 
 def describe(exc):
@@ -226,7 +271,8 @@ def main():
             if cmd == "ping":
                 office.ping()
             elif cmd == "convert":
-                office.convert(msg["in"], msg["out"])
+                office.convert(msg["in"], msg["out"], bool(msg.get("updateIndexes")),
+                               msg.get("metadata"), msg.get("filterData"))
             else:
                 raise ValueError("unknown command " + str(cmd))
             send({"id": rid, "ok": True, "ms": int((time.monotonic() - started) * 1000)})

@@ -68,6 +68,53 @@ export const SCHEMAS: Record<string, SchemaObject> = {
         enum: ['pdf', 'docx'],
         description: '`pdf` (default), or `docx`: the filled Word document without conversion.',
       },
+      pdf: { $ref: '#/components/schemas/PdfOptions' },
+    },
+    additionalProperties: false,
+  },
+  PdfOptions: {
+    type: 'object',
+    description:
+      'How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields). ' +
+      'An unknown field or a bad value: 400 invalid_request_structure naming it.',
+    properties: {
+      pdfa: { type: 'string', enum: ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'], description: 'Archival PDF/A.' },
+      pdfua: { type: 'boolean', description: 'Tagged, accessible PDF/UA.' },
+      lossless_images: {
+        type: 'boolean',
+        default: true,
+        description: 'Images kept lossless (Flate); false: JPEG-compressed at `quality`.',
+      },
+      quality: {
+        type: 'integer',
+        minimum: 1,
+        maximum: 100,
+        description: 'JPEG quality; only with `lossless_images: false`.',
+      },
+      reduce_image_resolution: { type: 'boolean', default: false },
+      max_image_resolution: {
+        type: 'integer',
+        enum: [75, 150, 300, 600, 1200],
+        description: 'DPI; only with `reduce_image_resolution: true`.',
+      },
+      metadata: {
+        type: 'object',
+        properties: {
+          title: { type: 'string', maxLength: 2000 },
+          author: { type: 'string', maxLength: 2000 },
+          subject: { type: 'string', maxLength: 2000 },
+          keywords: { type: 'string', maxLength: 2000, description: 'Comma-separated.' },
+          creator: { type: 'string', maxLength: 2000 },
+        },
+        additionalProperties: false,
+      },
+      page_ranges: { type: 'string', example: '1-3,5', description: 'Pages to export.' },
+      update_indexes: {
+        type: 'boolean',
+        default: true,
+        description:
+          'Refresh tables of contents, indexes and fields (PAGE, NUMPAGES, references) before export.',
+      },
     },
     additionalProperties: false,
   },

@@ -145,7 +145,11 @@ export class DocumentsController {
         template: file.buffer,
         filename,
         request,
-        options: { undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED, output },
+        options: {
+          undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
+          output,
+          ...(options.pdf ? { pdf: options.pdf } : {}),
+        },
       },
       hangUp.signal,
     );

@@ -247,3 +247,27 @@ describe('keys named like Object.prototype members', () => {
     expect(e.message).toMatch(/options must be an object/);
   });
 });
+
+describe('parseRenderFields: options.pdf', () => {
+  const withPdf = (pdf: unknown) => JSON.stringify({ template_data: {}, options: { output: 'pdf', pdf } });
+
+  it('passes valid PDF options on', () => {
+    const pdf = { pdfa: 'PDF/A-2b', lossless_images: false, quality: 80, metadata: { title: 'T' } };
+    expect(parseRenderFields({ request_data: withPdf(pdf) }).options).toEqual({ output: 'pdf', pdf });
+    expect(parseRenderFields({ request_data: withPdf(null) }).options).toEqual({ output: 'pdf' });
+  });
+
+  it.each([
+    [{ pdfa: 'PDF/A-4' }, 'options.pdf.pdfa'],
+    [{ dpi: 300 }, 'options.pdf.dpi'],
+    [{ lossless_images: false, quality: 0 }, 'options.pdf.quality'],
+    [{ metadata: { title: 1 } }, 'options.pdf.metadata.title'],
+    ['PDF/A-2b', 'options.pdf'],
+  ])('refuses %j with 400 invalid_request_structure naming %s', (pdf, field) => {
+    const e = errorOf({ request_data: withPdf(pdf) });
+    expect(e).toBeInstanceOf(InvalidRequestError);
+    expect(httpStatusOf(e.errorType)).toBe(400);
+    expect(e.message).toContain(field);
+    expect(JSON.stringify(e.details)).toContain(`"field":"${field}"`);
+  });
+});

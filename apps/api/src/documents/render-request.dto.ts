@@ -12,6 +12,7 @@
  */
 import 'reflect-metadata';
 import {
+  Allow,
   IsIn,
   IsNotEmpty,
   IsNumber,
@@ -27,7 +28,8 @@ import {
   MissingTemplateDataError,
   type RenderRequest,
 } from '@app/engine';
-import { type OutputFormat } from '@app/contracts';
+import { type OutputFormat, type PdfOptions } from '@app/contracts';
+import { parsePdfOptions, pdfOptionProblems } from '@app/converters';
 
 /** One image of `images`: base64 PNG (no data-URL prefix) and an optional size. */
 export class ImageDataDto implements ImageData {
@@ -67,12 +69,16 @@ export class RequestOptionsDto {
   @IsOptional()
   @IsIn(['pdf', 'docx'])
   output?: OutputFormat;
+
+  /** How the PDF is written; checked by pdfOptionErrors (the converters' shared validator). */
+  @Allow()
+  pdf?: PdfOptions;
 }
 
 /** The known fields of `request_data` (checked by hand: see parseRenderFields). */
 const REQUEST_FIELDS = ['template_data', 'images', 'options'] as const;
 const IMAGE_FIELDS = ['data', 'width_mm', 'height_mm', 'width_px', 'height_px'] as const;
-const OPTION_FIELDS = ['undefined', 'output'] as const;
+const OPTION_FIELDS = ['undefined', 'output', 'pdf'] as const;
 
 export interface ParsedRenderRequest {
   mode: 'legacy' | 'enhanced';
@@ -275,6 +281,7 @@ export function parseRenderFields(
       );
     } else {
       const optionErrors = check(knownFields(options, rawOptions, OPTION_FIELDS), rawOptions, OPTION_FIELDS);
+      optionErrors.push(...pdfOptionErrors(rawOptions));
       if (optionErrors.length > 0) {
         errors.push(
           Object.assign(new ValidationError(), {
@@ -314,5 +321,22 @@ function optionsOf(dto: RequestOptionsDto): RequestOptionsDto {
   const out: RequestOptionsDto = {};
   if (dto.undefined !== undefined) out.undefined = dto.undefined;
   if (dto.output !== undefined) out.output = dto.output;
+  if (dto.pdf != null) out.pdf = parsePdfOptions(dto.pdf);
   return out;
+}
+
+/**
+ * `options.pdf` through the converters' validator (the worker and the CLI use the same one), as
+ * ValidationErrors under `pdf` so the answer names e.g. `options.pdf.quality`. null is absent.
+ */
+function pdfOptionErrors(rawOptions: Record<string, unknown>): ValidationError[] {
+  if (!Object.prototype.hasOwnProperty.call(rawOptions, 'pdf') || rawOptions.pdf == null) return [];
+  return pdfOptionProblems(rawOptions.pdf, 'pdf').map(({ field, problems }) =>
+    Object.assign(new ValidationError(), {
+      property: field,
+      value: undefined,
+      constraints: Object.fromEntries(problems.map((problem, i) => [`pdf${i}`, `${field} ${problem}`])),
+      children: [],
+    }),
+  );
 }
