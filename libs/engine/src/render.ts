@@ -345,7 +345,9 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     limits: options.richLimits,
     imageLimits: options.imageLimits,
     templateLimits: {
-      ...(options.maxUncompressedBytes !== undefined ? { maxUncompressedBytes: options.maxUncompressedBytes } : {}),
+      ...(options.maxUncompressedBytes !== undefined
+        ? { maxUncompressedBytes: options.maxUncompressedBytes }
+        : {}),
       ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
     },
     checkDocx: checkDocxTemplate,

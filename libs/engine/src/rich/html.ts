@@ -22,19 +22,75 @@ type Node = Element | string;
 
 /** Elements whose content is not document text. */
 const DROPPED = new Set([
-  'script', 'style', 'head', 'title', 'template', 'iframe', 'object', 'embed', 'svg', 'math', 'canvas',
-  'noscript', 'select', 'textarea', 'button',
+  'script',
+  'style',
+  'head',
+  'title',
+  'template',
+  'iframe',
+  'object',
+  'embed',
+  'svg',
+  'math',
+  'canvas',
+  'noscript',
+  'select',
+  'textarea',
+  'button',
 ]);
 const BLOCKS = new Set([
-  'p', 'div', 'h1', 'h2', 'h3', 'h4', 'h5', 'h6', 'ul', 'ol', 'li', 'blockquote', 'pre', 'table',
-  'section', 'article', 'header', 'footer', 'main', 'nav', 'aside', 'figure', 'figcaption', 'address',
-  'dl', 'dt', 'dd', 'hr', 'body', 'html', 'center',
+  'p',
+  'div',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'ul',
+  'ol',
+  'li',
+  'blockquote',
+  'pre',
+  'table',
+  'section',
+  'article',
+  'header',
+  'footer',
+  'main',
+  'nav',
+  'aside',
+  'figure',
+  'figcaption',
+  'address',
+  'dl',
+  'dt',
+  'dd',
+  'hr',
+  'body',
+  'html',
+  'center',
 ]);
 const HEADING_HALF_POINTS = [32, 28, 26, 24, 22, 22];
 const NAMED_COLORS: Record<string, string> = {
-  black: '000000', white: 'FFFFFF', red: 'FF0000', green: '008000', blue: '0000FF', yellow: 'FFFF00',
-  gray: '808080', grey: '808080', silver: 'C0C0C0', maroon: '800000', olive: '808000', lime: '00FF00',
-  aqua: '00FFFF', teal: '008080', navy: '000080', fuchsia: 'FF00FF', purple: '800080', orange: 'FFA500',
+  black: '000000',
+  white: 'FFFFFF',
+  red: 'FF0000',
+  green: '008000',
+  blue: '0000FF',
+  yellow: 'FFFF00',
+  gray: '808080',
+  grey: '808080',
+  silver: 'C0C0C0',
+  maroon: '800000',
+  olive: '808000',
+  lime: '00FF00',
+  aqua: '00FFFF',
+  teal: '008080',
+  navy: '000080',
+  fuchsia: 'FF00FF',
+  purple: '800080',
+  orange: 'FFA500',
 };
 const MONOSPACE = 'Courier New';
 
@@ -60,7 +116,12 @@ function parseTree(html: string, maxDepth: number, kind: string): Element {
         else if (stack.length > 1) stack.pop();
       },
       ontext(text) {
-        if (!dropping) stack[stack.length - 1].children.push(text);
+        if (dropping) return;
+        // The tokenizer hands text over in pieces (around entities): one string per text node.
+        const children = stack[stack.length - 1].children;
+        const last = children.length - 1;
+        if (typeof children[last] === 'string') children[last] += text;
+        else children.push(text);
       },
     },
     { lowerCaseTags: true, lowerCaseAttributeNames: true, decodeEntities: true, recognizeSelfClosing: true },
@@ -75,7 +136,14 @@ function cssDeclarations(style: string | undefined): Map<string, string> {
   const out = new Map<string, string>();
   for (const decl of (style ?? '').split(';')) {
     const at = decl.indexOf(':');
-    if (at > 0) out.set(decl.slice(0, at).trim().toLowerCase(), decl.slice(at + 1).trim().toLowerCase());
+    if (at > 0)
+      out.set(
+        decl.slice(0, at).trim().toLowerCase(),
+        decl
+          .slice(at + 1)
+          .trim()
+          .toLowerCase(),
+      );
   }
   return out;
 }
@@ -89,7 +157,11 @@ function cssColor(v: string | undefined): string | undefined {
   m = /^#([0-9a-f])([0-9a-f])([0-9a-f])$/.exec(v);
   if (m) return (m[1] + m[1] + m[2] + m[2] + m[3] + m[3]).toUpperCase();
   m = /^rgba?\(\s*(\d{1,3})\s*,\s*(\d{1,3})\s*,\s*(\d{1,3})\s*(,[^)]*)?\)$/.exec(v);
-  if (m) return [m[1], m[2], m[3]].map((x) => Math.min(255, Number(x)).toString(16).padStart(2, '0')).join('').toUpperCase();
+  if (m)
+    return [m[1], m[2], m[3]]
+      .map((x) => Math.min(255, Number(x)).toString(16).padStart(2, '0'))
+      .join('')
+      .toUpperCase();
   return undefined;
 }
 
@@ -114,7 +186,12 @@ function cssProps(el: Element, props: RunProps): RunProps {
     if (pt >= 1 && pt <= 1638) out.halfPoints = Math.round(pt * 2);
   }
   const family = css.get('font-family')?.split(',')[0].replace(/["']/g, '').trim();
-  if (family && family.length <= 100 && /^[\w .-]+$/.test(family) && !/^(serif|sans-serif|monospace)$/.test(family))
+  if (
+    family &&
+    family.length <= 100 &&
+    /^[\w .-]+$/.test(family) &&
+    !/^(serif|sans-serif|monospace)$/.test(family)
+  )
     out.font = family.replace(/\b\w/g, (c) => c.toUpperCase());
   return out;
 }
@@ -276,7 +353,8 @@ class Converter {
       if (level > 8) throw nestingTooDeep('list', 9);
       const info: ListInfo = parent ? parent.info : { levels: [] };
       info.levels[level] ??= kind;
-      if (!parent && tag === 'ol' && /^\d{1,6}$/.test(el.attrs.start ?? '')) info.start = Number(el.attrs.start);
+      if (!parent && tag === 'ol' && /^\d{1,6}$/.test(el.attrs.start ?? ''))
+        info.start = Number(el.attrs.start);
       for (const child of el.children) {
         if (typeof child === 'string') continue; // whitespace between items
         const itemScope: Scope = { ...scope, list: { info, level, numbered: { done: false } } };
@@ -309,14 +387,19 @@ class Converter {
       tr.children
         .filter((c): c is Element => typeof c !== 'string' && (c.tag === 'td' || c.tag === 'th'))
         .map((td): TableCell => {
-          const span = (v: string | undefined, max: number) => Math.min(max, Math.max(1, Number.parseInt(v ?? '1', 10) || 1));
-          const colspan = span(td.attrs.colspan, this.limits.maxTableColumns);
+          const span = (v: string | undefined, max: number) =>
+            Math.min(max, Math.max(1, Number.parseInt(v ?? '1', 10) || 1));
+          const colspan = span(td.attrs.colspan, this.limits.maxTableColumns + 1); // one over: still refused below
           const rowspan = span(td.attrs.rowspan, rows.length);
           cells += colspan;
           if (cells > this.limits.maxTableCells) throw tableTooLarge(rows.length, colspan, this.limits);
           const header = td.tag === 'th';
           const inner = new Converter(this.limits, this.imageLimits, this.images);
-          const cellScope: Scope = { props: header ? { ...scope.props, bold: true } : scope.props, indent: 0, pre: false };
+          const cellScope: Scope = {
+            props: header ? { ...scope.props, bold: true } : scope.props,
+            indent: 0,
+            pre: false,
+          };
           const align = alignOf(td);
           if (align) cellScope.align = align;
           inner.children(td, cellScope);
@@ -334,10 +417,13 @@ class Converter {
     const src = el.attrs.src ?? '';
     if (!/^data:image\/png;base64,/i.test(src)) return; // only inline PNG: nothing is fetched
     if (++this.images.count > this.imageLimits.maxImages)
-      throw new PayloadTooLargeError(`The rich content holds more than ${this.imageLimits.maxImages} images`, {
-        reason: 'too_many_images',
-        limit: this.imageLimits.maxImages,
-      });
+      throw new PayloadTooLargeError(
+        `The rich content holds more than ${this.imageLimits.maxImages} images`,
+        {
+          reason: 'too_many_images',
+          limit: this.imageLimits.maxImages,
+        },
+      );
     const size: Record<string, number> = {};
     for (const dim of ['width', 'height'] as const) {
       const px = Number.parseFloat(el.attrs[dim] ?? cssDeclarations(el.attrs.style).get(dim) ?? '');

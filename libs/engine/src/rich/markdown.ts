@@ -24,7 +24,8 @@ export function markdownToBlocks(
   imageLimits: ImageLimits,
   images: { count: number },
 ): Block[] {
-  if (markdown.length > limits.maxMarkupChars) throw markupTooLong('Markdown', markdown.length, limits.maxMarkupChars);
+  if (markdown.length > limits.maxMarkupChars)
+    throw markupTooLong('Markdown', markdown.length, limits.maxMarkupChars);
   // markdown-it stops nesting at maxNesting without saying so; one level more tells us it got there.
   const md = parser(allowHtml, limits.maxNestingDepth + 1);
   const env = {};
@@ -41,5 +42,11 @@ export function markdownToBlocks(
   if (deepest(tokens) > limits.maxNestingDepth) throw nestingTooDeep('Markdown', limits.maxNestingDepth);
   const html = md.renderer.render(tokens, md.options, env);
   // The HTML nests about twice as deep as the Markdown (ul > li > p); its own limit is the same bound.
-  return htmlToBlocks(html, { ...limits, maxMarkupChars: Number.MAX_SAFE_INTEGER, maxNestingDepth: limits.maxNestingDepth * 3 }, imageLimits, images, 'Markdown');
+  return htmlToBlocks(
+    html,
+    { ...limits, maxMarkupChars: Number.MAX_SAFE_INTEGER, maxNestingDepth: limits.maxNestingDepth * 3 },
+    imageLimits,
+    images,
+    'Markdown',
+  );
 }

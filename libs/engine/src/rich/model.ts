@@ -31,8 +31,7 @@ export interface RunProps {
 
 export type Inline =
   /** Text may hold \n (line break), \t (tab), \a (new paragraph) and \f (page break). */
-  | { kind: 'text'; text: string; props: RunProps }
-  | { kind: 'image'; image: PreparedImage };
+  { kind: 'text'; text: string; props: RunProps } | { kind: 'image'; image: PreparedImage };
 
 export type Align = 'left' | 'center' | 'right' | 'both';
 

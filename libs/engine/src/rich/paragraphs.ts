@@ -8,18 +8,67 @@ import { getOwn, isDict, isNumber, num, type Value } from '../runtime/values';
 import type { Align, Inline, ParagraphBlock, RunProps } from './model';
 
 const UNDERLINES = new Set([
-  'single', 'words', 'double', 'thick', 'dotted', 'dottedHeavy', 'dash', 'dashedHeavy', 'dashLong',
-  'dashLongHeavy', 'dotDash', 'dashDotHeavy', 'dotDotDash', 'dashDotDotHeavy', 'wave', 'wavyHeavy',
-  'wavyDouble', 'none',
+  'single',
+  'words',
+  'double',
+  'thick',
+  'dotted',
+  'dottedHeavy',
+  'dash',
+  'dashedHeavy',
+  'dashLong',
+  'dashLongHeavy',
+  'dotDash',
+  'dashDotHeavy',
+  'dotDotDash',
+  'dashDotDotHeavy',
+  'wave',
+  'wavyHeavy',
+  'wavyDouble',
+  'none',
 ]);
 export const HIGHLIGHTS = new Set([
-  'black', 'blue', 'cyan', 'green', 'magenta', 'red', 'yellow', 'white', 'darkBlue', 'darkCyan',
-  'darkGreen', 'darkMagenta', 'darkRed', 'darkYellow', 'darkGray', 'lightGray', 'none',
+  'black',
+  'blue',
+  'cyan',
+  'green',
+  'magenta',
+  'red',
+  'yellow',
+  'white',
+  'darkBlue',
+  'darkCyan',
+  'darkGreen',
+  'darkMagenta',
+  'darkRed',
+  'darkYellow',
+  'darkGray',
+  'lightGray',
+  'none',
 ]);
-const ALIGNS: Record<string, Align> = { left: 'left', center: 'center', right: 'right', justify: 'both', both: 'both' };
+const ALIGNS: Record<string, Align> = {
+  left: 'left',
+  center: 'center',
+  right: 'right',
+  justify: 'both',
+  both: 'both',
+};
 const RUN_KEYS = new Set([
-  'text', 'bold', 'italic', 'underline', 'strike', 'color', 'highlight', 'size', 'font', 'style',
-  'superscript', 'subscript', 'url', 'rtl', 'lang',
+  'text',
+  'bold',
+  'italic',
+  'underline',
+  'strike',
+  'color',
+  'highlight',
+  'size',
+  'font',
+  'style',
+  'superscript',
+  'subscript',
+  'url',
+  'rtl',
+  'lang',
 ]);
 const PARAGRAPH_KEYS = new Set(['style', 'align', 'runs']);
 const MAX_NAME = 100;
@@ -36,7 +85,8 @@ export function checkColor(v: Value, where: string): string {
 
 /** http, https and mailto only: anything else (javascript:, file:, data:, relative) is refused. */
 export function checkUrl(v: Value, where: string): string {
-  if (typeof v !== 'string' || v.length > 2048) return fail(`${where} must be a link of at most 2048 characters`);
+  if (typeof v !== 'string' || v.length > 2048)
+    return fail(`${where} must be a link of at most 2048 characters`);
   const url = v.trim();
   if (!/^(https?:\/\/[^\s]+|mailto:[^\s]+)$/i.test(url))
     fail(`${where}: only http, https and mailto links are allowed (got '${url.slice(0, 60)}')`);
@@ -128,7 +178,8 @@ export function parseParagraphs(v: Value): ParagraphBlock[] {
   if (!Array.isArray(v)) return fail('$paragraphs must be a list of paragraphs');
   return v.map((para, i): ParagraphBlock => {
     const where = `$paragraphs[${i}]`;
-    if (typeof para === 'string') return { kind: 'paragraph', inlines: [{ kind: 'text', text: para, props: {} }] };
+    if (typeof para === 'string')
+      return { kind: 'paragraph', inlines: [{ kind: 'text', text: para, props: {} }] };
     if (!isDict(para)) return fail(`${where} must be an object with "runs"`);
     const block: ParagraphBlock = { kind: 'paragraph', inlines: [] };
     for (const key of Object.keys(para)) {
@@ -137,7 +188,8 @@ export function parseParagraphs(v: Value): ParagraphBlock[] {
       if (x === null) continue;
       if (key === 'style') block.style = name(x, `${where}.style`);
       else if (key === 'runs') block.inlines = parseRuns(x, `${where}.runs`);
-      else if (typeof x === 'string' && Object.prototype.hasOwnProperty.call(ALIGNS, x)) block.align = ALIGNS[x];
+      else if (typeof x === 'string' && Object.prototype.hasOwnProperty.call(ALIGNS, x))
+        block.align = ALIGNS[x];
       else fail(`${where}.align must be left, center, right or justify`);
     }
     return block;

@@ -33,18 +33,31 @@ export function replacePicturePlaceholders(
       if (!docPr) return drawing;
       const descr = attr(docPr, 'descr');
       const name = attr(docPr, 'name');
-      const key = descr !== undefined && images.has(descr) ? descr : name !== undefined && images.has(name) ? name : undefined;
+      const key =
+        descr !== undefined && images.has(descr)
+          ? descr
+          : name !== undefined && images.has(name)
+            ? name
+            : undefined;
       if (key === undefined || !/\br:embed="[^"]*"/.test(drawing)) return drawing;
       const image = images.get(key)!;
       const rId = rels.add(part, REL_IMAGE, rels.addMedia(image.png), false);
       let result = drawing.replace(/\br:embed="[^"]*"/, `r:embed="${rId}"`);
       const given = requestImages?.[key];
       const sized =
-        given !== null && typeof given === 'object' && SIZE_FIELDS.some((f) => Object.prototype.hasOwnProperty.call(given, f));
+        given !== null &&
+        typeof given === 'object' &&
+        SIZE_FIELDS.some((f) => Object.prototype.hasOwnProperty.call(given, f));
       if (sized)
         result = result
-          .replace(/(<wp:extent\b[^>]*?\bcx=")\d+("[^>]*?\bcy=")\d+"/, `$1${image.widthEmu}$2${image.heightEmu}"`)
-          .replace(/(<a:ext\b[^>]*?\bcx=")\d+("[^>]*?\bcy=")\d+"/, `$1${image.widthEmu}$2${image.heightEmu}"`);
+          .replace(
+            /(<wp:extent\b[^>]*?\bcx=")\d+("[^>]*?\bcy=")\d+"/,
+            `$1${image.widthEmu}$2${image.heightEmu}"`,
+          )
+          .replace(
+            /(<a:ext\b[^>]*?\bcx=")\d+("[^>]*?\bcy=")\d+"/,
+            `$1${image.widthEmu}$2${image.heightEmu}"`,
+          );
       replaced++;
       return result;
     });

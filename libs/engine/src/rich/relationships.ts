@@ -87,7 +87,8 @@ export class RelationshipWriter {
     }
     if (this.media.length) {
       const extensions = new Set(this.media.map(([n]) => n.slice(n.lastIndexOf('.') + 1)));
-      for (const ext of extensions) addDefaultContentType(this.zip, ext, CONTENT_TYPE_OF[ext] ?? 'application/octet-stream');
+      for (const ext of extensions)
+        addDefaultContentType(this.zip, ext, CONTENT_TYPE_OF[ext] ?? 'application/octet-stream');
     }
   }
 }

@@ -60,7 +60,10 @@ export class RichWriter {
     this.limits = { ...DEFAULT_RICH_LIMITS, ...setup.limits };
     this.imageLimits = { ...DEFAULT_IMAGE_LIMITS, ...setup.imageLimits };
     const { zip } = setup;
-    this.styles = new TemplateStyles(zip.file('word/styles.xml')?.asText(), zip.file('word/document.xml')?.asText());
+    this.styles = new TemplateStyles(
+      zip.file('word/styles.xml')?.asText(),
+      zip.file('word/document.xml')?.asText(),
+    );
     this.rels = new RelationshipWriter(zip);
     this.numbering = new NumberingWriter(zip);
     this.subdocuments = new SubdocumentWriter(zip, this.styles, this.rels, this.numbering);
@@ -99,11 +102,19 @@ export class RichWriter {
    * The XML for a value at a tag, or undefined to let the module print it as usual.
    * `placement` is the tag's docxtpl prefix: `p` replaces the paragraph, `r` (or none) sits in a run.
    */
-  output(v: Value, placement: string | undefined, partPath: string, plain: (v: Value) => string): string | undefined {
+  output(
+    v: Value,
+    placement: string | undefined,
+    partPath: string,
+    plain: (v: Value) => string,
+  ): string | undefined {
     if (v instanceof Undefined && this.documents.has(v.path)) {
-      if (placement !== 'p') throw new JinjaRuntimeError(`the sub-document '${v.path}' must be placed with {{p ${v.path} }}`);
+      if (placement !== 'p')
+        throw new JinjaRuntimeError(`the sub-document '${v.path}' must be placed with {{p ${v.path} }}`);
       this.documentParts.add(partPath);
-      return this.subdocuments.bodyFor(this.documents.get(v.path)!, partPath, () => ++this.drawingId) || '<w:p/>';
+      return (
+        this.subdocuments.bodyFor(this.documents.get(v.path)!, partPath, () => ++this.drawingId) || '<w:p/>'
+      );
     }
     const model = this.model(v);
     const ctx = this.context(partPath);
@@ -118,7 +129,8 @@ export class RichWriter {
     const runs = segments
       .map(
         (seg, i) =>
-          (i ? markerRun(seg.pageBreakBefore ? PAGE_BREAK : NEW_PARAGRAPH) : '') + inlinesXml(seg.inlines, ctx),
+          (i ? markerRun(seg.pageBreakBefore ? PAGE_BREAK : NEW_PARAGRAPH) : '') +
+          inlinesXml(seg.inlines, ctx),
       )
       .join('');
     return `</w:t></w:r>${runs}<w:r><w:t xml:space="preserve">`;

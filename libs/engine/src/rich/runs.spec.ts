@@ -91,18 +91,26 @@ describe('{"$rich": [...]} styled runs', () => {
 
   it('turns \\n into w:br, \\t into w:tab, \\f into a page break and \\a into a new paragraph', () => {
     const xml = body(
-      render('Start {{r x }} end', { x: { $rich: [{ text: 'one\ntwo\tthree\u0007four\ffive', bold: true }] } }),
+      render('Start {{r x }} end', {
+        x: { $rich: [{ text: 'one\ntwo\tthree\u0007four\ffive', bold: true }] },
+      }),
     );
-    expect(xml).toContain('one</w:t><w:br/><w:t xml:space="preserve">two</w:t><w:tab/><w:t xml:space="preserve">three');
+    expect(xml).toContain(
+      'one</w:t><w:br/><w:t xml:space="preserve">two</w:t><w:tab/><w:t xml:space="preserve">three',
+    );
     expect(xml).toContain('<w:br w:type="page"/>');
     const paragraphs = xml.match(/<w:p>|<w:p [^>]*>/g)!.length;
     expect(paragraphs).toBe(4); // start…three | four | page break | five…end
     expect(xml).not.toMatch(/[\uFDD2\uFDD3]/);
-    expect(xml).toMatch(/<w:p>(<w:pPr>[\s\S]*?<\/w:pPr>)?<w:r><w:rPr><w:b\/><w:bCs\/><\/w:rPr><w:t xml:space="preserve">four/);
+    expect(xml).toMatch(
+      /<w:p>(<w:pPr>[\s\S]*?<\/w:pPr>)?<w:r><w:rPr><w:b\/><w:bCs\/><\/w:rPr><w:t xml:space="preserve">four/,
+    );
   });
 
   it('an unknown character style falls back to none, and strict mode reports it', () => {
-    expect(body(render('{{ x }}', { x: { $rich: [{ text: 'x', style: 'Nope' }] } }))).not.toContain('w:rStyle');
+    expect(body(render('{{ x }}', { x: { $rich: [{ text: 'x', style: 'Nope' }] } }))).not.toContain(
+      'w:rStyle',
+    );
     const e = caught(() => render('{{ x }}', { x: { $rich: [{ text: 'x', style: 'Nope' }] } }, true));
     expect(e.errorType).toBe('template_runtime_error');
     expect(e.message).toContain("no character style 'Nope'");
@@ -136,7 +144,7 @@ describe('{"$rich": [...]} styled runs', () => {
     }
   });
 
-  it('allocates relationship ids that do not collide with the template\'s', () => {
+  it("allocates relationship ids that do not collide with the template's", () => {
     // A template that already uses the ids this writer would pick first.
     const zip = new PizZip(richTemplate([p('{{ x }}')]));
     const rels = zip.file('word/_rels/document.xml.rels')!.asText();
@@ -145,7 +153,16 @@ describe('{"$rich": [...]} styled runs', () => {
       '<Relationship Id="rIdRich2" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink" Target="https://taken2.example" TargetMode="External"/>';
     zip.file('word/_rels/document.xml.rels', rels.replace('</Relationships>', `${taken}</Relationships>`));
     const tpl = zip.generate({ type: 'nodebuffer' });
-    const docx = renderDocx(tpl, { template_data: { x: { $rich: [{ text: 'a', url: 'https://a.example' }, { text: 'b', url: 'https://b.example' }] } } });
+    const docx = renderDocx(tpl, {
+      template_data: {
+        x: {
+          $rich: [
+            { text: 'a', url: 'https://a.example' },
+            { text: 'b', url: 'https://b.example' },
+          ],
+        },
+      },
+    });
     const ids = [...part(docx, 'word/_rels/document.xml.rels')!.matchAll(/Id="([^"]+)"/g)].map((m) => m[1]);
     expect(new Set(ids).size).toBe(ids.length);
     expect(ids.length).toBe(new Set(ids).size);

@@ -51,7 +51,13 @@ export function runXml(text: string, rPr: string): string {
     .replace(/\r\n?/g, '\n')
     .split(/(\n|\t)/)
     .map((piece) =>
-      piece === '\n' ? '<w:br/>' : piece === '\t' ? '<w:tab/>' : piece ? `<w:t xml:space="preserve">${escapeText(piece)}</w:t>` : '',
+      piece === '\n'
+        ? '<w:br/>'
+        : piece === '\t'
+          ? '<w:tab/>'
+          : piece
+            ? `<w:t xml:space="preserve">${escapeText(piece)}</w:t>`
+            : '',
     )
     .join('');
   return `<w:r>${rPr}${body}</w:r>`;

@@ -49,10 +49,13 @@ function prepareDocument(
   templateLimits: Partial<TemplateLimits>,
   check: CheckDocx,
 ): PreparedDocument {
-  const data = value !== null && typeof value === 'object' ? (value as Record<string, unknown>).data : undefined;
-  if (typeof data !== 'string' || !data) throw bad(key, 'must be an object {"data": "<base64 .docx>"}', { reason: 'invalid_data' });
+  const data =
+    value !== null && typeof value === 'object' ? (value as Record<string, unknown>).data : undefined;
+  if (typeof data !== 'string' || !data)
+    throw bad(key, 'must be an object {"data": "<base64 .docx>"}', { reason: 'invalid_data' });
   const compact = data.replace(/\s+/g, '');
-  if (compact.length % 4 !== 0 || !BASE64.test(compact)) throw bad(key, 'data is not valid base64', { reason: 'invalid_base64' });
+  if (compact.length % 4 !== 0 || !BASE64.test(compact))
+    throw bad(key, 'data is not valid base64', { reason: 'invalid_base64' });
   if ((compact.length / 4) * 3 > limits.maxDocumentBytes + 2)
     throw new PayloadTooLargeError(`Sub-document '${key}' is larger than ${limits.maxDocumentBytes} bytes`, {
       document: key,
@@ -64,7 +67,8 @@ function prepareDocument(
   } catch (e) {
     if (!isTypedError(e)) throw e;
     const message = `Sub-document '${key}': ${e.message.replace(/\btemplate\b/g, 'sub-document')}`;
-    if (e instanceof PayloadTooLargeError) throw new PayloadTooLargeError(message, { ...e.details, document: key });
+    if (e instanceof PayloadTooLargeError)
+      throw new PayloadTooLargeError(message, { ...e.details, document: key });
     throw new InvalidTemplateError(message, { ...e.details, document: key });
   }
   const documentXml = zip.file('word/document.xml')?.asText();
@@ -76,7 +80,10 @@ function prepareDocument(
   let body = open && close > open.index ? documentXml.slice(open.index + open[0].length, close) : '';
   body = body
     .replace(/<w:sectPr\b[^>]*\/>|<w:sectPr\b[\s\S]*?<\/w:sectPr>/g, '')
-    .replace(/<w:(footnoteReference|endnoteReference|commentReference|commentRangeStart|commentRangeEnd)\b[^>]*\/>/g, '');
+    .replace(
+      /<w:(footnoteReference|endnoteReference|commentReference|commentRangeStart|commentRangeEnd)\b[^>]*\/>/g,
+      '',
+    );
   const relsXml = zip.file('word/_rels/document.xml.rels')?.asText() ?? '';
   const rels = new Map<string, Rel>();
   for (const [tag] of relsXml.matchAll(/<Relationship\b[^>]*>/g)) {
@@ -114,10 +121,13 @@ export function prepareDocuments(
     });
   const keys = Object.keys(documents);
   if (keys.length > limits.maxDocuments)
-    throw new PayloadTooLargeError(`The request has ${keys.length} sub-documents; the limit is ${limits.maxDocuments}`, {
-      documents: keys.length,
-      limit: limits.maxDocuments,
-    });
+    throw new PayloadTooLargeError(
+      `The request has ${keys.length} sub-documents; the limit is ${limits.maxDocuments}`,
+      {
+        documents: keys.length,
+        limit: limits.maxDocuments,
+      },
+    );
   for (const key of keys) {
     const value = Object.getOwnPropertyDescriptor(documents, key)?.value;
     out.set(key, prepareDocument(key, value, limits, templateLimits, check));
@@ -143,7 +153,8 @@ export class SubdocumentWriter {
   /** The body XML for one placement in a part: relationships of that part, fresh drawing ids. */
   bodyFor(doc: PreparedDocument, partPath: string, nextDrawingId: () => number): string {
     const merged = this.merge(doc);
-    for (const [prefix, uri] of doc.namespaces) if (!this.namespaces.has(prefix)) this.namespaces.set(prefix, uri);
+    for (const [prefix, uri] of doc.namespaces)
+      if (!this.namespaces.has(prefix)) this.namespaces.set(prefix, uri);
     return merged.body
       .replace(/\br:(id|embed|link|pict|dm|lo|qs|cs)="([^"]*)"/g, (whole, kind: string, rId: string) => {
         const rel = doc.rels.get(rId);
@@ -160,10 +171,14 @@ export class SubdocumentWriter {
           if (!/^(https?:|mailto:)/i.test(rel.target)) return '';
           return `r:${kind}="${this.rels.add(partPath, REL_HYPERLINK, rel.target, true)}"`;
         }
-        throw bad(doc.key, `holds content this service does not carry over (relationship type ${rel.type.split('/').pop()})`, {
-          reason: 'unsupported_content',
-          relationship_type: rel.type,
-        });
+        throw bad(
+          doc.key,
+          `holds content this service does not carry over (relationship type ${rel.type.split('/').pop()})`,
+          {
+            reason: 'unsupported_content',
+            relationship_type: rel.type,
+          },
+        );
       })
       .replace(/(<wp:docPr\b[^>]*?\bid=")\d+"/g, (_m, head: string) => `${head}${nextDrawingId()}"`);
   }
@@ -186,14 +201,18 @@ export class SubdocumentWriter {
         (m, head: string, id: string) => `${head}${styleIds.get(id) ?? id}"`,
       );
     const mapNum = (xml: string) =>
-      xml.replace(/(<w:numId\s+w:val=")(\d+)"/g, (m, head: string, id: string) => `${head}${numIds.get(id) ?? id}"`);
+      xml.replace(
+        /(<w:numId\s+w:val=")(\d+)"/g,
+        (m, head: string, id: string) => `${head}${numIds.get(id) ?? id}"`,
+      );
     for (const s of doc.styles) {
       const id = styleIds.get(s.id)!;
       if (id === s.id && this.styles.hasId(id)) continue; // identical to the template's
       let xml = mapNum(mapStyle(s.xml))
         .replace(/\sw:default="[^"]*"/, '')
         .replace(/(<w:style\b[^>]*\bw:styleId=")[^"]*"/, `$1${id}"`);
-      if (id !== s.id) xml = xml.replace(/(<w:name\s+w:val=")([^"]*)"/, `$1$2 (${doc.key.replace(/[<>&"]/g, '')})"`);
+      if (id !== s.id)
+        xml = xml.replace(/(<w:name\s+w:val=")([^"]*)"/, `$1$2 (${doc.key.replace(/[<>&"]/g, '')})"`);
       this.newStyles.push(xml);
     }
     let body = mapNum(mapStyle(doc.body));
@@ -218,7 +237,9 @@ export class SubdocumentWriter {
       if (old === undefined) continue;
       const id = this.numbering.allocateAbstractId();
       abstractIds.set(old, id);
-      this.numbering.addAbstractXml(xml.replace(/(w:abstractNumId=")\d+"/, `$1${id}"`).replace(/<w:nsid\b[^>]*\/>/, ''));
+      this.numbering.addAbstractXml(
+        xml.replace(/(w:abstractNumId=")\d+"/, `$1${id}"`).replace(/<w:nsid\b[^>]*\/>/, ''),
+      );
     }
     const numIds = new Map<string, number>();
     for (const m of doc.numberingXml.matchAll(/<w:num\b([^>]*)>([\s\S]*?)<\/w:num>/g)) {
@@ -235,7 +256,11 @@ export class SubdocumentWriter {
   finalize(parts: Iterable<string>): void {
     if (this.newStyles.length) {
       const xml = this.zip.file('word/styles.xml')?.asText();
-      if (xml) this.zip.file('word/styles.xml', xml.replace(/<\/w:styles>\s*$/, `${this.newStyles.join('')}</w:styles>`));
+      if (xml)
+        this.zip.file(
+          'word/styles.xml',
+          xml.replace(/<\/w:styles>\s*$/, `${this.newStyles.join('')}</w:styles>`),
+        );
     }
     if (!this.namespaces.size) return;
     for (const part of parts) {

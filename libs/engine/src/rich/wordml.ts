@@ -27,15 +27,21 @@ export interface WordContext {
   nextDrawingId(): number;
 }
 
+// docxtpl's \a (BEL, new paragraph) and \f (form feed, page break) in run text.
+/* eslint-disable no-control-regex -- these two control characters are the markers */
+const PARAGRAPH_MARKS = /[\u0007\f]/;
+const PARAGRAPH_MARKS_SPLIT = /([\u0007\f])/;
+/* eslint-enable no-control-regex */
+
 /** Text with `\a` / `\f` cut into paragraphs: each segment, and whether a page break precedes it. */
 export function splitParagraphMarks(inlines: Inline[]): { inlines: Inline[]; pageBreakBefore: boolean }[] {
   const out = [{ inlines: [] as Inline[], pageBreakBefore: false }];
   for (const inline of inlines) {
-    if (inline.kind !== 'text' || !/[\x07\f]/.test(inline.text)) {
+    if (inline.kind !== 'text' || !PARAGRAPH_MARKS.test(inline.text)) {
       out[out.length - 1].inlines.push(inline);
       continue;
     }
-    const pieces = inline.text.split(/([\x07\f])/);
+    const pieces = inline.text.split(PARAGRAPH_MARKS_SPLIT);
     for (const piece of pieces) {
       if (piece === '\x07' || piece === '\f') out.push({ inlines: [], pageBreakBefore: piece === '\f' });
       else if (piece) out[out.length - 1].inlines.push({ ...inline, text: piece });
@@ -82,7 +88,8 @@ function paragraphXml(block: ParagraphBlock, ctx: WordContext): string {
     styleId = ctx.styles.resolve(block.style, 'paragraph');
     if (!styleId) {
       if (block.styleFallback) base = block.styleFallback;
-      else if (ctx.strict) throw new JinjaRuntimeError(`the template has no paragraph style '${block.style}'`);
+      else if (ctx.strict)
+        throw new JinjaRuntimeError(`the template has no paragraph style '${block.style}'`);
     }
   }
   let pPr = '';
@@ -138,7 +145,7 @@ function tableXml(table: TableBlock, ctx: WordContext): string {
   grid.forEach((slots, r) => {
     const header = (table.rows[r] ?? []).length > 0 && (table.rows[r] ?? []).every((c) => c.header);
     xml += `<w:tr>${header ? '<w:trPr><w:tblHeader/></w:trPr>' : ''}`;
-    for (let c = 0; c < columns; ) {
+    for (let c = 0; c < columns;) {
       const slot = slots[c];
       if (!slot) {
         xml += `<w:tc><w:tcPr><w:tcW w:w="${colTwips}" w:type="dxa"/></w:tcPr><w:p/></w:tc>`;
