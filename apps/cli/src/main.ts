@@ -3,7 +3,8 @@
  *
  *   npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf
  *
- * REQUEST.json is the interface's enhanced request: {"template_data": {…}, "images": {…}},
+ * REQUEST.json is the interface's enhanced request: {"template_data": {…}, "images": {…}}, with
+ * optional "documents": {"name": {"data": "<base64 .docx>"}} (sub-documents),
  * optionally with "options": {"undefined": "strict"}. Writes the document and exits 0, or prints
  * the typed error body as JSON on stderr and exits 1 (2 for wrong usage).
  */
@@ -28,7 +29,7 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json))
     throw new InvalidRequestError('REQUEST.json must hold a JSON object');
-  const { template_data, images, options } = json as Record<string, unknown>;
+  const { template_data, images, documents, options } = json as Record<string, unknown>;
   if (
     template_data === undefined ||
     template_data === null ||
@@ -47,6 +48,8 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
     request: {
       template_data: template_data as Record<string, unknown>,
       images: images as RenderRequest['images'],
+      // Sub-documents ({{p name }}): the engine checks each like a template, naming its key.
+      documents: documents as RenderRequest['documents'],
     },
     options: { undefined: undefinedMode as RenderOptions['undefined'] },
   };
