@@ -22,7 +22,14 @@ import { jsonRichForm, RichMarkup } from './rich-value';
 import { PAGE_BREAK_RUN } from './runs';
 import { TemplateStyles } from './styles';
 import { prepareDocuments, SubdocumentWriter, type PreparedDocument } from './subdocument';
-import { blocksXml, flattenToInlines, inlinesXml, splitParagraphMarks, type WordContext } from './wordml';
+import {
+  blocksXml,
+  flattenToInlines,
+  inlinesXml,
+  splitParagraphMarks,
+  textWidthTwips,
+  type WordContext,
+} from './wordml';
 
 /** Private characters (Unicode noncharacters) marking `\a` and `\f` in run-level output until finalize. */
 const NEW_PARAGRAPH = '\uFDD2';
@@ -55,6 +62,7 @@ export class RichWriter {
   private readonly documentParts = new Set<string>();
   private readonly imageCount = { count: 0 };
   private drawingId = 200000;
+  private readonly tableTwips: number;
 
   constructor(private readonly setup: RichSetup) {
     this.limits = { ...DEFAULT_RICH_LIMITS, ...setup.limits };
@@ -64,6 +72,7 @@ export class RichWriter {
       zip.file('word/styles.xml')?.asText(),
       zip.file('word/document.xml')?.asText(),
     );
+    this.tableTwips = textWidthTwips(zip.file('word/document.xml')?.asText());
     this.rels = new RelationshipWriter(zip);
     this.numbering = new NumberingWriter(zip);
     this.subdocuments = new SubdocumentWriter(zip, this.styles, this.rels, this.numbering);
@@ -78,6 +87,7 @@ export class RichWriter {
       rels: this.rels,
       numbering: this.numbering,
       strict: this.setup.state.strict,
+      tableTwips: this.tableTwips,
       nextDrawingId: () => ++this.drawingId,
     };
   }

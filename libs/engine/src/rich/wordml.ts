@@ -14,8 +14,18 @@ const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationship
 const NS_WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
 const NS_A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
 const NS_PIC = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
-/** Text width of an A4 page with 2 cm margins, in twips; tables take the full width in percent. */
-const TABLE_TWIPS = 9638;
+/** Text width of an A4 page with 2 cm margins, in twips, when the template does not say. */
+const DEFAULT_TEXT_TWIPS = 9638;
+
+/** The text width of the template's (last) section: page width less the side margins, in twips. */
+export function textWidthTwips(documentXml: string | undefined): number {
+  const sectPr = documentXml?.slice(documentXml.lastIndexOf('<w:sectPr')) ?? '';
+  const page = Number(/<w:pgSz\b[^>]*\bw:w="(\d+)"/.exec(sectPr)?.[1]);
+  const left = Number(/<w:pgMar\b[^>]*\bw:left="(\d+)"/.exec(sectPr)?.[1] ?? 0);
+  const right = Number(/<w:pgMar\b[^>]*\bw:right="(\d+)"/.exec(sectPr)?.[1] ?? 0);
+  const width = page - left - right;
+  return Number.isFinite(width) && width > 1000 ? width : DEFAULT_TEXT_TWIPS;
+}
 
 /** Where the XML goes and what it may add to the package. */
 export interface WordContext {
@@ -24,6 +34,8 @@ export interface WordContext {
   rels: RelationshipWriter;
   numbering: NumberingWriter;
   strict: boolean;
+  /** Width tables take, in twips (the template's text width). */
+  tableTwips: number;
   nextDrawingId(): number;
 }
 
@@ -129,7 +141,7 @@ function tableXml(table: TableBlock, ctx: WordContext): string {
     }
   });
   columns = Math.max(columns, 1);
-  const colTwips = Math.floor(TABLE_TWIPS / columns);
+  const colTwips = Math.floor(ctx.tableTwips / columns);
   const tableStyle = ctx.styles.tableStyleId();
   const borders = tableStyle
     ? ''
