@@ -85,4 +85,43 @@ describe('{"$paragraphs": [...]} placed with {{p x }}', () => {
       expect(e.errorType).toBe('template_runtime_error');
     }
   });
+
+  it('strict mode reports an undefined {{p x }} like any other variable', () => {
+    const e = caught(() =>
+      renderDocx(richTemplate([p('{{p missing }}')]), { template_data: {} }, { undefined: 'strict' }),
+    );
+    expect(e.errorType).toBe('undefined_variable');
+    expect(e.details).toEqual({ variables: ['missing'] });
+  });
+
+  it('an image placed with {{p logo }} becomes a paragraph holding the picture', () => {
+    const png = Buffer.from(
+      'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC',
+      'base64',
+    );
+    const xml = body(
+      renderDocx(richTemplate([p('text {{p logo }}')]), {
+        template_data: {},
+        images: { logo: { data: png.toString('base64'), width_mm: 10 } },
+      }),
+    );
+    expect(xml).toMatch(
+      /<w:p><w:r><w:t xml:space="preserve"><\/w:t><w:drawing>[\s\S]*<\/w:drawing><w:t xml:space="preserve"><\/w:t><\/w:r><\/w:p>/,
+    );
+    expect(xml).not.toContain('text ');
+  });
+
+  it('splits header paragraphs at \\a too, and never lets the private markers through from data', () => {
+    const docx = renderDocx(
+      richTemplate({ body: [p('{{ y }}')], header: [p('H {{r x }} end', { align: 'center' })] }),
+      {
+        template_data: { x: { $rich: ['one\u0007two'] }, y: { $rich: ['a\uFDD2b\uFDD3c'] } },
+      },
+    );
+    const header = part(docx, 'word/header1.xml')!;
+    expect(header.match(/<w:jc w:val="center"\/>/g)).toHaveLength(2);
+    const main = body(docx);
+    expect(main).toContain('abc');
+    expect(main).not.toMatch(/[\uFDD0-\uFDEF]/);
+  });
 });

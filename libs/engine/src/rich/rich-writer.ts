@@ -127,13 +127,15 @@ export class RichWriter {
       );
     }
     const model = this.model(v);
+    if (!model)
+      return placement === 'p'
+        ? `<w:p><w:r><w:t xml:space="preserve">${plain(v)}</w:t></w:r></w:p>`
+        : undefined;
     const ctx = this.context(partPath);
     if (placement === 'p') {
-      if (!model) return `<w:p><w:r><w:t xml:space="preserve">${plain(v)}</w:t></w:r></w:p>`;
       const blocks = model.blocks ?? [{ kind: 'paragraph' as const, inlines: model.inlines! }];
       return blocksXml(blocks, ctx, true);
     }
-    if (!model) return undefined;
     const segments = splitParagraphMarks(model.inlines ?? flattenToInlines(model.blocks!));
     if (segments.length > 1) this.markedParts.add(partPath);
     const runs = segments

@@ -6,8 +6,9 @@
 import type { RunProps } from './model';
 
 /* eslint-disable no-control-regex -- removing the characters XML 1.0 forbids is the point */
+// U+FDD0–U+FDEF too: the engine's private markers (tag delimiters, paragraph and page marks).
 const XML_FORBIDDEN = new RegExp(
-  '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]',
+  '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ufdd0-\\ufdef\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]',
   'g',
 );
 /* eslint-enable no-control-regex */

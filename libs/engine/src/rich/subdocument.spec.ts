@@ -173,4 +173,73 @@ describe('sub-documents: request_data.documents placed with {{p key }}', () => {
     expect(e.errorType).toBe('template_runtime_error');
     expect(e.message).toContain('{{p annex }}');
   });
+
+  it("gives unstyled paragraphs the sub-document's renamed default style and declares its namespaces", () => {
+    const zip = new PizZip(buildDocx([p('Plain paragraph')]));
+    const styles = zip.file('word/styles.xml')!.asText();
+    zip.file(
+      'word/styles.xml',
+      styles.replace(
+        '<w:name w:val="Normal"/>',
+        '<w:name w:val="Normal"/><w:rPr><w:color w:val="336699"/></w:rPr>',
+      ),
+    );
+    const doc = zip
+      .file('word/document.xml')!
+      .asText()
+      .replace(
+        '<w:document ',
+        '<w:document xmlns:w15="http://schemas.microsoft.com/office/word/2012/wordml" ',
+      );
+    zip.file('word/document.xml', doc);
+    const sub = zip.generate({ type: 'nodebuffer' });
+    // A template whose root lacks w15.
+    const tplZip = new PizZip(richTemplate([p('{{p annex }}')]));
+    const root = tplZip.file('word/document.xml')!.asText();
+    expect(root).not.toContain('xmlns:w15');
+    const docx = renderDocx(
+      tplZip.generate({ type: 'nodebuffer' }),
+      request({ annex: { data: sub.toString('base64') } }),
+    );
+    const xml = part(docx, 'word/document.xml')!;
+    expect(xml).toContain('<w:pPr><w:pStyle w:val="Normal_annex"/></w:pPr><w:r><w:t');
+    expect(xml).toMatch(
+      /<w:document [^>]*xmlns:w15="http:\/\/schemas.microsoft.com\/office\/word\/2012\/wordml"/,
+    );
+    const copied = part(docx, 'word/styles.xml')!;
+    expect(copied).toMatch(
+      /<w:style w:type="paragraph" w:styleId="Normal_annex"><w:name w:val="Normal \(annex\)"\/>/,
+    );
+    expect(copied.match(/w:default="1" w:styleId="Normal"/g)).toHaveLength(1);
+  });
+
+  it('refuses content it cannot carry over (a chart) with a 400 naming the document', () => {
+    const zip = new PizZip(
+      buildDocx([
+        {
+          runs: [
+            {
+              raw: '<w:r><w:drawing><c:chart xmlns:c="http://schemas.openxmlformats.org/drawingml/2006/chart" r:id="rIdChart"/></w:drawing></w:r>',
+            },
+          ],
+        },
+      ]),
+    );
+    const rels = zip.file('word/_rels/document.xml.rels')!.asText();
+    zip.file(
+      'word/_rels/document.xml.rels',
+      rels.replace(
+        '</Relationships>',
+        '<Relationship Id="rIdChart" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart" Target="charts/chart1.xml"/></Relationships>',
+      ),
+    );
+    const e = caught(() =>
+      renderDocx(
+        richTemplate([p('{{p annex }}')]),
+        request({ annex: { data: zip.generate({ type: 'nodebuffer' }).toString('base64') } }),
+      ),
+    );
+    expect(e.errorType).toBe('invalid_template');
+    expect(e.details).toMatchObject({ document: 'annex', reason: 'unsupported_content' });
+  });
 });
