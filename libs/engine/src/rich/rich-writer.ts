@@ -53,41 +53,54 @@ export interface RichSetup {
 export class RichWriter {
   private readonly limits: RichLimits;
   private readonly imageLimits: ImageLimits;
-  private readonly styles: TemplateStyles;
   private readonly rels: RelationshipWriter;
-  private readonly numbering: NumberingWriter;
-  private readonly subdocuments: SubdocumentWriter;
+  /** Read on first use, so a render without rich content pays nothing for them. */
+  private package?: {
+    styles: TemplateStyles;
+    numbering: NumberingWriter;
+    subdocuments: SubdocumentWriter;
+    tableTwips: number;
+  };
   private readonly documents: Map<string, PreparedDocument>;
   private readonly markedParts = new Set<string>();
   private readonly documentParts = new Set<string>();
   private readonly imageCount = { count: 0 };
   private drawingId = 200000;
-  private readonly tableTwips: number;
 
   constructor(private readonly setup: RichSetup) {
     this.limits = { ...DEFAULT_RICH_LIMITS, ...setup.limits };
     this.imageLimits = { ...DEFAULT_IMAGE_LIMITS, ...setup.imageLimits };
     const { zip } = setup;
-    this.styles = new TemplateStyles(
-      zip.file('word/styles.xml')?.asText(),
-      zip.file('word/document.xml')?.asText(),
-    );
-    this.tableTwips = textWidthTwips(zip.file('word/document.xml')?.asText());
     this.rels = new RelationshipWriter(zip);
-    this.numbering = new NumberingWriter(zip);
-    this.subdocuments = new SubdocumentWriter(zip, this.styles, this.rels, this.numbering);
     this.documents = prepareDocuments(setup.documents, this.limits, setup.templateLimits, setup.checkDocx);
     replacePicturePlaceholders(zip, setup.images, setup.requestImages, this.rels);
   }
 
+  private word() {
+    if (!this.package) {
+      const { zip } = this.setup;
+      const documentXml = zip.file('word/document.xml')?.asText();
+      const styles = new TemplateStyles(zip.file('word/styles.xml')?.asText(), documentXml);
+      const numbering = new NumberingWriter(zip);
+      this.package = {
+        styles,
+        numbering,
+        subdocuments: new SubdocumentWriter(zip, styles, this.rels, numbering),
+        tableTwips: textWidthTwips(documentXml),
+      };
+    }
+    return this.package;
+  }
+
   private context(partPath: string): WordContext {
+    const { styles, numbering, tableTwips } = this.word();
     return {
       partPath,
-      styles: this.styles,
+      styles,
       rels: this.rels,
-      numbering: this.numbering,
+      numbering,
       strict: this.setup.state.strict,
-      tableTwips: this.tableTwips,
+      tableTwips,
       nextDrawingId: () => ++this.drawingId,
     };
   }
@@ -123,7 +136,8 @@ export class RichWriter {
         throw new JinjaRuntimeError(`the sub-document '${v.path}' must be placed with {{p ${v.path} }}`);
       this.documentParts.add(partPath);
       return (
-        this.subdocuments.bodyFor(this.documents.get(v.path)!, partPath, () => ++this.drawingId) || '<w:p/>'
+        this.word().subdocuments.bodyFor(this.documents.get(v.path)!, partPath, () => ++this.drawingId) ||
+        '<w:p/>'
       );
     }
     const model = this.model(v);
@@ -169,8 +183,10 @@ export class RichWriter {
 
   finalize(): void {
     this.splitMarkedParagraphs();
-    this.subdocuments.finalize(this.documentParts);
-    this.numbering.finalize(this.rels);
+    if (this.package) {
+      this.package.subdocuments.finalize(this.documentParts);
+      this.package.numbering.finalize(this.rels);
+    }
     this.rels.finalize();
   }
 }
