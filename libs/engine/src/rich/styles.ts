@@ -64,8 +64,17 @@ export class TemplateStyles {
     this.entries = readStyles(stylesXml);
   }
 
+  private readonly resolved = new Map<string, string | undefined>();
+  private tableStyle?: { id: string | undefined };
+
   /** The style id for a name or id of the given type, or undefined. */
   resolve(name: string, type: StyleType): string | undefined {
+    const key = `${type}\u0000${name}`;
+    if (!this.resolved.has(key)) this.resolved.set(key, this.lookup(name, type));
+    return this.resolved.get(key);
+  }
+
+  private lookup(name: string, type: StyleType): string | undefined {
     const ofType = this.entries.filter((s) => s.type === type);
     const exact = ofType.find((s) => s.id === name) ?? ofType.find((s) => s.name === name);
     if (exact) return exact.id;
@@ -79,8 +88,14 @@ export class TemplateStyles {
 
   /** The table style for HTML tables: the one the template's tables use, else "Table Grid". */
   tableStyleId(): string | undefined {
-    const used = /<w:tblStyle w:val="([^"]+)"/.exec(this.documentXml)?.[1];
-    if (used && this.entries.some((s) => s.id === used && s.type === 'table')) return used;
-    return this.resolve('Table Grid', 'table');
+    if (!this.tableStyle) {
+      const used = /<w:tblStyle w:val="([^"]+)"/.exec(this.documentXml)?.[1];
+      const id =
+        used && this.entries.some((s) => s.id === used && s.type === 'table')
+          ? used
+          : this.resolve('Table Grid', 'table');
+      this.tableStyle = { id };
+    }
+    return this.tableStyle.id;
   }
 }
