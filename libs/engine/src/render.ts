@@ -336,22 +336,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     },
   );
   const imageWriter = new DocxImageWriter(images);
-  const rich = new RichWriter({
-    zip,
-    state,
-    images,
-    requestImages: request.images as Record<string, unknown> | undefined,
-    documents: request.documents,
-    limits: options.richLimits,
-    imageLimits: options.imageLimits,
-    templateLimits: {
-      ...(options.maxUncompressedBytes !== undefined
-        ? { maxUncompressedBytes: options.maxUncompressedBytes }
-        : {}),
-      ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
-    },
-    checkDocx: checkDocxTemplate,
-  });
+  const rich = new RichWriter({ zip, state, images, request, options, checkDocx: checkDocxTemplate });
   const module = new JinjaModule(state, imageWriter, rich);
   let doc: Docxtemplater;
   try {

@@ -7,7 +7,7 @@
  */
 import type PizZip from 'pizzip';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits, type PreparedImage } from '../docx/images';
-import type { TemplateLimits } from '../render';
+import type { RenderOptions, RenderRequest, TemplateLimits } from '../render';
 import { JinjaRuntimeError, type RenderState } from '../runtime/ops';
 import { Undefined, type Value } from '../runtime/values';
 import { htmlToBlocks } from './html';
@@ -41,12 +41,11 @@ const INNERMOST_PARAGRAPH = /<w:p[ >](?:(?!<w:p[ >])[\s\S])*?<\/w:p>/g;
 export interface RichSetup {
   zip: PizZip;
   state: RenderState;
+  /** The request's images, checked. */
   images: ReadonlyMap<string, PreparedImage>;
-  requestImages?: Record<string, unknown>;
-  documents?: unknown;
-  limits?: Partial<RichLimits>;
-  imageLimits?: Partial<ImageLimits>;
-  templateLimits: Partial<TemplateLimits>;
+  request: RenderRequest;
+  options: RenderOptions;
+  /** render.ts's template checks, passed in (rich/ does not import render.ts at run time). */
   checkDocx: (docx: Buffer, limits: Partial<TemplateLimits>) => PizZip;
 }
 
@@ -68,12 +67,18 @@ export class RichWriter {
   private drawingId = 200000;
 
   constructor(private readonly setup: RichSetup) {
-    this.limits = { ...DEFAULT_RICH_LIMITS, ...setup.limits };
-    this.imageLimits = { ...DEFAULT_IMAGE_LIMITS, ...setup.imageLimits };
-    const { zip } = setup;
+    const { zip, request, options } = setup;
+    this.limits = { ...DEFAULT_RICH_LIMITS, ...options.richLimits };
+    this.imageLimits = { ...DEFAULT_IMAGE_LIMITS, ...options.imageLimits };
     this.rels = new RelationshipWriter(zip);
-    this.documents = prepareDocuments(setup.documents, this.limits, setup.templateLimits, setup.checkDocx);
-    replacePicturePlaceholders(zip, setup.images, setup.requestImages, this.rels);
+    // Sub-documents get the template's own package limits.
+    const templateLimits: Partial<TemplateLimits> = {};
+    if (options.maxUncompressedBytes !== undefined)
+      templateLimits.maxUncompressedBytes = options.maxUncompressedBytes;
+    if (options.maxWordXmlBytes !== undefined) templateLimits.maxWordXmlBytes = options.maxWordXmlBytes;
+    this.documents = prepareDocuments(request.documents, this.limits, templateLimits, setup.checkDocx);
+    const requestImages = request.images as Record<string, unknown> | undefined;
+    replacePicturePlaceholders(zip, setup.images, requestImages, this.rels);
   }
 
   private word() {

@@ -242,4 +242,11 @@ describe('sub-documents: request_data.documents placed with {{p key }}', () => {
     expect(e.errorType).toBe('invalid_template');
     expect(e.details).toMatchObject({ document: 'annex', reason: 'unsupported_content' });
   });
+
+  it('renders in strict mode: a document key is not an undefined variable', () => {
+    const docx = renderDocx(richTemplate([p('{{p annex }}')]), request({ annex: annexData }), {
+      undefined: 'strict',
+    });
+    expect(part(docx, 'word/document.xml')).toContain('Annex title');
+  });
 });
