@@ -71,6 +71,13 @@ describe('{{p x | html }}: HTML as native Word', () => {
     );
   });
 
+  it("keeps lists deeper than Word's nine levels on the last level", () => {
+    const xml = body(html(`${'<ul><li>x'.repeat(12)}deep${'</li></ul>'.repeat(12)}`));
+    const levels = [...xml.matchAll(/<w:ilvl w:val="(\d+)"\/>/g)].map((m) => Number(m[1]));
+    expect(Math.max(...levels)).toBe(8);
+    expect(levels).toHaveLength(12);
+  });
+
   it("maps tables with colspan and rowspan to gridSpan and vMerge in the template's table style", () => {
     const xml = body(
       html(

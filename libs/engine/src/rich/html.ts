@@ -349,8 +349,8 @@ class Converter {
     } else if (tag === 'ul' || tag === 'ol') {
       const kind = tag === 'ol' ? 'decimal' : 'bullet';
       const parent = outer.list;
-      const level = parent ? parent.level + 1 : 0;
-      if (level > 8) throw nestingTooDeep('list', 9);
+      // Word has nine list levels; deeper lists stay on the last one.
+      const level = parent ? Math.min(parent.level + 1, 8) : 0;
       const info: ListInfo = parent ? parent.info : { levels: [] };
       info.levels[level] ??= kind;
       if (!parent && tag === 'ol' && /^\d{1,6}$/.test(el.attrs.start ?? ''))

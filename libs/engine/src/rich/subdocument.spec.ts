@@ -1,7 +1,7 @@
 import { httpStatusOf } from '@app/contracts';
 import PizZip from 'pizzip';
 import { PNG } from 'pngjs';
-import { buildDocx, p, table } from '../../../../test/support/docx-builder';
+import { buildDocx, p, SPLIT, table } from '../../../../test/support/docx-builder';
 import { docxWithVbaProject, entityBomb, lyingZipBomb } from '../../../../test/support/hostile-zip';
 import { caught, part, relationship, richTemplate } from '../../../../test/support/rich-docx';
 import { renderDocx, type RenderRequest } from '../render';
@@ -28,6 +28,7 @@ function annex(): Buffer {
       table([['a', 'b']]),
       { runs: [{ raw: '<w:hyperlink r:id="rIdLink"><w:r><w:t>link</w:t></w:r></w:hyperlink>' }] },
       p('Own style', { style: 'AnnexNote' }),
+      p(`Book${SPLIT}marked`, { bookmarks: true }),
       'MARKER',
     ]),
   );
@@ -65,12 +66,12 @@ describe('sub-documents: request_data.documents placed with {{p key }}', () => {
 
   it('inserts the body with its styles (renamed on clash), numbering, image, table and hyperlink', () => {
     const docx = renderDocx(
-      richTemplate([p('Main'), p('{{p annex }}'), p('End')]),
+      richTemplate([p('Main'), p('{{p annex }}'), p('Closing words')]),
       request({ annex: annexData }),
     );
     const xml = part(docx, 'word/document.xml')!;
     expect(xml.indexOf('Main')).toBeLessThan(xml.indexOf('Annex title'));
-    expect(xml.indexOf('Item one')).toBeLessThan(xml.indexOf('End'));
+    expect(xml.indexOf('Item one')).toBeLessThan(xml.indexOf('Closing words'));
     // Heading1 differs from the template's: renamed, and the template's is untouched.
     expect(xml).toContain(
       '<w:pStyle w:val="Heading1_annex"/></w:pPr><w:r><w:t xml:space="preserve">Annex title',
@@ -118,6 +119,9 @@ describe('sub-documents: request_data.documents placed with {{p key }}', () => {
     const ids = [...xml.matchAll(/<wp:docPr id="(\d+)"/g)].map((m) => m[1]);
     expect(ids).toHaveLength(3);
     expect(new Set(ids).size).toBe(3);
+    const starts = [...xml.matchAll(/<w:bookmarkStart [^>]*w:id="(\d+)"/g)].map((m) => m[1]);
+    expect(starts.length).toBe(3);
+    expect(new Set(starts).size).toBe(3);
     expect(part(docx, 'word/styles.xml')!.match(/w:styleId="Heading1_annex"/g)).toHaveLength(1);
   });
 

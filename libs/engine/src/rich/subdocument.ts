@@ -141,6 +141,8 @@ const safeSuffix = (key: string) => key.replace(/[^A-Za-z0-9]/g, '').slice(0, 20
 export class SubdocumentWriter {
   private readonly merged = new Map<string, { body: string }>();
   private readonly newStyles: string[] = [];
+  /** Bookmark ids of inserted bodies, far above what Word assigns in a template. */
+  private bookmarkCount = 500000;
   readonly namespaces = new Map<string, string>();
 
   constructor(
@@ -153,6 +155,12 @@ export class SubdocumentWriter {
   /** The body XML for one placement in a part: relationships of that part, fresh drawing ids. */
   bodyFor(doc: PreparedDocument, partPath: string, nextDrawingId: () => number): string {
     const merged = this.merge(doc);
+    // Bookmark ids must stay unique when the same body goes in twice.
+    const bookmarks = new Map<string, number>();
+    const bookmarkId = (old: string) => {
+      if (!bookmarks.has(old)) bookmarks.set(old, ++this.bookmarkCount);
+      return bookmarks.get(old)!;
+    };
     for (const [prefix, uri] of doc.namespaces)
       if (!this.namespaces.has(prefix)) this.namespaces.set(prefix, uri);
     return merged.body
@@ -180,7 +188,11 @@ export class SubdocumentWriter {
           },
         );
       })
-      .replace(/(<wp:docPr\b[^>]*?\bid=")\d+"/g, (_m, head: string) => `${head}${nextDrawingId()}"`);
+      .replace(/(<wp:docPr\b[^>]*?\bid=")\d+"/g, (_m, head: string) => `${head}${nextDrawingId()}"`)
+      .replace(
+        /(<w:bookmark(?:Start|End)\b[^>]*?\bw:id=")(\d+)"/g,
+        (_m, head: string, id: string) => `${head}${bookmarkId(id)}"`,
+      );
   }
 
   private merge(doc: PreparedDocument): { body: string } {
