@@ -7,6 +7,7 @@
  *
  *   npm run bench:rich -- [--iterations 40] [--warmup 5] [--rounds 4] [--kb 50]
  */
+import PizZip from 'pizzip';
 import { buildDocx, p } from '../test/support/docx-builder';
 import { renderDocx } from '../libs/engine/src';
 import { intArg } from './args';
@@ -63,8 +64,14 @@ const perRun = Math.ceil(ITERATIONS / ROUNDS);
 for (let r = 0; r < ROUNDS; r++) {
   perRound.push(contenders.map(([, fn]) => Array.from({ length: perRun }, () => time(fn))));
 }
+const sample = new PizZip(renderDocx(template, { template_data: { name: 'Ada', body: html } }));
+const documentXml = sample.file('word/document.xml')!.asText();
+const count = (re: RegExp) => (documentXml.match(re) ?? []).length;
 const medians = contenders.map((_, c) => perRound.map((round) => median(round[c])));
 console.log(`rich content benchmark: ${ROUNDS} rounds × ${perRun} runs, medians per round (ms)`);
+console.log(
+  `  the HTML becomes ${count(/<w:p[ >]/g)} paragraphs, ${count(/<w:tbl>/g)} tables, ${count(/<w:hyperlink /g)} links (${Math.round(documentXml.length / 1024)} KB of WordprocessingML)`,
+);
 contenders.forEach(([name], c) => {
   const m = medians[c];
   console.log(
