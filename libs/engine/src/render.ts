@@ -336,7 +336,14 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     },
   );
   const imageWriter = new DocxImageWriter(images);
-  const rich = new RichWriter({ zip, state, images, request, options, checkDocx: checkDocxTemplate });
+  const rich = new RichWriter({
+    zip,
+    state,
+    images,
+    request,
+    options,
+    checks: { docx: checkDocxTemplate, xmlFault: findXmlFault },
+  });
   const module = new JinjaModule(state, imageWriter, rich);
   let doc: Docxtemplater;
   try {

@@ -21,7 +21,12 @@ import { RelationshipWriter } from './relationships';
 import { jsonRichForm, RichMarkup } from './rich-value';
 import { PAGE_BREAK_RUN } from './runs';
 import { TemplateStyles } from './styles';
-import { prepareDocuments, SubdocumentWriter, type PreparedDocument } from './subdocument';
+import {
+  prepareDocuments,
+  SubdocumentWriter,
+  type PackageChecks,
+  type PreparedDocument,
+} from './subdocument';
 import {
   blocksXml,
   flattenToInlines,
@@ -46,7 +51,7 @@ export interface RichSetup {
   request: RenderRequest;
   options: RenderOptions;
   /** render.ts's template checks, passed in (rich/ does not import render.ts at run time). */
-  checkDocx: (docx: Buffer, limits: Partial<TemplateLimits>) => PizZip;
+  checks: PackageChecks;
 }
 
 export class RichWriter {
@@ -76,7 +81,7 @@ export class RichWriter {
     if (options.maxUncompressedBytes !== undefined)
       templateLimits.maxUncompressedBytes = options.maxUncompressedBytes;
     if (options.maxWordXmlBytes !== undefined) templateLimits.maxWordXmlBytes = options.maxWordXmlBytes;
-    this.documents = prepareDocuments(request.documents, this.limits, templateLimits, setup.checkDocx);
+    this.documents = prepareDocuments(request.documents, this.limits, templateLimits, setup.checks);
     const requestImages = request.images as Record<string, unknown> | undefined;
     replacePicturePlaceholders(zip, setup.images, requestImages, this.rels);
   }

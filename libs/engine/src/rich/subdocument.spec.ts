@@ -253,4 +253,28 @@ describe('sub-documents: request_data.documents placed with {{p key }}', () => {
     });
     expect(part(docx, 'word/document.xml')).toContain('Annex title');
   });
+
+  it('is not fooled by a comment holding </w:body>, and refuses malformed styles with a 400', () => {
+    const zip = new PizZip(buildDocx([p('Sub text')]));
+    const doc = zip.file('word/document.xml')!.asText();
+    zip.file('word/document.xml', doc.replace('</w:document>', '<!-- </w:body><w:p> --></w:document>'));
+    const docx = renderDocx(
+      richTemplate([p('{{p annex }}'), p('Template tail')]),
+      request({ annex: { data: zip.generate({ type: 'nodebuffer' }).toString('base64') } }),
+    );
+    const xml = part(docx, 'word/document.xml')!;
+    expect(xml).toMatch(/Sub text[\s\S]*Template tail[\s\S]*<\/w:body>/);
+    expect(xml.match(/<\/w:body>/g)).toHaveLength(1);
+
+    const broken = new PizZip(buildDocx([p('x')]));
+    broken.file('word/styles.xml', broken.file('word/styles.xml')!.asText().replace('</w:style>', ''));
+    const e = caught(() =>
+      renderDocx(
+        richTemplate([p('{{p annex }}')]),
+        request({ annex: { data: broken.generate({ type: 'nodebuffer' }).toString('base64') } }),
+      ),
+    );
+    expect(e.errorType).toBe('invalid_template');
+    expect(e.details).toMatchObject({ document: 'annex', reason: 'malformed_xml', part: 'word/styles.xml' });
+  });
 });

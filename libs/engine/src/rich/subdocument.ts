@@ -14,7 +14,12 @@ import type { NumberingWriter } from './numbering';
 import { REL_HYPERLINK, REL_IMAGE, type RelationshipWriter } from './relationships';
 import { readStyles, type StyleEntry, type TemplateStyles } from './styles';
 
-type CheckDocx = (docx: Buffer, limits: Partial<TemplateLimits>) => PizZip;
+export interface PackageChecks {
+  /** checkDocxTemplate: zip, sizes, content types, macros, DTDs, well-formed Word parts. */
+  docx: (docx: Buffer, limits: Partial<TemplateLimits>) => PizZip;
+  /** findXmlFault: the first nesting fault of an XML text, or null. */
+  xmlFault: (xml: string) => string | null;
+}
 
 interface Rel {
   type: string;
@@ -47,7 +52,7 @@ function prepareDocument(
   value: unknown,
   limits: RichLimits,
   templateLimits: Partial<TemplateLimits>,
-  check: CheckDocx,
+  checks: PackageChecks,
 ): PreparedDocument {
   const data =
     value !== null && typeof value === 'object' ? (value as Record<string, unknown>).data : undefined;
@@ -63,7 +68,7 @@ function prepareDocument(
     });
   let zip: PizZip;
   try {
-    zip = check(Buffer.from(compact, 'base64'), templateLimits);
+    zip = checks.docx(Buffer.from(compact, 'base64'), templateLimits);
   } catch (e) {
     if (!isTypedError(e)) throw e;
     const message = `Sub-document '${key}': ${e.message.replace(/\btemplate\b/g, 'sub-document')}`;
@@ -71,7 +76,11 @@ function prepareDocument(
       throw new PayloadTooLargeError(message, { ...e.details, document: key });
     throw new InvalidTemplateError(message, { ...e.details, document: key });
   }
-  const documentXml = zip.file('word/document.xml')?.asText();
+  // Comments could hide a `</w:body>`; Word writes none in the body.
+  const documentXml = zip
+    .file('word/document.xml')
+    ?.asText()
+    .replace(/<!--[\s\S]*?-->/g, '');
   if (!documentXml) throw bad(key, 'has no word/document.xml', { reason: 'not_word' });
   const root = /<w:document\b[^>]*>/.exec(documentXml)?.[0] ?? '';
   const namespaces = new Map([...root.matchAll(/\bxmlns:([\w.-]+)="([^"]*)"/g)].map((m) => [m[1], m[2]]));
@@ -84,6 +93,19 @@ function prepareDocument(
       /<w:(footnoteReference|endnoteReference|commentReference|commentRangeStart|commentRangeEnd)\b[^>]*\/>/g,
       '',
     );
+  // What goes into the template's parts must be balanced XML on its own (the template checks only
+  // look at the document parts; styles and numbering are copied from too).
+  const stylesXml = zip.file('word/styles.xml')?.asText() ?? '';
+  const numberingXml = zip.file('word/numbering.xml')?.asText() ?? '';
+  for (const [what, xml] of [
+    ['word/document.xml', `<body>${body}</body>`],
+    ['word/styles.xml', stylesXml || '<w:styles/>'],
+    ['word/numbering.xml', numberingXml || '<w:numbering/>'],
+  ]) {
+    const fault = checks.xmlFault(xml);
+    if (fault)
+      throw bad(key, `${what} is not well-formed XML (${fault})`, { reason: 'malformed_xml', part: what });
+  }
   const relsXml = zip.file('word/_rels/document.xml.rels')?.asText() ?? '';
   const rels = new Map<string, Rel>();
   for (const [tag] of relsXml.matchAll(/<Relationship\b[^>]*>/g)) {
@@ -101,8 +123,8 @@ function prepareDocument(
     body,
     rels,
     namespaces,
-    styles: readStyles(zip.file('word/styles.xml')?.asText()),
-    numberingXml: zip.file('word/numbering.xml')?.asText() ?? '',
+    styles: readStyles(stylesXml),
+    numberingXml,
   };
 }
 
@@ -111,7 +133,7 @@ export function prepareDocuments(
   documents: unknown,
   limits: RichLimits,
   templateLimits: Partial<TemplateLimits>,
-  check: CheckDocx,
+  checks: PackageChecks,
 ): Map<string, PreparedDocument> {
   const out = new Map<string, PreparedDocument>();
   if (documents === undefined || documents === null) return out;
@@ -130,7 +152,7 @@ export function prepareDocuments(
     );
   for (const key of keys) {
     const value = Object.getOwnPropertyDescriptor(documents, key)?.value;
-    out.set(key, prepareDocument(key, value, limits, templateLimits, check));
+    out.set(key, prepareDocument(key, value, limits, templateLimits, checks));
   }
   return out;
 }
