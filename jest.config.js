@@ -15,9 +15,14 @@ const swc = [
   },
 ];
 
+// ESM-only packages (htmlparser2 and its DOM helpers) compiled to CommonJS for Jest's runtime,
+// which cannot require() ES modules on Node 20; Node itself can.
+const ESM_ONLY = '(htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities)';
+
 module.exports = {
   testEnvironment: 'node',
-  transform: { '^.+\\.ts$': swc },
+  transform: { '^.+\\.ts$': swc, [`/node_modules/${ESM_ONLY}/.+\\.js$`]: swc },
+  transformIgnorePatterns: [`/node_modules/(?!${ESM_ONLY}/)`],
   // The libraries' aliases, read from tsconfig.json so there is one list.
   moduleNameMapper: Object.fromEntries(
     Object.entries(paths).map(([alias, [dir]]) => [`^${alias}$`, `<rootDir>/${dir}`]),

@@ -3,8 +3,9 @@
  *
  *   npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf
  *
- * REQUEST.json is the interface's enhanced request: {"template_data": {…}, "images": {…}},
- * optionally with "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}}. Writes the document and exits 0, or prints
+ * REQUEST.json is the interface's enhanced request: {"template_data": {…}, "images": {…}}, with
+ * optional "documents": {"name": {"data": "<base64 .docx>"}} (sub-documents), optionally with
+ * "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}}. Writes the document and exits 0, or prints
  * the typed error body as JSON on stderr and exits 1 (2 for wrong usage).
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -31,7 +32,7 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json))
     throw new InvalidRequestError('REQUEST.json must hold a JSON object');
-  const { template_data, images, options } = json as Record<string, unknown>;
+  const { template_data, images, documents, options } = json as Record<string, unknown>;
   if (
     template_data === undefined ||
     template_data === null ||
@@ -50,6 +51,8 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
     request: {
       template_data: template_data as Record<string, unknown>,
       images: images as RenderRequest['images'],
+      // Sub-documents ({{p name }}): the engine checks each like a template, naming its key.
+      documents: documents as RenderRequest['documents'],
     },
     options: { undefined: undefinedMode as RenderOptions['undefined'] },
     // The same validator as the API's: a bad option is the same typed error here.
@@ -65,6 +68,12 @@ function serviceLimits(config: ServiceConfig): RenderOptions {
       maxImages: config.MAX_IMAGES,
       maxImageBytes: config.MAX_IMAGE_BYTES,
       maxImagePixels: config.MAX_IMAGE_PIXELS,
+    },
+    richLimits: {
+      maxMarkupChars: config.RICH_MAX_MARKUP_CHARS,
+      maxNestingDepth: config.RICH_MAX_NESTING_DEPTH,
+      maxTableCells: config.RICH_MAX_TABLE_CELLS,
+      maxDocuments: config.MAX_SUBDOCUMENTS,
     },
   };
 }

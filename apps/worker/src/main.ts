@@ -86,6 +86,13 @@ async function main(): Promise<void> {
       maxImageBytes: config.MAX_IMAGE_BYTES,
       maxImagePixels: config.MAX_IMAGE_PIXELS,
     },
+    richLimits: {
+      maxMarkupChars: config.RICH_MAX_MARKUP_CHARS,
+      maxNestingDepth: config.RICH_MAX_NESTING_DEPTH,
+      maxTableCells: config.RICH_MAX_TABLE_CELLS,
+      maxDocuments: config.MAX_SUBDOCUMENTS,
+      maxDocumentBytes: config.MAX_TEMPLATE_BYTES,
+    },
     logger,
     metrics,
   });

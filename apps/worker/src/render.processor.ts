@@ -16,7 +16,7 @@ import {
   type RenderJobResult,
   TypedError,
 } from '@app/contracts';
-import { type ImageLimits, renderDocx, type RenderRequest } from '@app/engine';
+import { type ImageLimits, renderDocx, type RenderRequest, type RichLimits } from '@app/engine';
 import type { Logger } from 'pino';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
@@ -30,6 +30,7 @@ export interface ProcessorDeps {
   convertTimeoutMs?: number;
   maxLoopIterations?: number;
   imageLimits?: ImageLimits;
+  richLimits?: Partial<RichLimits>;
   /** Each job logs through a child carrying its requestId and jobId. */
   logger: Logger;
   metrics?: WorkerMetrics;
@@ -115,6 +116,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
         imageLimits: deps.imageLimits,
+        richLimits: deps.richLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.
         imagesVerified: true,
         ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),

@@ -132,6 +132,27 @@ export class ServiceConfig {
   @Max(1000)
   MAX_JSON_DEPTH = 64;
 
+  /** Characters of one HTML or Markdown value (`| html`, `| markdown`); more: 413. */
+  @IsInt()
+  @Min(1)
+  RICH_MAX_MARKUP_CHARS = 500_000;
+
+  /** Deepest nesting of elements in HTML / Markdown values; deeper: 422. */
+  @IsInt()
+  @Min(2)
+  @Max(1000)
+  RICH_MAX_NESTING_DEPTH = 100;
+
+  /** Cells (rows × columns) of one table from HTML / Markdown; more: 422. */
+  @IsInt()
+  @Min(1)
+  RICH_MAX_TABLE_CELLS = 10_000;
+
+  /** Sub-documents (`request_data.documents`) of one request; more: 413. */
+  @IsInt()
+  @Min(0)
+  MAX_SUBDOCUMENTS = 10;
+
   /** Iterations all loops of one document may run together (engine default when unset). */
   @IsInt()
   @Min(1)

@@ -20,10 +20,13 @@ import { prepareImages, type ImageData, type ImageLimits, type PreparedImage } f
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
+import { RichWriter, type RichLimits } from './rich/rich-writer';
 
 export interface RenderRequest {
   template_data: Record<string, unknown>;
   images?: Record<string, ImageData>;
+  /** Sub-documents placed with `{{p key }}`: key → {"data": "<base64 .docx>"}. */
+  documents?: Record<string, { data: string }>;
 }
 
 export interface RenderOptions {
@@ -42,6 +45,8 @@ export interface RenderOptions {
   preparedImages?: Map<string, PreparedImage>;
   /** The images' pixels were decoded before queueing (the API does): skip that decode here. */
   imagesVerified?: boolean;
+  /** Rich content (HTML, Markdown, sub-documents): input length, nesting, tables, documents. */
+  richLimits?: Partial<RichLimits>;
 }
 
 export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
@@ -331,7 +336,15 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     },
   );
   const imageWriter = new DocxImageWriter(images);
-  const module = new JinjaModule(state, imageWriter);
+  const rich = new RichWriter({
+    zip,
+    state,
+    images,
+    request,
+    options,
+    checks: { docx: checkDocxTemplate, xmlFault: findXmlFault },
+  });
+  const module = new JinjaModule(state, imageWriter, rich);
   let doc: Docxtemplater;
   try {
     doc = new Docxtemplater(zip, {
@@ -358,5 +371,6 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const undefinedNames = state.undefinedNames;
   if (undefinedNames.length) throw new UndefinedVariableError(undefinedNames);
   imageWriter.finalize(zip);
+  rich.finalize();
   return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
 }

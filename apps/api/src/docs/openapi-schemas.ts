@@ -118,6 +118,14 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     },
     additionalProperties: false,
   },
+  SubDocument: {
+    type: 'object',
+    required: ['data'],
+    additionalProperties: false,
+    properties: {
+      data: { type: 'string', description: 'The .docx, base64 (at most MAX_TEMPLATE_BYTES decoded)' },
+    },
+  },
   EnhancedRequest: {
     type: 'object',
     description: 'The JSON object sent as text in the `request_data` form field. Unknown fields are refused.',
@@ -133,6 +141,12 @@ export const SCHEMAS: Record<string, SchemaObject> = {
         additionalProperties: { $ref: '#/components/schemas/ImageData' },
         description:
           'Image name (the `{{ name }}` placeholder, case-sensitive) → ImageData. At most MAX_IMAGES.',
+      },
+      documents: {
+        type: 'object',
+        additionalProperties: { $ref: '#/components/schemas/SubDocument' },
+        description:
+          'Sub-documents placed with `{{p name }}` (docs/rich-content.md): name → {"data": base64 .docx}. At most MAX_SUBDOCUMENTS; each passes the template checks (a bad one: 400 naming it).',
       },
       options: { $ref: '#/components/schemas/RenderOptions' },
     },

@@ -123,6 +123,7 @@ export class DocumentsController {
     if (!file) throw new MissingFileError();
     const { request, options } = parseRenderFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
+      maxDocuments: this.config.MAX_SUBDOCUMENTS,
     });
     checkDocxTemplate(file.buffer);
     prepareImages(request.images, {

@@ -271,3 +271,36 @@ describe('parseRenderFields: options.pdf', () => {
     expect(JSON.stringify(e.details)).toContain(`"field":"${field}"`);
   });
 });
+
+describe('request_data.documents (sub-documents)', () => {
+  const enhanced = (documents: unknown) => JSON.stringify({ template_data: {}, documents });
+
+  it('passes sub-documents on to the engine', () => {
+    const parsed = parseRenderFields({ request_data: enhanced({ annex: { data: 'UEsDBA==' } }) });
+    expect(parsed.request.documents).toEqual({ annex: { data: 'UEsDBA==' } });
+  });
+
+  it('refuses a wrong shape with a 400 naming the document', () => {
+    for (const bad of [[], { annex: 'x' }, { annex: { data: '' } }, { annex: { data: 'x', extra: 1 } }]) {
+      let error: unknown;
+      try {
+        parseRenderFields({ request_data: enhanced(bad) });
+      } catch (e) {
+        error = e;
+      }
+      expect(error).toBeInstanceOf(InvalidRequestError);
+      expect(httpStatusOf((error as TypedError).errorType)).toBe(400);
+    }
+  });
+
+  it('refuses more than MAX_SUBDOCUMENTS with a 413', () => {
+    const many = Object.fromEntries(Array.from({ length: 3 }, (_, i) => [`d${i}`, { data: 'UEsDBA==' }]));
+    let error: unknown;
+    try {
+      parseRenderFields({ request_data: enhanced(many) }, { maxJsonDepth: 64, maxDocuments: 2 });
+    } catch (e) {
+      error = e;
+    }
+    expect((error as TypedError).errorType).toBe('payload_too_large');
+  });
+});

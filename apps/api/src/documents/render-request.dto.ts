@@ -26,6 +26,7 @@ import {
   type ImageData,
   InvalidRequestError,
   MissingTemplateDataError,
+  PayloadTooLargeError,
   type RenderRequest,
 } from '@app/engine';
 import { type OutputFormat, type PdfOptions } from '@app/contracts';
@@ -76,7 +77,7 @@ export class RequestOptionsDto {
 }
 
 /** The known fields of `request_data` (checked by hand: see parseRenderFields). */
-const REQUEST_FIELDS = ['template_data', 'images', 'options'] as const;
+const REQUEST_FIELDS = ['template_data', 'images', 'documents', 'options'] as const;
 const IMAGE_FIELDS = ['data', 'width_mm', 'height_mm', 'width_px', 'height_px'] as const;
 const OPTION_FIELDS = ['undefined', 'output', 'pdf'] as const;
 
@@ -133,9 +134,11 @@ function fail(where: string, errors: ValidationError[], path: string): never {
 export interface ParseLimits {
   /** Deepest nesting of objects and arrays in `data` / `request_data` (MAX_JSON_DEPTH). */
   maxJsonDepth: number;
+  /** Sub-documents in `request_data.documents` (MAX_SUBDOCUMENTS). */
+  maxDocuments?: number;
 }
 
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64 };
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64, maxDocuments: 10 };
 
 /**
  * Whether `value` nests objects and arrays deeper than `maxDepth` (the outermost one is level 1).
@@ -313,7 +316,51 @@ export function parseRenderFields(
     }
     request.images = images as unknown as Record<string, ImageData>;
   }
+  const documents = Object.prototype.hasOwnProperty.call(parsed, 'documents') ? parsed.documents : undefined;
+  if (documents != null) request.documents = checkDocuments(documents, limits.maxDocuments ?? 10);
   return { mode: 'enhanced', request, options: optionsOf(options) };
+}
+
+/**
+ * `documents`: name → {"data": "<base64 .docx>"}. Only the shape and the count are checked here;
+ * each package is checked like a template (zip, XML, macros) by the engine, naming its key.
+ */
+function checkDocuments(documents: unknown, maxDocuments: number): Record<string, { data: string }> {
+  if (!isPlainObject(documents))
+    throw new InvalidRequestError(
+      'Invalid request_data: documents must be an object of name → {"data": "<base64 .docx>"}',
+      {
+        errors: [{ field: 'documents', problems: ['must be an object'] }],
+      },
+    );
+  const names = Object.keys(documents);
+  if (names.length > maxDocuments)
+    throw new PayloadTooLargeError(
+      `The request has ${names.length} sub-documents; the limit is ${maxDocuments}`,
+      {
+        documents: names.length,
+        limit: maxDocuments,
+      },
+    );
+  for (const name of names) {
+    const value = documents[name];
+    const ok =
+      isPlainObject(value) &&
+      typeof value.data === 'string' &&
+      value.data !== '' &&
+      Object.keys(value).length === 1;
+    if (!ok)
+      throw new InvalidRequestError(
+        `Invalid request_data: documents.${name} must be {"data": "<base64 .docx>"}`,
+        {
+          errors: [
+            { field: `documents.${name}`, problems: ['must be an object with only a non-empty data string'] },
+          ],
+          document: name,
+        },
+      );
+  }
+  return documents as Record<string, { data: string }>;
 }
 
 /** The options the caller set, without the DTO's unset fields. */

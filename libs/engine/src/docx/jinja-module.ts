@@ -24,6 +24,7 @@ import {
 } from '../syntax/parser';
 import { decodeXmlText, markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 import { ImageRef, str, truthy, Undefined, type Value } from '../runtime/values';
+import type { RichWriter } from '../rich/rich-writer';
 
 export { TAG_START, TAG_END };
 
@@ -163,6 +164,7 @@ export class JinjaModule {
   constructor(
     private readonly state: RenderState,
     private readonly images: DocxImageWriter,
+    private readonly rich?: RichWriter,
   ) {}
 
   optionsTransformer(
@@ -269,8 +271,8 @@ export class JinjaModule {
     const prefix = /^(tr|tc|p|r)\s/.exec(inner);
     if (prefix) {
       inner = inner.slice(prefix[1].length);
-      // `{{p x }}`/`{{r x }}` insert docxtpl objects (sub-documents, rich text) we do not have: plain output.
-      if (p.kind !== 'expr') p.placement = prefix[1] as Placement;
+      // RICH HOOK: `{{p x }}` replaces its paragraph and `{{r x }}` places runs (rich/); `{{tr`/`{{tc` print.
+      if (p.kind !== 'expr' || prefix[1] === 'p' || prefix[1] === 'r') p.placement = prefix[1] as Placement;
     }
     if (p.kind === 'comment') return;
     try {
@@ -369,7 +371,7 @@ export class JinjaModule {
     const remove = new Uint8Array(parsed.length);
     let any = false;
     parsed.forEach((p, i) => {
-      if (!isJinja(p) || p.kind === 'expr') return;
+      if (!isJinja(p) || (p.kind === 'expr' && p.placement !== 'p')) return; // RICH HOOK: {{p x }}
       let range: [number, number] | null;
       // docxtpl first moves a {%r %} tag into a run of its own, then drops that run: the text
       // beside the tag stays, so the tag acts inline (and here the run keeps its formatting).
@@ -389,7 +391,7 @@ export class JinjaModule {
     });
     if (!any) return parsed;
     // The element goes; the block tags and comments in it stay, in order.
-    return parsed.filter((p, i) => !remove[i] || (isJinja(p) && p.kind !== 'expr'));
+    return parsed.filter((p, i) => !remove[i] || (isJinja(p) && (p.kind !== 'expr' || p.placement === 'p')));
   }
 
   private buildTree(parsed: Part[], report: (p: JinjaPart, m: string) => void): Part[] {
@@ -488,7 +490,7 @@ export class JinjaModule {
     this.state.produced.length = 0;
     try {
       if (part.kind === 'expr')
-        return { value: this.output(evaluate(part.expr!, frame, this.state), options) };
+        return { value: this.output(evaluate(part.expr!, frame, this.state), options, part.placement) };
       const st = part.statement!;
       if (st.type === 'set') {
         const v = evaluate(st.value, frame, this.state);
@@ -579,7 +581,10 @@ export class JinjaModule {
     targets.forEach((t, i) => frame.set(t, seq[i]));
   }
 
-  private output(v: Value, options: RenderOptions): string {
+  private output(v: Value, options: RenderOptions, placement?: Placement): string {
+    // RICH HOOK (libs/engine/src/rich): rich values, sub-documents and `{{p x }}` paragraphs.
+    const rich = this.rich?.output(v, placement, options.filePath, (plain) => this.output(plain, options));
+    if (rich !== undefined) return rich;
     if (v instanceof ImageRef) {
       return `</w:t>${this.images.drawing(v.name, options.filePath)}<w:t xml:space="preserve">`;
     }

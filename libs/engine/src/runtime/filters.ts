@@ -13,6 +13,7 @@ import {
   type RenderState,
 } from './ops';
 import { FormatError, percentFormat, pyRound } from './pyformat';
+import { markupFilter } from '../rich/rich-value';
 import {
   Callable,
   dictKeys,
@@ -418,6 +419,9 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
   upper: (st, v) => text(st, v).toUpperCase(),
   wordcount: (st, v) => (text(st, v).match(/[\p{L}\p{N}_]+/gu) ?? []).length,
 };
+// Rich content (libs/engine/src/rich): HTML and Markdown placed as Word paragraphs or runs.
+FILTERS_TABLE.html = (st, v) => markupFilter('html', st.use(v));
+FILTERS_TABLE.markdown = (st, v, a, k) => markupFilter('markdown', st.use(v), arg(a, k, 0, 'html', false));
 FILTERS_TABLE.count = FILTERS_TABLE.length;
 FILTERS_TABLE.d = FILTERS_TABLE.default;
 FILTERS_TABLE.e = FILTERS_TABLE.escape;
