@@ -9,7 +9,7 @@
  */
 import { readFileSync, writeFileSync } from 'node:fs';
 import { extname } from 'node:path';
-import { isTypedError } from '@app/contracts';
+import { isTypedError, UNDEFINED_MODES } from '@app/contracts';
 import { converterConfigFromEnv, createConverter } from '@app/converters';
 import {
   InvalidRequestError,
@@ -39,8 +39,8 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
   if (images !== undefined && (images === null || typeof images !== 'object' || Array.isArray(images)))
     throw new InvalidRequestError('images must be an object of name → ImageData', { field: 'images' });
   const undefinedMode = (options as { undefined?: unknown } | undefined)?.undefined;
-  if (undefinedMode !== undefined && undefinedMode !== 'empty' && undefinedMode !== 'strict')
-    throw new InvalidRequestError('options.undefined must be "empty" or "strict"', {
+  if (undefinedMode !== undefined && !(UNDEFINED_MODES as readonly unknown[]).includes(undefinedMode))
+    throw new InvalidRequestError(`options.undefined must be one of ${UNDEFINED_MODES.join(', ')}`, {
       field: 'options.undefined',
     });
   return {

@@ -130,8 +130,8 @@ export class ServiceConfig {
   MAX_LOOP_ITERATIONS?: number;
 
   /** Undefined-variable behaviour when the request does not choose one. */
-  @IsIn(['empty', 'strict'])
-  DEFAULT_UNDEFINED: 'empty' | 'strict' = 'empty';
+  @IsIn(['empty', 'strict', 'debug', 'property_missing'])
+  DEFAULT_UNDEFINED: 'empty' | 'strict' | 'debug' | 'property_missing' = 'empty';
 
   /** Jobs one worker process runs at once (default: the converter's capacity). */
   @IsInt()

@@ -13,8 +13,16 @@ import { TransportedError, TypedError, type ErrorDetails } from './errors';
 
 export type OutputFormat = 'pdf' | 'docx';
 
+/**
+ * What a variable the data does not define becomes: `empty` nothing (the seed system's `silent`),
+ * `debug` a visible `[Missing variable: customer.name]`, `property_missing` the seed system's
+ * `<property missing in json>`, `strict` one `undefined_variable` error naming every one.
+ */
+export const UNDEFINED_MODES = ['empty', 'strict', 'debug', 'property_missing'] as const;
+export type UndefinedMode = (typeof UNDEFINED_MODES)[number];
+
 export interface RenderJobOptions {
-  undefined: 'empty' | 'strict';
+  undefined: UndefinedMode;
   output: OutputFormat;
 }
 

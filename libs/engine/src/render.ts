@@ -2,7 +2,7 @@
  * Fills a Word template with a request's data and images: the library's one entry point for the
  * API's worker and the command line.
  */
-import { isTypedError } from '@app/contracts';
+import { isTypedError, type UndefinedMode } from '@app/contracts';
 import Docxtemplater, { type DXT } from 'docxtemplater';
 import PizZip from 'pizzip';
 import { inflateRawSync } from 'node:zlib';
@@ -27,8 +27,11 @@ export interface RenderRequest {
 }
 
 export interface RenderOptions {
-  /** `empty` (default): a missing variable renders nothing. `strict`: every one is an error. */
-  undefined?: 'empty' | 'strict';
+  /**
+   * `empty` (default): a missing variable renders nothing. `strict`: every one is an error.
+   * `debug`: `[Missing variable: customer.name]`. `property_missing`: `<property missing in json>`.
+   */
+  undefined?: UndefinedMode;
   /** Loop iterations in one render, all loops together. */
   maxLoopIterations?: number;
   /** Longest string or list one expression may build. */
@@ -329,6 +332,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
       maxLoopIterations: options.maxLoopIterations ?? DEFAULT_EVAL_LIMITS.maxLoopIterations,
       maxValueLength: options.maxValueLength ?? DEFAULT_EVAL_LIMITS.maxValueLength,
     },
+    options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
   );
   const imageWriter = new DocxImageWriter(images);
   const module = new JinjaModule(state, imageWriter);
