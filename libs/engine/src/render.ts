@@ -311,6 +311,18 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** docxtemplater over the package with the Jinja module; its compile passes report every template problem. */
+export function compileTemplate(zip: PizZip, module: JinjaModule): Docxtemplater {
+  return new Docxtemplater(zip, {
+    modules: [module as unknown as DXT.Module],
+    delimiters: { start: TAG_START, end: TAG_END },
+    syntax: { changeDelimiterPrefix: null },
+    paragraphLoop: false,
+    linebreaks: false,
+    errorLogging: false,
+  });
+}
+
 /** Fills the template; returns the .docx bytes or throws one of the typed errors. */
 export function renderDocx(template: Buffer, request: RenderRequest, options: RenderOptions = {}): Buffer {
   if (!isPlainObject(request) || !isPlainObject(request.template_data))
@@ -338,14 +350,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const module = new JinjaModule(state, imageWriter);
   let doc: Docxtemplater;
   try {
-    doc = new Docxtemplater(zip, {
-      modules: [module as unknown as DXT.Module],
-      delimiters: { start: TAG_START, end: TAG_END },
-      syntax: { changeDelimiterPrefix: null },
-      paragraphLoop: false,
-      linebreaks: false,
-      errorLogging: false,
-    });
+    doc = compileTemplate(zip, module);
   } catch (e) {
     translateCompileError(e);
   }

@@ -22,7 +22,14 @@ export interface TemplateInspection {
   /** A request a caller can fill in: `template_data` and, for image placeholders, `images`. */
   skeleton: { template_data: Record<string, unknown>; images: Record<string, unknown> };
   json_schema: Record<string, unknown>;
-  summary: { tags: number; variables: number; loops: number; conditions: number; images: number; parts: string[] };
+  summary: {
+    tags: number;
+    variables: number;
+    loops: number;
+    conditions: number;
+    images: number;
+    parts: string[];
+  };
 }
 
 /** A 1×1 transparent PNG: the skeleton's stand-in for an image the caller supplies. */

@@ -7,7 +7,13 @@
  */
 import { Parser } from 'htmlparser2';
 import type PizZip from 'pizzip';
-import { parseExpression, parseStatement, JinjaSyntaxError, type Expr, type Statement } from '../syntax/parser';
+import {
+  parseExpression,
+  parseStatement,
+  JinjaSyntaxError,
+  type Expr,
+  type Statement,
+} from '../syntax/parser';
 import { markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 
 /** Where a paragraph sits: its part, its index there and, inside a table, the cell. */
@@ -115,7 +121,9 @@ function partParagraphs(part: string, xml: string, firstLine: number): TemplateP
 const MARKED = new RegExp(`${TAG_START}([\\s\\S]*?)${TAG_END}`, 'g');
 
 /** Splits a tag into kind, placement and the text the parser reads, as the Jinja module does. */
-function parseTag(source: string): Pick<TemplateTag, 'kind' | 'placement' | 'expr' | 'statement' | 'syntaxError'> {
+function parseTag(
+  source: string,
+): Pick<TemplateTag, 'kind' | 'placement' | 'expr' | 'statement' | 'syntaxError'> {
   const sigil = source[1];
   const kind: TagKind = sigil === '{' ? 'expr' : sigil === '%' ? 'block' : 'comment';
   let inner = source.slice(2, -2);

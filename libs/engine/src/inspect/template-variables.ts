@@ -58,7 +58,8 @@ export interface TemplateVariables {
 }
 
 /** Names that usually mean an image placeholder (`{{ logo }}`, `{{ signature }}`). */
-export const IMAGE_LIKE_NAME = /(logo|image|img|photo|picture|pic|signature|stamp|seal|qr|barcode|icon|chart)/i;
+export const IMAGE_LIKE_NAME =
+  /(logo|image|img|photo|picture|pic|signature|stamp|seal|qr|barcode|icon|chart)/i;
 
 const NUMERIC_FILTERS = new Set(['round', 'abs', 'int', 'float', 'sum', 'filesizeformat']);
 const ARITHMETIC = new Set(['+', '-', '*', '/', '//', '%', '**']);
@@ -104,7 +105,16 @@ export function templateVariables(outline: TemplateOutline): TemplateVariables {
     const path = pathText(segments);
     let v = vars.get(path);
     if (!v) {
-      v = { path, segments, usages: [], count: 0, optional: false, numeric: false, mapping: false, locations: [] };
+      v = {
+        path,
+        segments,
+        usages: [],
+        count: 0,
+        optional: false,
+        numeric: false,
+        mapping: false,
+        locations: [],
+      };
       vars.set(path, v);
     }
     if (!v.usages.includes(flags.usage)) v.usages.push(flags.usage);
