@@ -25,7 +25,8 @@ import {
 } from '@app/converters';
 import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
 import { pinoOptions } from '@app/logging';
-import { converterHealthKey, heartbeatKey } from '@app/contracts';
+import { converterHealthKey, converterInfoKey, heartbeatKey, type ConverterInfo } from '@app/contracts';
+import { converterVersion } from './converter-version';
 import { beat, unregister } from '@app/contracts';
 import pino from 'pino';
 import { jobContext } from './job-context';
@@ -77,6 +78,9 @@ async function main(): Promise<void> {
     // Restarts, crashes, Gotenberg retries; inside a job they carry its request id.
     log: (message) => logger.warn({ component: 'converter', ...jobContext.getStore() }, message),
   });
+  // Which converter and version, published with each heartbeat for the API's GET /version.
+  const converterInfo: ConverterInfo = { kind: converter.name, version: 'unknown' };
+  void converterVersion(converter, converterConfig).then((version) => (converterInfo.version = version));
   const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity;
   log(`converter ${converter.name} (capacity ${converter.capacity}), concurrency ${concurrency}`);
 
@@ -184,6 +188,7 @@ async function main(): Promise<void> {
       await beat(redis, key, workerId, config.HEARTBEAT_TTL_MS);
       if (converterHealth?.healthy) await beat(redis, convertersKey, workerId, config.HEARTBEAT_TTL_MS);
       else await unregister(redis, convertersKey, workerId);
+      await redis.set(converterInfoKey(names), JSON.stringify(converterInfo), 'PX', config.HEARTBEAT_TTL_MS);
       touch(config.WORKER_ALIVE_FILE);
     } catch (e) {
       logRedisError(e);

@@ -198,6 +198,14 @@ export class ServiceConfig {
   @IsOptional()
   BULL_BOARD_PASSWORD?: string;
 
+  /** `on`: the API serves the template playground at /playground; `off`: it answers 404. */
+  @IsIn(['on', 'off'])
+  PLAYGROUND: 'on' | 'off' = 'on';
+
+  get playgroundEnabled(): boolean {
+    return this.PLAYGROUND === 'on';
+  }
+
   get payloadTtlMs(): number {
     return this.PAYLOAD_TTL_MS ?? this.JOB_TIMEOUT_MS + 60_000;
   }

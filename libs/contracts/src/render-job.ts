@@ -85,6 +85,21 @@ export function converterHealthKey(q: QueueNames): string {
   return `${q.prefix}:${q.name}-converters-healthy`;
 }
 
+/**
+ * Where workers publish which converter they use and its version (JSON `ConverterInfo`, with the
+ * heartbeat's TTL), for the API's GET /version. The last worker to beat wins: workers of one
+ * deployment share a converter kind.
+ */
+export function converterInfoKey(q: QueueNames): string {
+  return `${q.prefix}:${q.name}-converter-info`;
+}
+
+export interface ConverterInfo {
+  kind: string;
+  /** `LibreOffice 7.4.7.2 …`, Gotenberg's `8.x`, or `unknown` when it could not be asked. */
+  version: string;
+}
+
 /** An error as it crosses the queue: its type, never a status (the API maps types to statuses). */
 export interface FailureBody {
   error_type: string;
