@@ -15,6 +15,7 @@ declare -A WANT=(
   [fonts-crosextra-caladea]=/usr/share/fonts/truetype/crosextra/Caladea-Regular.ttf
   [fonts-liberation2]=/usr/share/fonts/truetype/liberation2/LiberationSans-Regular.ttf
   [fonts-dejavu-core]=/usr/share/fonts/truetype/dejavu/DejaVuSans.ttf
+  [chromium]=/usr/bin/chromium
 )
 
 missing=()
