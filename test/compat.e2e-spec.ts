@@ -4,6 +4,7 @@
  * v1.6+ form with `images`, `undefined_behavior` (all four) and `linter_options`, GET /version,
  * the lint endpoint (JSON and PDF), the inspect endpoint and the OpenAPI document.
  */
+/* eslint-disable @typescript-eslint/no-explicit-any -- JSON answers are read field by field in the assertions */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import { buildDocx, p, table } from './support/docx-builder';
