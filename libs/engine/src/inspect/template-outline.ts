@@ -5,7 +5,6 @@
  * Tags are found by the engine's own scanner (markJinjaTags, the one rendering uses) and parsed
  * by the engine's parser, so what is reported is what rendering would see.
  */
-import { Parser } from 'htmlparser2';
 import type PizZip from 'pizzip';
 import {
   parseExpression,
@@ -14,7 +13,7 @@ import {
   type Expr,
   type Statement,
 } from '../syntax/parser';
-import { markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
+import { decodeXmlText, markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 
 /** Where a paragraph sits: its part, its index there and, inside a table, the cell. */
 export interface TemplateLocation {
@@ -72,6 +71,15 @@ export function templatedParts(zip: PizZip): string[] {
     .sort((a, b) => partOrder(a) - partOrder(b) || a.localeCompare(b, 'en', { numeric: true }));
 }
 
+/**
+ * Start tags, end tags and text of a Word part. A regular expression rather than an XML library:
+ * checkDocxTemplate has already proved the part well formed and free of DTDs, Word writes no
+ * CDATA in text, and htmlparser2 (the XML-capable parser among our dependencies) is ESM-only
+ * in the version we have, which the test runner cannot load.
+ */
+const XML_TOKEN =
+  /<(\/?)([A-Za-z_][\w.:-]*)(?:[^>"']|"[^"]*"|'[^']*')*?(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|([^<]+)/g;
+
 /** The paragraphs of one part, with their table cell. */
 function partParagraphs(part: string, xml: string, firstLine: number): TemplateParagraph[] {
   const out: TemplateParagraph[] = [];
@@ -79,42 +87,47 @@ function partParagraphs(part: string, xml: string, firstLine: number): TemplateP
   let tableCount = 0;
   let text: string | null = null;
   let inText = false;
-  const parser = new Parser(
-    {
-      onopentag(name) {
-        if (name === 'w:tbl') tables.push({ table: ++tableCount, row: 0, cell: 0 });
-        else if (name === 'w:tr' && tables.length) {
-          const t = tables[tables.length - 1];
-          t.row++;
-          t.cell = 0;
-        } else if (name === 'w:tc' && tables.length) tables[tables.length - 1].cell++;
-        else if (name === 'w:p') text = '';
-        else if (name === 'w:t') inText = true;
-        else if (name === 'w:tab' && text !== null) text += '\t';
-      },
-      ontext(data) {
-        if (inText && text !== null) text += data;
-      },
-      onclosetag(name) {
-        if (name === 'w:tbl') tables.pop();
-        else if (name === 'w:t') inText = false;
-        else if (name === 'w:p' && text !== null) {
-          const t = tables[tables.length - 1];
-          out.push({
-            part,
-            paragraph: out.length + 1,
-            line: firstLine + out.length,
-            table: t ? { ...t } : null,
-            text,
-          });
-          text = null;
-        }
-      },
-    },
-    { xmlMode: true, decodeEntities: true },
-  );
-  parser.write(xml);
-  parser.end();
+  let inRun = false;
+  const closeParagraph = () => {
+    if (text === null) return;
+    const t = tables[tables.length - 1];
+    out.push({
+      part,
+      paragraph: out.length + 1,
+      line: firstLine + out.length,
+      table: t ? { ...t } : null,
+      text,
+    });
+    text = null;
+  };
+  XML_TOKEN.lastIndex = 0;
+  for (let m = XML_TOKEN.exec(xml); m; m = XML_TOKEN.exec(xml)) {
+    const [, closing, name, selfClosing, chars] = m;
+    if (chars !== undefined) {
+      if (inText && text !== null) text += decodeXmlText(chars);
+      continue;
+    }
+    if (!name) continue; // comment or processing instruction
+    if (closing) {
+      if (name === 'w:tbl') tables.pop();
+      else if (name === 'w:t') inText = false;
+      else if (name === 'w:r') inRun = false;
+      else if (name === 'w:p') closeParagraph();
+      continue;
+    }
+    if (name === 'w:tbl') tables.push({ table: ++tableCount, row: 0, cell: 0 });
+    else if (name === 'w:tr' && tables.length) {
+      const t = tables[tables.length - 1];
+      t.row++;
+      t.cell = 0;
+    } else if (name === 'w:tc' && tables.length) tables[tables.length - 1].cell++;
+    else if (name === 'w:p') {
+      text = '';
+      if (selfClosing) closeParagraph();
+    } else if (name === 'w:t') inText = !selfClosing;
+    else if (name === 'w:r') inRun = !selfClosing;
+    else if (name === 'w:tab' && inRun && text !== null) text += '\t'; // not a tab stop of w:tabs
+  }
   return out;
 }
 
