@@ -75,6 +75,16 @@ describe('lintDocxTemplate', () => {
     expect(lintDocxTemplate(buildDocx([p('{{ logo }}')]), { imageNames: ['logo'] }).warnings).toEqual([]);
   });
 
+  it('warns about delimiters a space broke and closers without an opener', () => {
+    const report = lintDocxTemplate(
+      buildDocx([p('Dear { { name }}'), p('Total: total }}'), p('{{ fine }}')]),
+    );
+    expect(report.warnings.map((w) => [w.code, w.line_number, w.column])).toEqual([
+      ['broken_tag_delimiter', 1, 6],
+      ['broken_tag_delimiter', 2, 14],
+    ]);
+  });
+
   it('fails on warnings when asked', () => {
     const docx = buildDocx([p('{{ a-b }}')]);
     expect(lintDocxTemplate(docx).success).toBe(true);

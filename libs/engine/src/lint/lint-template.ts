@@ -275,6 +275,31 @@ function warningsOf(outline: TemplateOutline, options: LintOptions): LintWarning
     }
   }
 
+  // Delimiters a space or a stray character broke (`{ {`, `% }`) or closers with no opener: such
+  // text is printed as it is, which the author never means.
+  for (const para of outline.paragraphs) {
+    let rest = para.text;
+    for (const t of outline.tags)
+      if (t.location.part === para.part && t.location.paragraph === para.paragraph)
+        rest = rest.replace(t.source, ' ');
+    const broken = /\{\s+[{%#]|[}%#]\s+\}|\}\}|%\}/.exec(rest);
+    if (!broken || /\{\{|\{%/.test(rest)) continue; // an unclosed tag is reported as an error already
+    const column = para.text.indexOf(broken[0]) + 1;
+    const { text: _text, ...location } = para;
+    warnings.push({
+      warning_type: 'suspicious_syntax',
+      line_number: para.line,
+      column: column > 0 ? column : null,
+      message: `'${broken[0]}' looks like a broken tag delimiter; it is printed as text`,
+      context: para.text,
+      tag_name: null,
+      suggestion: "Write the delimiters without spaces inside: '{{', '}}', '{%', '%}'",
+      code: 'broken_tag_delimiter',
+      tag: null,
+      location,
+    });
+  }
+
   for (const t of outline.tags) {
     if (t.kind === 'comment') continue;
     for (const name of dashedNames(t)) {
