@@ -83,6 +83,11 @@ def make_request(path):
     with open(path, 'w', encoding='utf-8') as f:
         json.dump(request, f, ensure_ascii=False, indent=2)
         f.write('\n')
+    # The same request as the v1.6+ form's separate fields (data, images).
+    for name, value in (('invoice-data.json', request['template_data']), ('invoice-images.json', request['images'])):
+        with open(os.path.join(HERE, name), 'w', encoding='utf-8') as f:
+            json.dump(value, f, ensure_ascii=False, indent=2)
+            f.write('\n')
 
 
 def make_letter(path, data_path):

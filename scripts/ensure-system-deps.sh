@@ -22,6 +22,8 @@ declare -A WANT=(
   [fonts-symbola]=/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
   # PDF structure check in the fidelity tests (qpdf --check).
   [qpdf]=/usr/bin/qpdf
+  # The playground's browser test (playwright-core drives Debian's chromium).
+  [chromium]=/usr/bin/chromium
 )
 
 missing=()

@@ -468,6 +468,7 @@ describe('OpenAPI', () => {
     expect(Object.keys(post.requestBody.content['multipart/form-data'].examples)).toEqual([
       'legacy',
       'enhanced',
+      'v16',
     ]);
     expect(post.responses['200'].content['application/pdf'].schema.format).toBe('binary');
     expect(doc.components.schemas.ImageData.required).toEqual(['data']);

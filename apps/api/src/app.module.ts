@@ -8,6 +8,10 @@ import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
+import { InspectModule } from './inspect/inspect.module';
+import { LintModule } from './lint/lint.module';
+import { PlaygroundModule } from './playground/playground.module';
+import { VersionModule } from './version/version.module';
 
 @Module({})
 export class AppModule {
@@ -21,6 +25,10 @@ export class AppModule {
         MetricsModule,
         HealthModule,
         DocumentsModule,
+        LintModule,
+        InspectModule,
+        VersionModule,
+        ...(config.playgroundEnabled ? [PlaygroundModule] : []),
         BoardModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

@@ -11,7 +11,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigurationError, loadConfig, type ServiceConfig } from '@app/config';
-import { isTypedError } from '@app/contracts';
+import { isTypedError, UNDEFINED_MODES } from '@app/contracts';
 import type { PdfOptions } from '@app/contracts';
 import { converterConfigFromEnv, createConverter, parsePdfOptions } from '@app/converters';
 import {
@@ -43,8 +43,8 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
   if (images !== undefined && (images === null || typeof images !== 'object' || Array.isArray(images)))
     throw new InvalidRequestError('images must be an object of name → ImageData', { field: 'images' });
   const undefinedMode = (options as { undefined?: unknown } | undefined)?.undefined;
-  if (undefinedMode !== undefined && undefinedMode !== 'empty' && undefinedMode !== 'strict')
-    throw new InvalidRequestError('options.undefined must be "empty" or "strict"', {
+  if (undefinedMode !== undefined && !(UNDEFINED_MODES as readonly unknown[]).includes(undefinedMode))
+    throw new InvalidRequestError(`options.undefined must be one of ${UNDEFINED_MODES.join(', ')}`, {
       field: 'options.undefined',
     });
   return {

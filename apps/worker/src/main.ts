@@ -23,7 +23,9 @@ import {
 import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
 import { pinoOptions } from '@app/logging';
 import pino from 'pino';
+import { type ConverterInfo } from '@app/contracts';
 import { ConverterHealthMonitor } from './converter-health';
+import { converterVersion } from './converter-version';
 import { jobContext } from './job-context';
 import { WorkerRegistration } from './registration';
 import { createRenderProcessor } from './render.processor';
@@ -48,6 +50,9 @@ async function main(): Promise<void> {
     // Restarts, crashes, Gotenberg retries; inside a job they carry its request id.
     log: (message) => logger.warn({ component: 'converter', ...jobContext.getStore() }, message),
   });
+  // Which converter and version, published with each heartbeat for the API's GET /version.
+  const converterInfo: ConverterInfo = { kind: converter.name, version: 'unknown' };
+  void converterVersion(converter, converterConfig).then((version) => (converterInfo.version = version));
   const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity;
   log(`converter ${converter.name} (capacity ${converter.capacity}), concurrency ${concurrency}`);
   const converterHealth = new ConverterHealthMonitor(converter, logger);
@@ -118,6 +123,7 @@ async function main(): Promise<void> {
     intervalMs: config.HEARTBEAT_INTERVAL_MS,
     aliveFile: config.WORKER_ALIVE_FILE,
     converterHealth,
+    converterInfo,
     onError: logRedisError,
   });
   let stopping = false;

@@ -1,9 +1,17 @@
 /**
  * The worker's entry in the registry the API reads: a heartbeat while it can take jobs, and a
  * second entry while its converter is healthy (so the API's readiness can tell "no worker" from
- * "no working converter"). The alive file lets a container health check see the heartbeat.
+ * "no working converter"), and the converter's kind and version. The alive file lets a container health check see the heartbeat.
  */
-import { beat, converterHealthKey, heartbeatKey, type QueueNames, unregister } from '@app/contracts';
+import {
+  beat,
+  converterHealthKey,
+  converterInfoKey,
+  type ConverterInfo,
+  heartbeatKey,
+  type QueueNames,
+  unregister,
+} from '@app/contracts';
 import type { Redis } from 'ioredis';
 import { closeSync, openSync, utimesSync } from 'node:fs';
 import type { ConverterHealthMonitor } from './converter-health';
@@ -16,6 +24,8 @@ export interface RegistrationOptions {
   intervalMs: number;
   aliveFile: string;
   converterHealth: ConverterHealthMonitor;
+  /** Which converter and version, published with each heartbeat for the API's GET /version. */
+  converterInfo: ConverterInfo;
   onError: (e: unknown) => void;
 }
 
@@ -67,6 +77,7 @@ export class WorkerRegistration {
       await beat(redis, this.key, workerId, ttlMs);
       if (converterHealth.healthy) await beat(redis, this.convertersKey, workerId, ttlMs);
       else await unregister(redis, this.convertersKey, workerId);
+      await redis.set(converterInfoKey(this.o.names), JSON.stringify(this.o.converterInfo), 'PX', ttlMs);
       touch(this.o.aliveFile);
     } catch (e) {
       this.o.onError(e);

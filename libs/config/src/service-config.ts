@@ -160,8 +160,8 @@ export class ServiceConfig {
   MAX_LOOP_ITERATIONS?: number;
 
   /** Undefined-variable behaviour when the request does not choose one. */
-  @IsIn(['empty', 'strict'])
-  DEFAULT_UNDEFINED: 'empty' | 'strict' = 'empty';
+  @IsIn(['empty', 'strict', 'debug', 'property_missing'])
+  DEFAULT_UNDEFINED: 'empty' | 'strict' | 'debug' | 'property_missing' = 'empty';
 
   /** Jobs one worker process runs at once (default: the converter's capacity). */
   @IsInt()
@@ -227,6 +227,14 @@ export class ServiceConfig {
   @IsString()
   @IsOptional()
   BULL_BOARD_PASSWORD?: string;
+
+  /** `on`: the API serves the template playground at /playground; `off`: it answers 404. */
+  @IsIn(['on', 'off'])
+  PLAYGROUND: 'on' | 'off' = 'on';
+
+  get playgroundEnabled(): boolean {
+    return this.PLAYGROUND === 'on';
+  }
 
   get payloadTtlMs(): number {
     return this.PAYLOAD_TTL_MS ?? this.JOB_TIMEOUT_MS + 60_000;

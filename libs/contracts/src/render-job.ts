@@ -14,8 +14,16 @@ import type { PdfOptions } from './pdf-options';
 
 export type OutputFormat = 'pdf' | 'docx';
 
+/**
+ * What a variable the data does not define becomes: `empty` nothing (the seed system's `silent`),
+ * `debug` a visible `[Missing variable: customer.name]`, `property_missing` the seed system's
+ * `<property missing in json>`, `strict` one `undefined_variable` error naming every one.
+ */
+export const UNDEFINED_MODES = ['empty', 'strict', 'debug', 'property_missing'] as const;
+export type UndefinedMode = (typeof UNDEFINED_MODES)[number];
+
 export interface RenderJobOptions {
-  undefined: 'empty' | 'strict';
+  undefined: UndefinedMode;
   output: OutputFormat;
   /** `options.pdf` as the caller sent it, validated by the API (absent: the defaults). */
   pdf?: PdfOptions;
@@ -78,6 +86,21 @@ export function heartbeatKey(q: QueueNames): string {
  */
 export function converterHealthKey(q: QueueNames): string {
   return `${q.prefix}:${q.name}-converters-healthy`;
+}
+
+/**
+ * Where workers publish which converter they use and its version (JSON `ConverterInfo`, with the
+ * heartbeat's TTL), for the API's GET /version. The last worker to beat wins: workers of one
+ * deployment share a converter kind.
+ */
+export function converterInfoKey(q: QueueNames): string {
+  return `${q.prefix}:${q.name}-converter-info`;
+}
+
+export interface ConverterInfo {
+  kind: string;
+  /** `LibreOffice 7.4.7.2 …`, Gotenberg's `8.x`, or `unknown` when it could not be asked. */
+  version: string;
 }
 
 /** An error as it crosses the queue: its type, never a status (the API maps types to statuses). */

@@ -2,7 +2,7 @@
  * Fills a Word template with a request's data and images: the library's one entry point for the
  * API's worker and the command line.
  */
-import { isTypedError } from '@app/contracts';
+import { isTypedError, type UndefinedMode } from '@app/contracts';
 import Docxtemplater, { type DXT } from 'docxtemplater';
 import PizZip from 'pizzip';
 import { inflateRawSync } from 'node:zlib';
@@ -30,8 +30,11 @@ export interface RenderRequest {
 }
 
 export interface RenderOptions {
-  /** `empty` (default): a missing variable renders nothing. `strict`: every one is an error. */
-  undefined?: 'empty' | 'strict';
+  /**
+   * `empty` (default): a missing variable renders nothing. `strict`: every one is an error.
+   * `debug`: `[Missing variable: customer.name]`. `property_missing`: `<property missing in json>`.
+   */
+  undefined?: UndefinedMode;
   /** Loop iterations in one render, all loops together. */
   maxLoopIterations?: number;
   /** Longest string or list one expression may build. */
@@ -313,6 +316,18 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
+/** docxtemplater over the package with the Jinja module; its compile passes report every template problem. */
+export function compileTemplate(zip: PizZip, module: JinjaModule): Docxtemplater {
+  return new Docxtemplater(zip, {
+    modules: [module as unknown as DXT.Module],
+    delimiters: { start: TAG_START, end: TAG_END },
+    syntax: { changeDelimiterPrefix: null },
+    paragraphLoop: false,
+    linebreaks: false,
+    errorLogging: false,
+  });
+}
+
 /** Fills the template; returns the .docx bytes or throws one of the typed errors. */
 export function renderDocx(template: Buffer, request: RenderRequest, options: RenderOptions = {}): Buffer {
   if (!isPlainObject(request) || !isPlainObject(request.template_data))
@@ -334,6 +349,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
       maxLoopIterations: options.maxLoopIterations ?? DEFAULT_EVAL_LIMITS.maxLoopIterations,
       maxValueLength: options.maxValueLength ?? DEFAULT_EVAL_LIMITS.maxValueLength,
     },
+    options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
   );
   const imageWriter = new DocxImageWriter(images);
   const rich = new RichWriter({
@@ -347,14 +363,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const module = new JinjaModule(state, imageWriter, rich);
   let doc: Docxtemplater;
   try {
-    doc = new Docxtemplater(zip, {
-      modules: [module as unknown as DXT.Module],
-      delimiters: { start: TAG_START, end: TAG_END },
-      syntax: { changeDelimiterPrefix: null },
-      paragraphLoop: false,
-      linebreaks: false,
-      errorLogging: false,
-    });
+    doc = compileTemplate(zip, module);
   } catch (e) {
     translateCompileError(e);
   }

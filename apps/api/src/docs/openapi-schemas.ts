@@ -6,6 +6,7 @@
  */
 import type { ExampleObject, SchemaObject } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, type ErrorType } from '@app/contracts';
+import { UNDEFINED_BEHAVIOR_SCHEMA, V16_FORM_PROPERTIES } from './compat-schemas';
 
 /** Every error_type the API answers with, by HTTP status (docs/service.md, "Errors"). */
 /** status → error types, from the one catalogue (@app/contracts). */
@@ -59,9 +60,10 @@ export const SCHEMAS: Record<string, SchemaObject> = {
     properties: {
       undefined: {
         type: 'string',
-        enum: ['empty', 'strict'],
+        enum: ['empty', 'strict', 'debug', 'property_missing'],
         description:
-          '`empty` (default, see DEFAULT_UNDEFINED): an undefined variable renders as nothing. `strict`: 422 undefined_variable listing them all.',
+          '`empty` (default, see DEFAULT_UNDEFINED): an undefined variable renders as nothing. `strict`: 422 undefined_variable listing them all. ' +
+          '`debug`: `[Missing variable: name]`. `property_missing`: `<property missing in json>`.',
       },
       output: {
         type: 'string',
@@ -149,6 +151,11 @@ export const SCHEMAS: Record<string, SchemaObject> = {
           'Sub-documents placed with `{{p name }}` (docs/rich-content.md): name → {"data": base64 .docx}. At most MAX_SUBDOCUMENTS; each passes the template checks (a bad one: 400 naming it).',
       },
       options: { $ref: '#/components/schemas/RenderOptions' },
+      undefined_behavior: {
+        ...UNDEFINED_BEHAVIOR_SCHEMA,
+        description: `As the v1.6 form field; not together with a different options.undefined. ${UNDEFINED_BEHAVIOR_SCHEMA.description}`,
+      },
+      linter_options: { $ref: '#/components/schemas/LinterOptions' },
     },
     required: ['template_data'],
     additionalProperties: false,
@@ -191,6 +198,7 @@ export const RENDER_BODY_SCHEMA: SchemaObject = {
         'At most MAX_REQUEST_BYTES. Schema: #/components/schemas/EnhancedRequest.',
       example: JSON.stringify(ENHANCED_EXAMPLE),
     },
+    ...V16_FORM_PROPERTIES,
   },
 };
 
@@ -202,6 +210,16 @@ export const RENDER_BODY_EXAMPLES: Record<string, ExampleObject> = {
   enhanced: {
     summary: 'Enhanced mode (request_data) with an image and options',
     value: { file: '(binary .docx)', request_data: JSON.stringify(ENHANCED_EXAMPLE) },
+  },
+  v16: {
+    summary: 'v1.6+ form: data, images, undefined_behavior and linter_options as form fields',
+    value: {
+      file: '(binary .docx)',
+      data: '{"customer": {"name": "Ada"}}',
+      images: JSON.stringify({ logo: ENHANCED_EXAMPLE.images.logo }),
+      undefined_behavior: 'debug',
+      linter_options: '{"enabled": true, "response_format": "json"}',
+    },
   },
 };
 

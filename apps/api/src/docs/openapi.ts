@@ -6,6 +6,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { API_PATHS } from '@app/contracts';
 import { SCHEMAS } from './openapi-schemas';
+import { COMPAT_SCHEMAS } from './compat-schemas';
 
 const DESCRIPTION = `Fills a Word template (.docx with Jinja tags, docxtpl dialect) with JSON data and PNG images and
 answers with the PDF, synchronously, behind a queue and workers.
@@ -28,7 +29,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   document.components = {
     ...document.components,
-    schemas: { ...(document.components?.schemas ?? {}), ...SCHEMAS },
+    schemas: { ...(document.components?.schemas ?? {}), ...SCHEMAS, ...COMPAT_SCHEMAS },
   };
   return document;
 }

@@ -24,7 +24,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, InvalidRequestError, prepareImages } from '@app/engine';
+import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import { CONTENT_TYPES, MissingFileError } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
@@ -37,6 +37,10 @@ import {
 import { REQUEST_ID_HEADER, requestIdFrom } from '../logging/request-id';
 import { contentDisposition, outputFilename } from './content-disposition';
 import { parseRenderFields } from './render-request.dto';
+import { type LinterRequest } from './compat-fields';
+import { lintFailure, type ValidationFailedBody } from './template-validation';
+import { LintReportService } from '../lint/lint-report.service';
+import { VALIDATION_FAILED_REF } from '../docs/compat-schemas';
 
 /** What multer's memory storage gives for the `file` part (the fields used here). */
 interface UploadedTemplate {
@@ -65,6 +69,7 @@ export class DocumentsController {
   constructor(
     private readonly queue: RenderQueueService,
     private readonly config: ServiceConfig,
+    private readonly lintReports: LintReportService,
   ) {}
 
   @Post('process-template-document')
@@ -98,6 +103,12 @@ export class DocumentsController {
       [REQUEST_ID_HEADER]: { description: 'The request id', schema: { type: 'string' } },
     },
   })
+  @ApiResponse({
+    status: 200,
+    description:
+      'With linter_options and a template that fails validation: the seed system\'s report (JSON, or the PDF report with response_format "pdf")',
+    content: { 'application/json': { schema: VALIDATION_FAILED_REF } },
+  })
   @errorResponse(400, 'Request, template-file or image error')
   @errorResponse(413, 'Template, request field, image count or image size over the limits')
   @errorResponse(422, 'Template error: syntax, undefined variable (strict mode) or a failing expression')
@@ -111,7 +122,7 @@ export class DocumentsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @UploadedFile() file: UploadedTemplate | undefined,
-  ): Promise<StreamableFile> {
+  ): Promise<StreamableFile | ValidationFailedBody> {
     if (!req.is('multipart/form-data')) {
       throw new InvalidRequestError(
         'The request must be multipart/form-data with the fields file and data or request_data',
@@ -121,7 +132,7 @@ export class DocumentsController {
       );
     }
     if (!file) throw new MissingFileError();
-    const { request, options } = parseRenderFields(req.body as Record<string, unknown> | undefined, {
+    const { request, options, linter } = parseRenderFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
     });
@@ -131,6 +142,11 @@ export class DocumentsController {
       maxImageBytes: this.config.MAX_IMAGE_BYTES,
       maxImagePixels: this.config.MAX_IMAGE_PIXELS,
     });
+
+    if (linter?.enabled) {
+      const failed = await this.validate(file, request, linter, req, res);
+      if (failed) return failed;
+    }
 
     const output = options.output ?? 'pdf';
     const filename = outputFilename(file.originalname, output);
@@ -158,6 +174,33 @@ export class DocumentsController {
       type: result.contentType || CONTENT_TYPES[output],
       disposition: contentDisposition(filename),
       length: result.body.length,
+    });
+  }
+
+  /**
+   * linter_options: lint first; a template that fails answers 200 with the report, as the seed
+   * system does (JSON, or the PDF report). Without linter_options, template errors stay 422.
+   */
+  private async validate(
+    file: UploadedTemplate,
+    request: RenderRequest,
+    linter: LinterRequest,
+    req: Request,
+    res: Response,
+  ): Promise<StreamableFile | ValidationFailedBody | null> {
+    const failure = lintFailure(file.buffer, request, linter);
+    if (!failure) return null;
+    if (linter.response_format === 'json') return failure.body;
+    const hangUp = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) hangUp.abort();
+    });
+    const requestId = typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']);
+    const pdf = await this.lintReports.pdf(failure.report, file.originalname, requestId, hangUp.signal);
+    return new StreamableFile(pdf.body, {
+      type: CONTENT_TYPES.pdf,
+      disposition: contentDisposition(pdf.filename),
+      length: pdf.body.length,
     });
   }
 }

@@ -2,11 +2,13 @@ import { Module } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
 import { ServiceConfig } from '@app/config';
 import { QueueModule } from '../queue/queue.module';
+import { LintModule } from '../lint/lint.module';
 import { DocumentsController } from './documents.controller';
 
 @Module({
   imports: [
     QueueModule,
+    LintModule,
     // Memory storage (no `dest`): the template goes to Redis from memory. The limits bound the
     // whole request: the template file, a few text fields, each at most MAX_REQUEST_BYTES.
     MulterModule.registerAsync({

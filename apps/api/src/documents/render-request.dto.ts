@@ -29,8 +29,16 @@ import {
   PayloadTooLargeError,
   type RenderRequest,
 } from '@app/engine';
-import { type OutputFormat, type PdfOptions } from '@app/contracts';
+import { type OutputFormat, type PdfOptions, UNDEFINED_MODES, type UndefinedMode } from '@app/contracts';
 import { parsePdfOptions, pdfOptionProblems } from '@app/converters';
+import {
+  mergeUndefinedModes,
+  parseLinterOptions,
+  parseUndefinedBehavior,
+  refuseMixedModes,
+  v16FieldsSent,
+  type LinterRequest,
+} from './compat-fields';
 
 /** One image of `images`: base64 PNG (no data-URL prefix) and an optional size. */
 export class ImageDataDto implements ImageData {
@@ -61,10 +69,10 @@ export class ImageDataDto implements ImageData {
 
 /** Extras of this implementation (docs/api.md). */
 export class RequestOptionsDto {
-  /** "empty" (default): an undefined variable renders as nothing; "strict": it is an error (422). */
+  /** "empty" (default): nothing; "strict": an error (422); "debug" / "property_missing": a marker. */
   @IsOptional()
-  @IsIn(['empty', 'strict'])
-  undefined?: 'empty' | 'strict';
+  @IsIn(UNDEFINED_MODES)
+  undefined?: UndefinedMode;
 
   /** "pdf" (default) or "docx": the filled Word document, without conversion. */
   @IsOptional()
@@ -77,14 +85,24 @@ export class RequestOptionsDto {
 }
 
 /** The known fields of `request_data` (checked by hand: see parseRenderFields). */
-const REQUEST_FIELDS = ['template_data', 'images', 'documents', 'options'] as const;
+const REQUEST_FIELDS = [
+  'template_data',
+  'images',
+  'documents',
+  'options',
+  'undefined_behavior',
+  'linter_options',
+] as const;
 const IMAGE_FIELDS = ['data', 'width_mm', 'height_mm', 'width_px', 'height_px'] as const;
 const OPTION_FIELDS = ['undefined', 'output', 'pdf'] as const;
 
 export interface ParsedRenderRequest {
-  mode: 'legacy' | 'enhanced';
+  /** `legacy`: `data` alone; `enhanced`: `request_data`; `v1.6`: `data` with images, undefined_behavior or linter_options fields. */
+  mode: 'legacy' | 'enhanced' | 'v1.6';
   request: RenderRequest;
   options: RequestOptionsDto;
+  /** Lint before rendering and answer with the report when the template fails (the seed system's linter_options). */
+  linter?: LinterRequest;
 }
 
 const STRICT = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true } as const;
@@ -225,6 +243,7 @@ export function parseRenderFields(
       { fields: ['data', 'request_data'] },
     );
   }
+  refuseMixedModes(form);
   if (data !== undefined) {
     const parsed = parseField(data, 'data', limits);
     if (!isPlainObject(parsed)) {
@@ -232,9 +251,14 @@ export function parseRenderFields(
         field: 'data',
       });
     }
+    if (v16FieldsSent(form).length) return parseV16Fields(form, parsed, limits);
     return { mode: 'legacy', request: { template_data: parsed }, options: {} };
   }
   if (requestData === undefined) {
+    if (v16FieldsSent(form).length)
+      throw new MissingTemplateDataError("The v1.6 form needs 'data' (a JSON object of template variables)", {
+        fields: ['data'],
+      });
     throw new MissingTemplateDataError(
       "The form needs 'data' (a JSON object of template variables) or 'request_data' (JSON with template_data)",
       { fields: ['data', 'request_data'] },
@@ -299,26 +323,76 @@ export function parseRenderFields(
   if (errors.length > 0) fail('request_data', errors, '');
 
   const request: RenderRequest = { template_data: parsed.template_data };
-  if (hasImages) {
-    // Kept as JSON.parse made it: an image named `__proto__` or `constructor` is an own key like
-    // any other, and the library's checks (Object.keys) see it.
-    const images = parsed.images as Record<string, unknown>;
-    for (const name of Object.keys(images)) {
-      const value = images[name];
-      if (!isPlainObject(value)) {
-        throw new InvalidRequestError(`Invalid request_data: images.${name} must be an object with 'data'`, {
-          errors: [{ field: `images.${name}`, problems: ['must be an object'] }],
-          image_name: name,
-        });
-      }
-      const imageErrors = check(knownFields(new ImageDataDto(), value, IMAGE_FIELDS), value, IMAGE_FIELDS);
-      if (imageErrors.length > 0) fail('request_data', imageErrors, `images.${name}`);
-    }
-    request.images = images as unknown as Record<string, ImageData>;
-  }
+  if (hasImages) request.images = checkImages(parsed.images as Record<string, unknown>, 'request_data');
   const documents = Object.prototype.hasOwnProperty.call(parsed, 'documents') ? parsed.documents : undefined;
   if (documents != null) request.documents = checkDocuments(documents, limits.maxDocuments ?? 10);
-  return { mode: 'enhanced', request, options: optionsOf(options) };
+  const result: ParsedRenderRequest = { mode: 'enhanced', request, options: optionsOf(options) };
+  return withCompatKeys(result, parsed);
+}
+
+/**
+ * Checks each entry of `images` (request_data's or the v1.6 form field's). Kept as JSON.parse made
+ * it: an image named `__proto__` or `constructor` is an own key like any other, and the library's
+ * checks (Object.keys) see it.
+ */
+function checkImages(images: Record<string, unknown>, where: string): Record<string, ImageData> {
+  for (const name of Object.keys(images)) {
+    const value = images[name];
+    if (!isPlainObject(value)) {
+      throw new InvalidRequestError(`Invalid ${where}: images.${name} must be an object with 'data'`, {
+        errors: [{ field: `images.${name}`, problems: ['must be an object'] }],
+        image_name: name,
+      });
+    }
+    const imageErrors = check(knownFields(new ImageDataDto(), value, IMAGE_FIELDS), value, IMAGE_FIELDS);
+    if (imageErrors.length > 0) fail(where, imageErrors, `images.${name}`);
+  }
+  return images as unknown as Record<string, ImageData>;
+}
+
+/** `undefined_behavior` and `linter_options` inside request_data (v1.2–1.5 callers of later servers). */
+function withCompatKeys(result: ParsedRenderRequest, parsed: Record<string, unknown>): ParsedRenderRequest {
+  const own = (key: string) => (Object.prototype.hasOwnProperty.call(parsed, key) ? parsed[key] : undefined);
+  const behavior = own('undefined_behavior');
+  const mode = mergeUndefinedModes(
+    result.options.undefined,
+    behavior == null ? undefined : parseUndefinedBehavior(behavior, 'undefined_behavior'),
+  );
+  if (mode !== undefined) result.options.undefined = mode;
+  const linter = own('linter_options');
+  if (linter != null) result.linter = parseLinterOptions(linter, 'linter_options');
+  return result;
+}
+
+/** The v1.6+ form: `data` plus the form fields `images`, `undefined_behavior` and `linter_options`. */
+function parseV16Fields(
+  form: Record<string, unknown>,
+  data: Record<string, unknown>,
+  limits: ParseLimits,
+): ParsedRenderRequest {
+  const result: ParsedRenderRequest = { mode: 'v1.6', request: { template_data: data }, options: {} };
+  const images = field(form, 'images');
+  if (images !== undefined && images.trim() !== '') {
+    const parsed = parseField(images, 'images', limits);
+    if (!isPlainObject(parsed))
+      throw new InvalidRequestError("The form field 'images' must be a JSON object of name → ImageData", {
+        field: 'images',
+      });
+    result.request.images = checkImages(parsed, 'images');
+  }
+  const behavior = field(form, 'undefined_behavior');
+  if (behavior !== undefined && behavior.trim() !== '') {
+    // Plain text (`debug`) or a JSON string (`"debug"`): clients send both.
+    const text = behavior.trim();
+    result.options.undefined = parseUndefinedBehavior(
+      text.startsWith('"') ? parseJson(text, 'undefined_behavior') : text,
+      'undefined_behavior',
+    );
+  }
+  const linter = field(form, 'linter_options');
+  if (linter !== undefined && linter.trim() !== '')
+    result.linter = parseLinterOptions(parseField(linter, 'linter_options', limits), 'linter_options');
+  return result;
 }
 
 /**

@@ -14,6 +14,8 @@ import { InternalError, ProcessingTimeoutError, ServiceUnavailableError } from '
 import {
   CONTENT_TYPES,
   converterHealthKey,
+  converterInfoKey,
+  type ConverterInfo,
   decodeFailure,
   heartbeatKey,
   payloadKeys,
@@ -241,6 +243,20 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     } catch (e) {
       this.logRedisError(e);
       return { redis: false };
+    }
+  }
+
+  /** The converter the workers published with their heartbeat (GET /version); null if none did. */
+  async converterInfo(): Promise<ConverterInfo | null> {
+    const text = await this.redis.get(converterInfoKey(this.names));
+    if (!text) return null;
+    try {
+      const info = JSON.parse(text) as Partial<ConverterInfo>;
+      return typeof info.kind === 'string' && typeof info.version === 'string'
+        ? { kind: info.kind, version: info.version }
+        : null;
+    } catch {
+      return null;
     }
   }
 

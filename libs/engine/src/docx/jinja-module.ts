@@ -589,7 +589,7 @@ export class JinjaModule {
       return `</w:t>${this.images.drawing(v.name, options.filePath)}<w:t xml:space="preserve">`;
     }
     this.state.use(v);
-    return textToRunXml(str(v));
+    return textToRunXml(v instanceof Undefined ? this.state.missingText(v) : str(v));
   }
 }
 

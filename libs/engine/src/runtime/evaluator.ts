@@ -3,6 +3,7 @@
  * frames, then the request's images, then the data (own properties only), then a short list of
  * safe globals. Only `Callable`s built by this package can be called.
  */
+import { withWrittenPath } from './undefined-path';
 import { FILTERS, TESTS } from './filters';
 import {
   binary,
@@ -65,7 +66,7 @@ function lookupName(name: string, frame: Frame, st: RenderState): Value {
 export function evaluate(e: Expr, frame: Frame, st: RenderState): Value {
   const v = evaluateNode(e, frame, st);
   if (v instanceof Undefined && (e.type === 'Name' || e.type === 'Attr' || e.type === 'Item'))
-    st.noteUndefined(v);
+    return st.noteUndefined(withWrittenPath(v, e));
   return v;
 }
 

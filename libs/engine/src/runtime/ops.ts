@@ -39,6 +39,9 @@ export interface EvalLimits {
 
 export const DEFAULT_EVAL_LIMITS: EvalLimits = { maxLoopIterations: 100_000, maxValueLength: 1_000_000 };
 
+/** Printed form of undefined values outside strict mode (the seed system's undefined_behavior). */
+export type MissingOutput = 'empty' | 'debug' | 'property_missing';
+
 /** What one render shares across tags: data, image names, strictness, limits and counters. */
 export class RenderState {
   iterations = 0;
@@ -49,7 +52,16 @@ export class RenderState {
     readonly imageNames: ReadonlySet<string>,
     readonly strict: boolean,
     readonly limits: EvalLimits,
+    /** What printing an undefined value writes (strict mode reports it instead). */
+    readonly missingOutput: MissingOutput = 'empty',
   ) {}
+
+  /** The text `{{ missing }}` prints: nothing, or a marker an author can spot in the PDF. */
+  missingText(u: Undefined): string {
+    if (this.missingOutput === 'debug' && u.path) return `[Missing variable: ${u.path}]`;
+    if (this.missingOutput === 'property_missing' && u.path) return '<property missing in json>';
+    return '';
+  }
 
   /** Undefined values produced while evaluating the current tag (to explain its failure). */
   readonly produced: Undefined[] = [];

@@ -1,0 +1,106 @@
+/**
+ * POST /api/v1/lint-docx-template: every problem of a template at once, without data, as the
+ * seed system's JSON report (`options.response_format = "json"`) or as a PDF report (the default),
+ * which a worker renders from the engine's report template.
+ */
+import {
+  Controller,
+  HttpCode,
+  Post,
+  Req,
+  Res,
+  StreamableFile,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { InvalidRequestError, lintDocxTemplate, type LintReport } from '@app/engine';
+import { CONTENT_TYPES, MissingFileError } from '@app/contracts';
+import { ERROR_BODY_REF, errorExamples } from '../docs/openapi-schemas';
+import { LINT_BODY_SCHEMA } from '../docs/compat-schemas';
+import { requestIdFrom } from '../logging/request-id';
+import { contentDisposition } from '../documents/content-disposition';
+import { parseLintOptions } from './lint-options';
+import { LintReportService } from './lint-report.service';
+
+interface UploadedTemplate {
+  buffer: Buffer;
+  originalname: string;
+}
+
+/** Tells the caller's hang-up to the queue, so a report nobody waits for is withdrawn. */
+export function hangUpSignal(res: Response): AbortSignal {
+  const hangUp = new AbortController();
+  res.on('close', () => {
+    if (!res.writableFinished) hangUp.abort();
+  });
+  return hangUp.signal;
+}
+
+export function requestIdOf(req: Request): string {
+  return typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']);
+}
+
+@ApiTags('template tools')
+@Controller('api/v1')
+export class LintController {
+  constructor(private readonly reports: LintReportService) {}
+
+  @Post('lint-docx-template')
+  @ApiOperation({
+    summary: 'Lint a template: every problem at once, without data',
+    description:
+      'Syntax errors, unclosed or mismatched blocks, unknown filters, tests and tags, tags split across paragraphs and ' +
+      'blocks crossing table cells, each with its location (part, paragraph, table cell, line and column of the ' +
+      'template text) and a suggestion; warnings for likely mistakes. The report is 200 whether or not the template ' +
+      'passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`.',
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: LINT_BODY_SCHEMA })
+  @ApiProduces('application/json', CONTENT_TYPES.pdf)
+  @ApiResponse({
+    status: 200,
+    description: 'The lint report',
+    content: {
+      'application/json': { schema: { $ref: '#/components/schemas/LintReport' } },
+      [CONTENT_TYPES.pdf]: { schema: { type: 'string', format: 'binary' } },
+    },
+  })
+  @ApiResponse({
+    status: 400,
+    description: 'No document, not a .docx, or bad options',
+    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(400) } },
+  })
+  @ApiResponse({
+    status: 503,
+    description: 'PDF report only: no worker to render it',
+    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(503) } },
+  })
+  @HttpCode(200)
+  @UseInterceptors(FileInterceptor('document'))
+  async lint(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @UploadedFile() document: UploadedTemplate | undefined,
+  ): Promise<LintReport | StreamableFile> {
+    if (!req.is('multipart/form-data'))
+      throw new InvalidRequestError('The request must be multipart/form-data with the field document', {
+        content_type: req.headers['content-type'] ?? null,
+      });
+    if (!document) throw new MissingFileError("The form field 'document' (the .docx template) is missing");
+    const options = parseLintOptions((req.body as Record<string, unknown> | undefined)?.options);
+    const report = lintDocxTemplate(document.buffer, {
+      verbose: options.verbose,
+      failOnWarnings: options.fail_on_warnings,
+    });
+    if (options.response_format === 'json') return report;
+    const pdf = await this.reports.pdf(report, document.originalname, requestIdOf(req), hangUpSignal(res));
+    return new StreamableFile(pdf.body, {
+      type: CONTENT_TYPES.pdf,
+      disposition: contentDisposition(pdf.filename),
+      length: pdf.body.length,
+    });
+  }
+}

@@ -1,0 +1,393 @@
+/**
+ * Every problem of a template at once, without data: syntax errors, unclosed and mismatched
+ * blocks, unknown filters, tests and tags, tags split across paragraphs, blocks that cross table
+ * cells; then warnings for likely mistakes. Each finding says where it is (part, paragraph, table
+ * cell, the text around it) and what to do. The report has the seed system's shape (`success`,
+ * `errors[]` with `line_number`, `column`, `error_type`, …, `warnings[]`, `summary`) plus our
+ * richer fields (`code`, `location`, `tag`).
+ */
+import { checkDocxTemplate, type TemplateLimits } from '../render';
+import type { TemplateProblem } from '../errors';
+import { FILTERS, TESTS } from '../runtime/filters';
+import {
+  templateOutline,
+  type TemplateLocation,
+  type TemplateOutline,
+  type TemplateTag,
+} from '../inspect/template-outline';
+import { IMAGE_LIKE_NAME, templateVariables } from '../inspect/template-variables';
+import { blocksAcrossCells } from './block-structure';
+import { compileProblems } from './compile-problems';
+import { closest, levenshtein } from './levenshtein';
+
+/** The seed system's error types, and ours (`code`) that say more precisely what is wrong. */
+export type LintErrorType =
+  | 'syntax_error'
+  | 'unclosed_tag'
+  | 'mismatched_tag'
+  | 'nested_error'
+  | 'invalid_expression'
+  | 'document_error';
+export type LintWarningType = 'suspicious_syntax' | 'unused_variable' | 'complex_expression' | 'long_line';
+
+export interface LintFinding {
+  line_number: number | null;
+  column: number | null;
+  message: string;
+  context: string | null;
+  tag_name: string | null;
+  suggestion: string | null;
+  /** Ours: a stable identifier of the problem (`unknown_filter`, `block_crosses_table_cells`, …). */
+  code: string;
+  /** Ours: the tag as written. */
+  tag: string | null;
+  /** Ours: where an author finds it in Word. */
+  location: TemplateLocation | null;
+}
+export interface LintError extends LintFinding {
+  error_type: LintErrorType;
+}
+export interface LintWarning extends LintFinding {
+  warning_type: LintWarningType;
+}
+
+export interface LintSummary {
+  total_errors: number;
+  total_warnings: number;
+  /** Characters of template text (all parts). */
+  template_size: number;
+  /** Paragraphs of template text (each is one line of the report's numbering). */
+  lines_count: number;
+  jinja_tags_count: number;
+  /** 100 with no findings, less for each error (10) and warning (2). */
+  completeness_score: number;
+  processing_time_ms: number;
+  parts: string[];
+}
+
+export interface LintReport {
+  success: boolean;
+  errors: LintError[];
+  warnings: LintWarning[];
+  summary: LintSummary;
+  /** The first 500 characters of the template's text. */
+  template_preview: string;
+  /** With `verbose`: the whole text, one paragraph a line, and every tag. */
+  template_content?: string;
+  tags?: { tag: string; line_number: number; column: number; location: TemplateLocation }[];
+}
+
+export interface LintOptions {
+  verbose?: boolean;
+  /** Warnings make `success` false (the seed system's fail_on_warnings). */
+  failOnWarnings?: boolean;
+  /** The images a request gives, when known: image placeholders without one are warned about. */
+  imageNames?: readonly string[];
+  limits?: Partial<TemplateLimits>;
+}
+
+const BLOCK_TAGS = 'if, elif, else, endif, for, endfor, set';
+
+/** Seed error type, our code and a suggestion for a problem the compile passes reported. */
+function classify(problem: TemplateProblem): Pick<LintError, 'error_type' | 'code' | 'suggestion'> {
+  const m = problem.message;
+  let match: RegExpExecArray | null;
+  if (/not closed before the end of its paragraph/.test(m))
+    return {
+      error_type: 'unclosed_tag',
+      code: 'tag_split_across_paragraphs',
+      suggestion:
+        'Close the tag in the paragraph it opens in (a tag cannot span a line break or paragraph); retype it on one line',
+    };
+  if ((match = /^'(\w+)' has no 'end(\w+)'/.exec(m)))
+    return {
+      error_type: 'unclosed_tag',
+      code: 'unclosed_block',
+      suggestion: `Add {% end${match[2]} %} where the ${match[1]} block should end`,
+    };
+  if (/without an open|should end first|after 'else'|second 'else'/.test(m))
+    return {
+      error_type: 'mismatched_tag',
+      code: 'mismatched_block',
+      suggestion: 'Check that every block ends in reverse order of opening: the inner block ends first',
+    };
+  if (/different parts of the document structure/.test(m))
+    return {
+      error_type: 'nested_error',
+      code: 'block_crosses_table_cells',
+      suggestion:
+        'Keep the start and end tags in the same cell or paragraph, or use {%tr …%} for table rows, {%tc …%} for cells and {%p …%} for whole paragraphs',
+    };
+  if ((match = /unknown filter '([^']+)'/.exec(m))) {
+    const near = closest(match[1], Object.keys(FILTERS));
+    return {
+      error_type: 'invalid_expression',
+      code: 'unknown_filter',
+      suggestion: near ? `Did you mean the filter '${near}'?` : 'See the README for the supported filters',
+    };
+  }
+  if ((match = /unknown test '([^']+)'/.exec(m))) {
+    const near = closest(match[1], Object.keys(TESTS));
+    return {
+      error_type: 'invalid_expression',
+      code: 'unknown_test',
+      suggestion: near ? `Did you mean the test '${near}'?` : 'See the README for the supported tests',
+    };
+  }
+  if (/unknown tag|docxtpl tag .* not supported|not supported/.test(m))
+    return {
+      error_type: 'syntax_error',
+      code: 'unknown_tag',
+      suggestion: `The supported tags are ${BLOCK_TAGS}`,
+    };
+  return {
+    error_type: 'syntax_error',
+    code: 'syntax_error',
+    suggestion: 'Check the brackets, quotes and operators of the expression',
+  };
+}
+
+/** `if` for `{% if x %}`, `for` for `{%tr for … %}`, `expression` for `{{ … }}`. */
+function tagName(source: string): string | null {
+  if (!source) return null;
+  if (source.startsWith('{{')) return 'expression';
+  const word = /^\{[%#][-+]?\s*(?:(?:tr|tc|p|r)\s+)?(\w+)/.exec(source);
+  return word ? word[1] : null;
+}
+
+/** The paragraph a problem is in: the n-th paragraph of its part holding its tag text. */
+function locate(
+  outline: TemplateOutline,
+  problem: TemplateProblem,
+  seen: Map<string, number>,
+): { location: TemplateLocation; column: number } | null {
+  if (!problem.tag) return null;
+  const key = `${problem.part}\u0000${problem.tag}`;
+  const skip = seen.get(key) ?? 0;
+  const split = /not closed before the end/.test(problem.message);
+  let n = 0;
+  for (const para of outline.paragraphs) {
+    if (para.part !== problem.part) continue;
+    let from = para.text.indexOf(problem.tag);
+    while (from >= 0) {
+      // A tag left open runs to the end of its paragraph.
+      const fits = !split || from + problem.tag.length === para.text.length;
+      if (fits && n++ === skip) {
+        seen.set(key, skip + 1);
+        const { text: _text, ...location } = para;
+        return { location, column: from + 1 };
+      }
+      from = para.text.indexOf(problem.tag, from + 1);
+    }
+  }
+  return null;
+}
+
+function finding(base: {
+  message: string;
+  code: string;
+  suggestion: string | null;
+  tag: TemplateTag;
+}): LintFinding {
+  return {
+    line_number: base.tag.location.line,
+    column: base.tag.column,
+    message: base.message,
+    context: base.tag.paragraphText,
+    tag_name: tagName(base.tag.source),
+    suggestion: base.suggestion,
+    code: base.code,
+    tag: base.tag.source,
+    location: base.tag.location,
+  };
+}
+
+/** A key with a dash written as a name: `{{ e-mail }}` subtracts `mail` from `e`. */
+function dashedNames(tag: TemplateTag): string[] {
+  const outsideStrings = tag.source.replace(/"[^"]*"|'[^']*'|[“”‘’][^“”‘’]*[“”‘’]/g, '""');
+  return [...outsideStrings.matchAll(/(?<![\w.[])([A-Za-z_]\w*(?:\.\w+)*-[A-Za-z_][\w-]*)/g)].map(
+    (m) => m[1],
+  );
+}
+
+function warningsOf(outline: TemplateOutline, options: LintOptions): LintWarning[] {
+  const warnings: LintWarning[] = [];
+  const found = templateVariables({
+    paragraphs: outline.paragraphs,
+    tags: outline.tags.filter((t) => !t.syntaxError),
+  });
+  const tagAt = (loc: TemplateLocation, hint: string) => {
+    const here = outline.tags.filter(
+      (t) => t.location.part === loc.part && t.location.paragraph === loc.paragraph,
+    );
+    return here.find((t) => t.source.includes(hint)) ?? here[0];
+  };
+
+  // A variable used once whose spelling is within two edits of another: most likely a typo.
+  const data = found.variables.filter((v) => !v.usages.every((u) => u === 'computed'));
+  for (const v of data) {
+    if (v.count !== 1 || v.path.length < 4) continue;
+    const twin = data
+      .filter((o) => o !== v && o.segments.length === v.segments.length && o.path.length >= 4)
+      .map((o) => ({ o, d: levenshtein(v.path, o.path) }))
+      .filter(({ o, d }) => d > 0 && d <= 2 && d * 4 <= v.path.length && o.count >= v.count)
+      .sort((a, b) => a.d - b.d || b.o.count - a.o.count)[0];
+    if (!twin) continue;
+    warnings.push({
+      warning_type: 'suspicious_syntax',
+      ...finding({
+        message: `'${v.path}' is used once and is spelled almost like '${twin.o.path}' (used ${twin.o.count} time${twin.o.count > 1 ? 's' : ''})`,
+        code: 'similar_variable_name',
+        suggestion: `If this is a typo, write '${twin.o.path}'`,
+        tag: tagAt(v.locations[0], v.segments[v.segments.length - 1]),
+      }),
+    });
+  }
+
+  // An image placeholder the request gives no image for prints its value as text (or nothing).
+  if (options.imageNames) {
+    for (const img of found.images) {
+      if (img.kind !== 'placeholder' || options.imageNames.includes(img.name)) continue;
+      warnings.push({
+        warning_type: 'unused_variable',
+        ...finding({
+          message: `'${img.name}' looks like an image placeholder, but the request has no image named '${img.name}'`,
+          code: 'image_without_image',
+          suggestion: `Add images.${img.name} (base64 PNG) to the request, or rename the variable if it is text`,
+          tag: tagAt(img.location, img.name),
+        }),
+      });
+    }
+  } else {
+    // No request: list image-like names printed as `{{ name }}` inside text, which never become images.
+    for (const t of outline.tags) {
+      if (t.kind !== 'expr' || t.alone || t.expr?.type !== 'Name' || !IMAGE_LIKE_NAME.test(t.expr.name))
+        continue;
+      warnings.push({
+        warning_type: 'suspicious_syntax',
+        ...finding({
+          message: `'${t.expr.name}' looks like an image, but an image placeholder must be alone in its paragraph`,
+          code: 'image_placeholder_not_alone',
+          suggestion: `Put {{ ${t.expr.name} }} in a paragraph of its own`,
+          tag: t,
+        }),
+      });
+    }
+  }
+
+  // Delimiters a space or a stray character broke (`{ {`, `% }`) or closers with no opener: such
+  // text is printed as it is, which the author never means.
+  for (const para of outline.paragraphs) {
+    let rest = para.text;
+    for (const t of outline.tags)
+      if (t.location.part === para.part && t.location.paragraph === para.paragraph)
+        rest = rest.replace(t.source, ' ');
+    const broken = /\{\s+[{%#]|[}%#]\s+\}|\}\}|%\}/.exec(rest);
+    if (!broken || /\{\{|\{%/.test(rest)) continue; // an unclosed tag is reported as an error already
+    const column = para.text.indexOf(broken[0]) + 1;
+    const { text: _text, ...location } = para;
+    warnings.push({
+      warning_type: 'suspicious_syntax',
+      line_number: para.line,
+      column: column > 0 ? column : null,
+      message: `'${broken[0]}' looks like a broken tag delimiter; it is printed as text`,
+      context: para.text,
+      tag_name: null,
+      suggestion: "Write the delimiters without spaces inside: '{{', '}}', '{%', '%}'",
+      code: 'broken_tag_delimiter',
+      tag: null,
+      location,
+    });
+  }
+
+  for (const t of outline.tags) {
+    if (t.kind === 'comment') continue;
+    for (const name of dashedNames(t)) {
+      const [base, ...rest] = name.split('.');
+      const last = rest.length ? rest[rest.length - 1] : base;
+      const owner = rest.length ? [base, ...rest.slice(0, -1)].join('.') : null;
+      warnings.push({
+        warning_type: 'suspicious_syntax',
+        ...finding({
+          message: `'${name}' reads as a subtraction; JSON keys with '-' are not names`,
+          code: 'dash_in_name',
+          suggestion: owner
+            ? `Write ${owner}['${last}'] for the key '${last}'`
+            : `Give the value a key without '-' or reach it through its parent object with ['${last}']`,
+          tag: t,
+        }),
+      });
+    }
+  }
+  return warnings;
+}
+
+export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): LintReport {
+  const started = performance.now();
+  const outline = templateOutline(checkDocxTemplate(template, options.limits));
+  const { problems } = compileProblems(checkDocxTemplate(template, options.limits));
+  const seen = new Map<string, number>();
+  const errors: LintError[] = problems.map((problem) => {
+    const where = locate(outline, problem, seen);
+    return {
+      line_number: where?.location.line ?? null,
+      column: where?.column ?? null,
+      message: problem.message,
+      context: problem.context || null,
+      tag_name: tagName(problem.tag),
+      tag: problem.tag || null,
+      location:
+        where?.location ?? (problem.part ? { part: problem.part, paragraph: 0, line: 0, table: null } : null),
+      ...classify(problem),
+    };
+  });
+  for (const { opener, message } of blocksAcrossCells(outline)) {
+    const already = errors.some(
+      (e) =>
+        e.code === 'block_crosses_table_cells' &&
+        e.tag === opener.source &&
+        e.line_number === opener.location.line,
+    );
+    if (already) continue;
+    errors.push({
+      error_type: 'nested_error',
+      ...finding({
+        message,
+        code: 'block_crosses_table_cells',
+        suggestion:
+          'Keep the start and end tags in the same cell, or use {%tr …%} to repeat or hide table rows and {%tc …%} for cells',
+        tag: opener,
+      }),
+    });
+  }
+  errors.sort((a, b) => (a.line_number ?? 0) - (b.line_number ?? 0) || (a.column ?? 0) - (b.column ?? 0));
+  const warnings = warningsOf(outline, options);
+  const text = outline.paragraphs.map((p) => p.text).join('\n');
+  const report: LintReport = {
+    success: errors.length === 0 && !(options.failOnWarnings && warnings.length > 0),
+    errors,
+    warnings,
+    summary: {
+      total_errors: errors.length,
+      total_warnings: warnings.length,
+      template_size: text.length,
+      lines_count: outline.paragraphs.length,
+      jinja_tags_count:
+        outline.tags.length + problems.filter((p) => /not closed before/.test(p.message)).length,
+      completeness_score: Math.max(0, 100 - 10 * errors.length - 2 * warnings.length),
+      processing_time_ms: Math.round((performance.now() - started) * 10) / 10,
+      parts: [...new Set(outline.paragraphs.map((p) => p.part))],
+    },
+    template_preview: text.slice(0, 500),
+  };
+  if (options.verbose) {
+    report.template_content = text;
+    report.tags = outline.tags.map((t) => ({
+      tag: t.source,
+      line_number: t.location.line,
+      column: t.column,
+      location: t.location,
+    }));
+  }
+  return report;
+}
