@@ -24,7 +24,7 @@ import {
   type PdfConverter,
 } from '@app/converters';
 import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
-import { pinoOptions } from '@app/logging';
+import { installMemoryProbe, pinoOptions } from '@app/logging';
 import { converterHealthKey, heartbeatKey } from '@app/contracts';
 import { beat, unregister } from '@app/contracts';
 import pino from 'pino';
@@ -70,6 +70,7 @@ async function main(): Promise<void> {
     console.error(e instanceof ConfigurationError || e instanceof ConverterConfigError ? e.message : e);
     process.exit(1);
   }
+  installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const logger = pino(pinoOptions(config, 'worker')).child({ workerId });
   const log = (message: string) => logger.info(message);
