@@ -41,7 +41,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
@@ -143,7 +143,12 @@ export class ManagedProcess {
   }
 }
 
-function spawnManaged(name: string, command: string, args: string[], env: NodeJS.ProcessEnv): ManagedProcess {
+export function spawnManaged(
+  name: string,
+  command: string,
+  args: string[],
+  env: NodeJS.ProcessEnv,
+): ManagedProcess {
   const child = spawn(command, args, {
     cwd: ROOT,
     env,

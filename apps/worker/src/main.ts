@@ -11,7 +11,6 @@
  */
 import 'reflect-metadata';
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { closeSync, openSync, utimesSync } from 'node:fs';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
@@ -25,7 +24,7 @@ import {
 } from '@app/converters';
 import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
 import { installMemoryProbe, pinoOptions } from '@app/logging';
-import { converterHealthKey, heartbeatKey } from '@app/contracts';
+import { connectRedis, converterHealthKey, heartbeatKey, onRedisError } from '@app/contracts';
 import { beat, unregister } from '@app/contracts';
 import pino from 'pino';
 import { jobContext } from './job-context';
@@ -129,12 +128,20 @@ async function main(): Promise<void> {
   };
   const retryStrategy = (times: number) => Math.min(100 * times, 2000);
   // One connection for payloads and heartbeats; BullMQ's worker makes its own blocking one.
-  const redis = new Redis(config.REDIS_URL, {
+  const redis = connectRedis(config.redisTarget, {
     retryStrategy,
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker',
   });
-  redis.on('error', logRedisError);
+  onRedisError(redis, logRedisError);
+
+  // BullMQ's own connection (it duplicates it for its blocking reads).
+  const queueRedis = connectRedis(config.redisTarget, {
+    retryStrategy,
+    maxRetriesPerRequest: null,
+    connectionName: 'docx-worker-queue',
+  });
+  onRedisError(queueRedis, logRedisError);
 
   const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
   const processor = createRenderProcessor({
@@ -157,7 +164,7 @@ async function main(): Promise<void> {
     metrics,
   });
   const worker = new Worker(names.name, processor, {
-    connection: { url: config.REDIS_URL, retryStrategy, maxRetriesPerRequest: null },
+    connection: queueRedis,
     prefix: names.prefix,
     concurrency,
     lockDuration: config.WORKER_LOCK_DURATION_MS,
@@ -231,6 +238,7 @@ async function main(): Promise<void> {
     await worker.close(); // waits for active jobs
     await converter.close().catch((e: unknown) => logger.warn(`converter close: ${String(e)}`));
     redis.disconnect();
+    queueRedis.disconnect();
     http.close();
     log('stopped');
     process.exit(0);

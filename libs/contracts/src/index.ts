@@ -7,4 +7,5 @@ export * from './errors';
 export * from './service-errors';
 export * from './render-job';
 export * from './worker-registry';
+export * from './redis-connection';
 export * from './health-paths';
