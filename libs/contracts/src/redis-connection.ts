@@ -49,3 +49,12 @@ export function onRedisError(connection: RedisConnection, handler: (e: unknown) 
   connection.on('error', handler);
   if (connection instanceof Cluster) connection.on('node error', handler);
 }
+
+/**
+ * Calls `handler` when a connection closes (it reconnects by itself), on a cluster also when a
+ * node drops out: the moments after which Redis may come back without the data it had.
+ */
+export function onRedisConnectionLost(connection: RedisConnection, handler: () => void): void {
+  connection.on('close', handler);
+  if (connection instanceof Cluster) connection.on('-node', handler);
+}

@@ -13,6 +13,7 @@ import { ServiceConfig } from '@app/config';
 import {
   connectRedis,
   InternalError,
+  onRedisConnectionLost,
   onRedisError,
   ProcessingTimeoutError,
   type RedisConnection,
@@ -113,7 +114,10 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     // QueueEvents blocks on XREAD: BullMQ wants maxRetriesPerRequest null there, and no
     // commandTimeout (it would cut every blocking read short).
     this.eventsRedis = connectRedis(this.config.redisTarget, { ...base, maxRetriesPerRequest: null });
-    for (const client of [this.redis, this.eventsRedis]) onRedisError(client, (e) => this.logRedisError(e));
+    for (const client of [this.redis, this.eventsRedis]) {
+      onRedisError(client, (e) => this.logRedisError(e));
+      onRedisConnectionLost(client, () => this.scheduleLostJobCheck());
+    }
 
     this.queue = new Queue<RenderJob, RenderJobResult>(this.names.name, {
       connection: this.redis,
@@ -346,7 +350,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * After a Redis error: once Redis answers again, settles the requests whose job no longer
+   * After a Redis error or a lost connection: once Redis answers again, settles the requests whose job no longer
    * exists as 'lost' (503 at once, instead of 504 after JOB_TIMEOUT_MS). A job stays in Redis
    * for an hour after it finished, so a missing one was lost with Redis' data: a Redis (or the
    * Redis Cluster master of the queue's slot) restarted without persistence. One EXISTS per
