@@ -5,7 +5,8 @@
  * entity bombs, an oversized upload sent for real, image attacks, deep JSON, prototype
  * pollution attempts, template-injection payloads, unicode in data and file names, malformed
  * forms. Afterwards the service must still be up and answer a valid request, and sending the
- * whole set again, round after round, must not make the memory the processes hold grow (the leak check).
+ * whole set again, round after round, must not make the memory the processes hold grow (the
+ * leak check).
  *
  * Several of these tests first failed: they pinned bugs found while writing them, all fixed
  * since (docs/reliability.md, "Bugs found", says what each was and how it was fixed).
@@ -48,8 +49,8 @@ const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
  * The leak check: the hostile set is sent LEAK_ROUNDS times in all (the tests themselves are round
  * 1). After a forced full GC, the memory the API and the worker hold (heap used, plus external
  * memory: Buffers such as uploads live outside the heap) may grow at most this much from round 2
- * to round LEAK_ROUNDS: what is kept per request would show N-fold here, while
- * caches and JIT code filled by round 1 stay level. RSS is printed, not asserted: it is what the
+ * to round LEAK_ROUNDS: what is kept per request would show N-fold here, while caches and JIT
+ * code filled by round 1 stay level. RSS is printed, not asserted: it is what the
  * allocators (glibc's arenas, V8's pages) keep, not what the program holds.
  */
 const LEAK_ROUNDS = 4;
@@ -110,7 +111,7 @@ async function payloadKeysLeft(): Promise<string[]> {
 
 const MB = 1024 * 1024;
 
-/** Heap used and RSS of the API and the worker after a forced GC, in MB. */
+/** process.memoryUsage() of the API and of the worker, each right after a forced full GC. */
 async function memoryNow(): Promise<{ api: MemoryFigures; worker: MemoryFigures }> {
   const [a, w] = await Promise.all([memoryAfterGc(api.proc), memoryAfterGc(worker)]);
   return { api: a, worker: w };

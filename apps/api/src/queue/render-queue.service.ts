@@ -72,7 +72,7 @@ function retryStrategy(times: number): number {
   return Math.min(100 * times, 2000);
 }
 
-/** How often, after a Redis error, the API looks for jobs Redis lost until Redis answers. */
+/** How often, after a Redis error, the API looks for lost jobs until Redis answers. */
 const LOST_JOB_CHECK_MS = 1000;
 
 /** States in which a job has not been taken by a worker yet (so it can be withdrawn). */
@@ -90,7 +90,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private readonly waiters = new Map<string, (outcome: Outcome) => void>();
   /** Jobs of waiting requests that are in the queue (added, not yet settled). */
   private readonly enqueued = new Set<string>();
-  /** Set by a Redis error: look for lost jobs once Redis answers again. */
+  /** Pending after a Redis error or lost connection: look for lost jobs once Redis answers. */
   private lostJobCheck?: NodeJS.Timeout;
   private lastRedisError = 0;
   private closing = false;
@@ -350,11 +350,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * After a Redis error or a lost connection: once Redis answers again, settles the requests whose job no longer
-   * exists as 'lost' (503 at once, instead of 504 after JOB_TIMEOUT_MS). A job stays in Redis
-   * for an hour after it finished, so a missing one was lost with Redis' data: a Redis (or the
-   * Redis Cluster master of the queue's slot) restarted without persistence. One EXISTS per
-   * waiting request, only after an error.
+   * After a Redis error or a lost connection: once Redis answers again, settles the requests
+   * whose job no longer exists as 'lost' (503 at once, instead of 504 after JOB_TIMEOUT_MS). A
+   * finished job stays in Redis (the last 1000, for up to an hour) and its event settles the
+   * request first, so a missing one was lost with Redis' data: a Redis (or the Redis Cluster
+   * master of the queue's slot) restarted without persistence. One EXISTS per waiting request,
+   * only after such an event.
    */
   private scheduleLostJobCheck(): void {
     if (this.lostJobCheck || this.closing) return;
