@@ -159,7 +159,7 @@ async function main() {
   }
   if (!env.WORKER_HTTP_PORT) env.WORKER_HTTP_PORT = String((await portFree(9464)) ? 9464 : await freePort());
 
-  if (!env.REDIS_URL) {
+  if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
     const port = await freePort();
     const redis = run(
       'redis',
@@ -171,7 +171,7 @@ async function main() {
     env.REDIS_URL = `redis://127.0.0.1:${port}`;
     log(`local Redis on ${env.REDIS_URL} (no persistence)`);
   } else {
-    log(`using Redis at ${env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
+    log(`using Redis at ${env.REDIS_CLUSTER_NODES || env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
   }
 
   // The API opens its port only once a worker has registered: whoever polls /health-check and

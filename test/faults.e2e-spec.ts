@@ -282,8 +282,8 @@ describe('(c) Redis', () => {
     });
   });
 
-  it('a request in flight while Redis restarts ends with 504 processing_timeout (as documented), and the next one succeeds', async () => {
-    // A second API replica with a short wait, so the documented 504 comes quickly.
+  it('a request in flight while Redis restarts empty gets 503 service_unavailable once Redis is back (its job is gone), and the next one succeeds', async () => {
+    // A second API replica with a short wait: were the lost job missed, its 504 would come quickly.
     const shortApi = await startApi({ ...env, JOB_TIMEOUT_MS: '8000' }, 'api-short-wait');
     extraApis.push(shortApi);
     const [w] = alive();
@@ -292,9 +292,10 @@ describe('(c) Redis', () => {
     await workerThatStarts([w]);
     await redis.restart();
     const a = await response;
-    expect(a.status).toBe(504);
-    expect(expectErrorBody(a).error_type).toBe('processing_timeout');
-    record.add('request in flight while Redis restarted (empty)', '504 processing_timeout', a);
+    expect(a.status).toBe(503);
+    expect(expectErrorBody(a).error_type).toBe('service_unavailable');
+    expect(a.headers.get('retry-after')).toBe('2');
+    record.add('request in flight while Redis restarted (empty)', '503 service_unavailable', a);
     let next: Answer | undefined;
     await waitUntil(
       async () => {
@@ -306,7 +307,7 @@ describe('(c) Redis', () => {
     );
     fault({
       fault: '(c) Redis restarted (empty) while a request was in flight',
-      callerSees: `504 processing_timeout after ${seconds(Date.now() - t0 - next!.ms)} (JOB_TIMEOUT_MS 8000 on that API): the job and its events died with Redis`,
+      callerSees: `503 service_unavailable with Retry-After after ${seconds(Date.now() - t0 - next!.ms)}, once Redis answered without the job (JOB_TIMEOUT_MS 8000 on that API)`,
       recovery: 'next request 200',
       lost: '1 in flight (by design: Redis holds the queue; docs/service.md)',
     });

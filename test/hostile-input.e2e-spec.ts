@@ -4,8 +4,9 @@
  * status and error_type, in the JSON error body. Broken archives, zip and XML bombs, macros,
  * entity bombs, an oversized upload sent for real, image attacks, deep JSON, prototype
  * pollution attempts, template-injection payloads, unicode in data and file names, malformed
- * forms. Afterwards the service must still be up, answer a valid request, and its processes'
- * memory must be back near the baseline measured before.
+ * forms. Afterwards the service must still be up and answer a valid request, and sending the
+ * whole set again, round after round, must not make the memory the processes hold grow (the
+ * leak check).
  *
  * Several of these tests first failed: they pinned bugs found while writing them, all fixed
  * since (docs/reliability.md, "Bugs found", says what each was and how it was fixed).
@@ -28,6 +29,8 @@ import {
   stopAll,
   testEnv,
   waitUntil,
+  memoryAfterGc,
+  MemoryFigures,
 } from './service-harness';
 import { Answer, answer, expectErrorBody, multipart, rawPost, Recorder } from './support/hostile-http';
 import * as png from './support/hostile-png';
@@ -42,15 +45,32 @@ const MAX_TEMPLATE_BYTES = 10 * 1024 * 1024;
 const MAX_REQUEST_BYTES = 32 * 1024 * 1024;
 const MAX_IMAGES = 20;
 const MAX_IMAGE_BYTES = 5 * 1024 * 1024;
-/** Allowed growth of the API's and the worker's RSS after all the hostile requests. */
-const MEMORY_MARGIN_MB = 64;
+/**
+ * The leak check: the hostile set is sent LEAK_ROUNDS times in all (the tests themselves are round
+ * 1). After a forced full GC, the memory the API and the worker hold (heap used, plus external
+ * memory: Buffers such as uploads live outside the heap) may grow at most this much from round 2
+ * to round LEAK_ROUNDS: what is kept per request would show N-fold here, while caches and JIT
+ * code filled by round 1 stay level. RSS is printed, not asserted: it is what the
+ * allocators (glibc's arenas, V8's pages) keep, not what the program holds.
+ */
+const LEAK_ROUNDS = 4;
+const HELD_GROWTH_LIMIT_MB = 8;
 
 let redis: RedisServer;
 let worker: ManagedProcess;
 let api: RunningApi;
 let client: Redis;
 const record = new Recorder();
-const baseline = { api: 0, worker: 0 };
+
+/** Every request the hostile tests sent (in order) and the status it got, for the leak check. */
+const sentRequests: Array<{ name: string; send: () => Promise<Answer>; status: number }> = [];
+
+/** Sends a request and remembers it, so the leak check can send it again. */
+async function sendRecorded(send: () => Promise<Answer>): Promise<Answer> {
+  const a = await send();
+  sentRequests.push({ name: expect.getState().currentTestName ?? '?', send, status: a.status });
+  return a;
+}
 
 const hello = buildDocx({ body: [p('Hello {{ name }}!')] });
 const imageTemplate = buildDocx({ body: [p('Logo: {{ logo }}')] });
@@ -58,7 +78,7 @@ const valueTemplate = buildDocx({ body: [p('[{{ v }}]')] });
 const okPng = png.b64(png.solid(40, 20));
 
 function post(form: RenderForm): Promise<Answer> {
-  return answer(postRender(api.url, form));
+  return sendRecorded(() => answer(postRender(api.url, form)));
 }
 
 /** Enhanced request for the image template with these images. */
@@ -89,18 +109,18 @@ async function payloadKeysLeft(): Promise<string[]> {
   return client.keys(`${PREFIX}:render-payload:*`);
 }
 
-/** RSS of both processes once it has settled: the smallest of several samples over `ms`. */
-async function settledRss(ms: number): Promise<{ api: number; worker: number }> {
-  const samples: Array<{ api: number; worker: number }> = [];
-  const end = Date.now() + ms;
-  do {
-    await new Promise((r) => setTimeout(r, 500));
-    samples.push({ api: rssMb(api.proc.pid), worker: rssMb(worker.pid) });
-  } while (Date.now() < end);
-  return {
-    api: Math.min(...samples.map((s) => s.api)),
-    worker: Math.min(...samples.map((s) => s.worker)),
-  };
+const MB = 1024 * 1024;
+
+/** process.memoryUsage() of the API and of the worker, each right after a forced full GC. */
+async function memoryNow(): Promise<{ api: MemoryFigures; worker: MemoryFigures }> {
+  const [a, w] = await Promise.all([memoryAfterGc(api.proc), memoryAfterGc(worker)]);
+  return { api: a, worker: w };
+}
+
+function memoryLine(label: string, m: { api: MemoryFigures; worker: MemoryFigures }): string {
+  const f = (x: MemoryFigures) =>
+    `heap used ${(x.heapUsed / MB).toFixed(1)} MB + external ${(x.external / MB).toFixed(1)} MB, RSS ${(x.rss / MB).toFixed(0)} MB`;
+  return `${label}: API ${f(m.api)}; worker ${f(m.worker)}`;
 }
 
 beforeAll(async () => {
@@ -116,12 +136,16 @@ beforeAll(async () => {
   });
   [worker, api] = await Promise.all([startWorker(env), startApi(env)]);
   client = redis.client();
-  // Warm up both processes (JIT, LibreOffice's first document) before the baseline.
+  // Warm up both processes (JIT, LibreOffice's first document); not part of the hostile set.
   for (let i = 0; i < 3; i++) {
-    expect((await post({ file: hello, data: { name: 'warm-up' } })).status).toBe(200);
-    expect((await post(withImages({ logo: { data: okPng, width_mm: 30 } }))).status).toBe(200);
+    expect((await answer(postRender(api.url, { file: hello, data: { name: 'warm-up' } }))).status).toBe(200);
+    expect(
+      (await answer(postRender(api.url, withImages({ logo: { data: okPng, width_mm: 30 } })))).status,
+    ).toBe(200);
   }
-  Object.assign(baseline, await settledRss(3000));
+  const warm = memoryLine('after warm-up', await memoryNow());
+  record.note(warm);
+  console.log(warm);
 });
 
 afterAll(async () => {
@@ -184,19 +208,31 @@ describe('broken and hostile templates', () => {
     }
   });
 
-  it('a 50 MB upload (over MAX_TEMPLATE_BYTES) is answered 413, read through without being buffered', async () => {
-    const before = rssMb(api.proc.pid);
-    resetPeakRss(api.proc.pid);
-    const a = await post({ file: Buffer.alloc(50 * 1024 * 1024, 0x41), data: { name: 'x' } });
-    expectError('50 MB upload', a, 413, 'payload_too_large');
-    expect(a.error!.details.max_bytes).toBe(MAX_TEMPLATE_BYTES);
-    const peak = peakRssMb(api.proc.pid);
-    record.note(
-      `50 MB upload: 413 in ${a.ms} ms; API RSS ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB during (the body is drained, not kept)`,
-    );
-    // Keeping the whole body would add at least its 50 MB. multer keeps at most MAX_TEMPLATE_BYTES
-    // (10 MiB) and drains the rest; with parser and socket buffers that measured 37–42 MB here.
-    expect(peak - before).toBeLessThan(50);
+  it('25 MB and 85 MB uploads (over MAX_TEMPLATE_BYTES) are answered 413, read through without being buffered', async () => {
+    /** The upload's answer and how far the API's RSS rose while it was read. */
+    const upload = async (mb: number) => {
+      const before = rssMb(api.proc.pid);
+      resetPeakRss(api.proc.pid);
+      // allocated per send, so the leak check's rounds do not keep the bodies alive here
+      const a = await sendRecorded(() =>
+        answer(postRender(api.url, { file: Buffer.alloc(mb * 1024 * 1024, 0x41), data: { name: 'x' } })),
+      );
+      expectError(`${mb} MB upload`, a, 413, 'payload_too_large');
+      expect(a.error!.details.max_bytes).toBe(MAX_TEMPLATE_BYTES);
+      const peak = peakRssMb(api.proc.pid);
+      record.note(
+        `${mb} MB upload: 413 in ${a.ms} ms; API RSS ${before.toFixed(0)} MB before, peak ${peak.toFixed(0)} MB during (the body is drained, not kept)`,
+      );
+      return peak - before;
+    };
+    const riseSmall = await upload(25);
+    const riseLarge = await upload(85);
+    // multer keeps at most MAX_TEMPLATE_BYTES (10 MiB) and drains the rest, so the rise hardly
+    // depends on the upload's size; keeping the body would add the extra 60 MB. The rise itself
+    // is the allocators' (about 40 MB on Node 20, 60 MB on Node 24 for 50 MB), so only the
+    // difference is asserted. (A 150 MB upload once ended in EPIPE on the loaded 2-core machine,
+    // Node 24: the API closed the connection after its 413 while the client was still sending.)
+    expect(riseLarge - riseSmall).toBeLessThan(40);
   });
 
   it('a DOCTYPE in a UTF-16 part is refused → 400 invalid_template', async () => {
@@ -567,13 +603,15 @@ describe('malformed requests', () => {
       ],
     ]).map(([name, send, status, errorType]) => ({ name, send, status, errorType })),
   )('$name → $status $errorType', async ({ name, send, status, errorType }) => {
-    expectError(name, await answer(send()), status, errorType);
+    expectError(name, await sendRecorded(() => answer(send())), status, errorType);
   });
 
   it.each(['GET', 'PUT', 'DELETE'])(
     '%s on the render route → 405 method_not_allowed, Allow: POST',
     async (method) => {
-      const a = await answer(fetch(`${api.url}/api/v1/process-template-document`, { method }));
+      const a = await sendRecorded(() =>
+        answer(fetch(`${api.url}/api/v1/process-template-document`, { method })),
+      );
       expectError(`${method} on the render route`, a, 405, 'method_not_allowed');
       expect(a.headers.get('allow')).toBe('POST');
     },
@@ -861,29 +899,35 @@ describe('after all of the above', () => {
     expect(await payloadKeysLeft()).toEqual([]);
   });
 
-  it(`memory returns to the baseline (+${MEMORY_MARGIN_MB} MB) once settled`, async () => {
-    let now = { api: 0, worker: 0 };
-    // Give the garbage collector time: sample for up to 30 s until both are back, then record.
-    await waitUntil(
-      async () => {
-        now = await settledRss(3000);
-        return now.api <= baseline.api + MEMORY_MARGIN_MB && now.worker <= baseline.worker + MEMORY_MARGIN_MB;
-      },
-      30_000,
-      'RSS back near the baseline',
-    ).catch(() => undefined);
-    record.note(
-      `RSS baseline (after warm-up): API ${baseline.api.toFixed(0)} MB, worker ${baseline.worker.toFixed(0)} MB; ` +
-        `after every request above and a settle period: API ${now.api.toFixed(0)} MB, worker ${now.worker.toFixed(0)} MB`,
-    );
-    expect(now.api).toBeLessThanOrEqual(baseline.api + MEMORY_MARGIN_MB);
-    expect(now.worker).toBeLessThanOrEqual(baseline.worker + MEMORY_MARGIN_MB);
-  });
+  it(`sending the hostile set ${LEAK_ROUNDS} times over does not grow the memory held, heap + external (round 2 → ${LEAK_ROUNDS}: at most ${HELD_GROWTH_LIMIT_MB} MB)`, async () => {
+    const set = [...sentRequests];
+    expect(set.length).toBeGreaterThan(100); // 142 when written
+    const rounds = [await memoryNow()];
+    const lines = [memoryLine(`round 1 (the tests above, ${set.length} requests)`, rounds[0])];
+    for (let round = 2; round <= LEAK_ROUNDS; round++) {
+      const changed: string[] = [];
+      for (const r of set) {
+        const a = await r.send();
+        if (a.status !== r.status) changed.push(`${r.name}: ${r.status} then ${a.status}`);
+      }
+      // the same answers as in round 1: the rounds did the same work
+      expect(changed).toEqual([]);
+      rounds.push(await memoryNow());
+      lines.push(memoryLine(`round ${round}`, rounds[rounds.length - 1]));
+    }
+    for (const line of lines) record.note(line);
+    console.log(lines.join('\n'));
+    expect(await payloadKeysLeft()).toEqual([]);
+    const [second, last] = [rounds[1], rounds[LEAK_ROUNDS - 1]];
+    const held = (m: MemoryFigures) => (m.heapUsed + m.external) / MB;
+    expect(held(last.api) - held(second.api)).toBeLessThanOrEqual(HELD_GROWTH_LIMIT_MB);
+    expect(held(last.worker) - held(second.worker)).toBeLessThanOrEqual(HELD_GROWTH_LIMIT_MB);
+  }, 900_000);
 });
 
 /**
- * Requests that cost far more than their size. They run last, after the memory check, because
- * before their fixes they left the processes large (docs/reliability.md, "Bugs found").
+ * Requests that cost far more than their size. They run last, after the leak check (and are not part
+ * of its set), because before their fixes they left the processes large (docs/reliability.md, "Bugs found").
  */
 describe('requests that cost far more than their size', () => {
   it('a lying zip bomb (declares 1 KB, inflates to 1 GB) is refused without inflating it', async () => {

@@ -13,6 +13,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { crc32, deflateSync } from 'node:zlib';
 import { Redis } from 'ioredis';
+import { MEMORY_PROBE_PREFIX, MEMORY_PROBE_SIGNAL } from '@app/logging';
 
 const { build, ENTRY, ROOT } = require('../scripts/build.js') as {
   build: (o?: { force?: boolean; quiet?: boolean }) => boolean;
@@ -40,7 +41,7 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-function sleep(ms: number): Promise<void> {
+export function sleep(ms: number): Promise<void> {
   return new Promise((r) => setTimeout(r, ms));
 }
 
@@ -247,8 +248,14 @@ export function testEnv(redisUrl: string, extra: Record<string, string> = {}): N
   };
 }
 
+/**
+ * Node flags of the API and the workers: --expose-gc installs their memory probe
+ * (libs/logging/src/memory-probe.ts), which memoryAfterGc() reads.
+ */
+const NODE_FLAGS = ['--expose-gc', '--enable-source-maps'];
+
 export async function startWorker(env: NodeJS.ProcessEnv, name = 'worker'): Promise<ManagedProcess> {
-  const proc = spawnManaged(name, process.execPath, ['--enable-source-maps', ENTRY.worker], env);
+  const proc = spawnManaged(name, process.execPath, [...NODE_FLAGS, ENTRY.worker], env);
   await proc.waitFor(/\bready \(id /, 60_000);
   return proc;
 }
@@ -270,7 +277,7 @@ export interface RunningApi {
 
 export async function startApi(env: NodeJS.ProcessEnv, name = 'api'): Promise<RunningApi> {
   const port = await freePort();
-  const proc = spawnManaged(name, process.execPath, ['--enable-source-maps', ENTRY.api], {
+  const proc = spawnManaged(name, process.execPath, [...NODE_FLAGS, ENTRY.api], {
     ...env,
     PORT: String(port),
     HOST: '127.0.0.1',
@@ -289,6 +296,26 @@ export async function startApi(env: NodeJS.ProcessEnv, name = 'api'): Promise<Ru
     `${name} to answer on ${url}`,
   );
   return { url, proc };
+}
+
+/** process.memoryUsage() of a service process, in bytes. */
+export interface MemoryFigures {
+  rss: number;
+  heapTotal: number;
+  heapUsed: number;
+  external: number;
+  arrayBuffers: number;
+}
+
+/**
+ * Memory of a running API or worker right after a forced full garbage collection: signals its
+ * memory probe and reads the line the probe writes.
+ */
+export async function memoryAfterGc(proc: ManagedProcess): Promise<MemoryFigures> {
+  const from = proc.lines.length;
+  process.kill(proc.pid, MEMORY_PROBE_SIGNAL);
+  const line = await proc.waitFor(new RegExp(`^${MEMORY_PROBE_PREFIX}`), 30_000, from);
+  return JSON.parse(line.slice(MEMORY_PROBE_PREFIX.length)) as MemoryFigures;
 }
 
 export async function stopAll(

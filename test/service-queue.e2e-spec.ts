@@ -17,6 +17,7 @@ import {
   startWorker,
   stopAll,
   testEnv,
+  waitUntil,
 } from './service-harness';
 import { heartbeatKey } from '@app/contracts';
 import { beat, unregister } from '@app/contracts';
@@ -186,7 +187,12 @@ describe('with a worker whose converter is down', () => {
     expect(body).toMatchObject({ error_type: 'conversion_failed', details: { retryable: true } });
     const failed = (await queue.getFailed()).find((j) => j.data.requestId !== undefined);
     expect(failed?.attemptsMade).toBe(3);
-    expect(worker.lines.filter((l) => /failed \(will retry/.test(l))).toHaveLength(3);
+    // The worker's last line may arrive after the API's answer (another pipe): wait for it.
+    const retryLines = () => worker.lines.filter((l) => /failed \(will retry/.test(l));
+    await waitUntil(() => retryLines().length >= 3, 10_000, 'the third attempt’s line').catch(
+      () => undefined,
+    );
+    expect(retryLines()).toHaveLength(3);
   });
 
   it('still renders what needs no conversion (options.output = docx)', async () => {

@@ -11,6 +11,7 @@ import { AppModule } from './app.module';
 import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
 import { setupOpenApi } from './docs/openapi';
 import { API_PATHS } from '@app/contracts';
+import { installMemoryProbe } from '@app/logging';
 
 async function bootstrap(): Promise<void> {
   let config: ServiceConfig;
@@ -20,6 +21,7 @@ async function bootstrap(): Promise<void> {
     console.error(e instanceof ConfigurationError ? e.message : e);
     process.exit(1);
   }
+  installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
     // multipart is parsed by multer on the one route that takes a body
     bodyParser: false,

@@ -11,7 +11,6 @@
  */
 import 'reflect-metadata';
 import { Worker } from 'bullmq';
-import { Redis } from 'ioredis';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
@@ -21,9 +20,9 @@ import {
   createConverter,
 } from '@app/converters';
 import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
-import { pinoOptions } from '@app/logging';
+import { installMemoryProbe, pinoOptions } from '@app/logging';
 import pino from 'pino';
-import { type ConverterInfo } from '@app/contracts';
+import { connectRedis, type ConverterInfo, onRedisError } from '@app/contracts';
 import { ConverterHealthMonitor } from './converter-health';
 import { converterVersion } from './converter-version';
 import { jobContext } from './job-context';
@@ -43,6 +42,7 @@ function loadConfigs(): { config: ServiceConfig; converterConfig: ConverterConfi
 
 async function main(): Promise<void> {
   const { config, converterConfig } = loadConfigs();
+  installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const logger = pino(pinoOptions(config, 'worker')).child({ workerId });
   const log = (message: string) => logger.info(message);
@@ -67,12 +67,20 @@ async function main(): Promise<void> {
   };
   const retryStrategy = (times: number) => Math.min(100 * times, 2000);
   // One connection for payloads and heartbeats; BullMQ's worker makes its own blocking one.
-  const redis = new Redis(config.REDIS_URL, {
+  const redis = connectRedis(config.redisTarget, {
     retryStrategy,
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker',
   });
-  redis.on('error', logRedisError);
+  onRedisError(redis, logRedisError);
+
+  // BullMQ's own connection (it duplicates it for its blocking reads).
+  const queueRedis = connectRedis(config.redisTarget, {
+    retryStrategy,
+    maxRetriesPerRequest: null,
+    connectionName: 'docx-worker-queue',
+  });
+  onRedisError(queueRedis, logRedisError);
 
   const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
   const processor = createRenderProcessor({
@@ -102,7 +110,7 @@ async function main(): Promise<void> {
     metrics,
   });
   const worker = new Worker(names.name, processor, {
-    connection: { url: config.REDIS_URL, retryStrategy, maxRetriesPerRequest: null },
+    connection: queueRedis,
     prefix: names.prefix,
     concurrency,
     lockDuration: config.WORKER_LOCK_DURATION_MS,
@@ -166,6 +174,7 @@ async function main(): Promise<void> {
     await worker.close(); // waits for active jobs
     await converter.close().catch((e: unknown) => logger.warn(`converter close: ${String(e)}`));
     redis.disconnect();
+    queueRedis.disconnect();
     http.close();
     log('stopped');
     process.exit(0);

@@ -10,14 +10,14 @@ import {
   type ConverterInfo,
   heartbeatKey,
   type QueueNames,
+  type RedisConnection,
   unregister,
 } from '@app/contracts';
-import type { Redis } from 'ioredis';
 import { closeSync, openSync, utimesSync } from 'node:fs';
 import type { ConverterHealthMonitor } from './converter-health';
 
 export interface RegistrationOptions {
-  redis: Redis;
+  redis: RedisConnection;
   names: QueueNames;
   workerId: string;
   ttlMs: number;

@@ -6,12 +6,12 @@
  * the JSON error body so the API answers with the right error type and status.
  */
 import { UnrecoverableError, type Job } from 'bullmq';
-import type { Redis } from 'ioredis';
 import { ConversionFailedError, parsePdfOptions, type PdfConverter } from '@app/converters';
 import {
   CONTENT_TYPES,
   encodeFailure,
   InternalError,
+  type RedisConnection,
   type RenderJob,
   type RenderJobResult,
   TypedError,
@@ -22,7 +22,7 @@ import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
 
 export interface ProcessorDeps {
-  redis: Redis;
+  redis: RedisConnection;
   converter: PdfConverter;
   workerId: string;
   payloadTtlMs: number;

@@ -46,6 +46,30 @@ describe('loadConfig', () => {
     expect((error as Error).message).toMatch(/^Invalid configuration:/);
   });
 
+  it('reads a Redis Cluster as host:port seed nodes, IPv6 in brackets', () => {
+    expect(loadConfig({}).redisTarget).toEqual({ url: 'redis://127.0.0.1:6379' });
+    const c = loadConfig({
+      REDIS_URL: 'rediss://u:pw@ignored:1',
+      REDIS_CLUSTER_NODES: 'redis-0:6379, 10.0.0.2:7001,[::1]:7002',
+    });
+    expect(c.redisTarget).toEqual({
+      url: 'rediss://u:pw@ignored:1',
+      clusterNodes: [
+        { host: 'redis-0', port: 6379 },
+        { host: '10.0.0.2', port: 7001 },
+        { host: '::1', port: 7002 },
+      ],
+    });
+    expect(SERVICE_ENV_VARS).toContain('REDIS_CLUSTER_NODES');
+  });
+
+  it.each(['redis-0', 'redis://redis-0:6379', 'a:1,,b:2', 'a:1;b:2', 'a:99999'])(
+    'refuses REDIS_CLUSTER_NODES=%s',
+    (value) => {
+      expect(() => loadConfig({ REDIS_CLUSTER_NODES: value })).toThrow(/REDIS_CLUSTER_NODES/);
+    },
+  );
+
   it('reads the JSON depth limit and the Redis command timeout', () => {
     expect(loadConfig({})).toMatchObject({ MAX_JSON_DEPTH: 64, REDIS_COMMAND_TIMEOUT_MS: 2000 });
     expect(loadConfig({ MAX_JSON_DEPTH: '100', REDIS_COMMAND_TIMEOUT_MS: '500' })).toMatchObject({

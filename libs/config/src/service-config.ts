@@ -18,9 +18,13 @@ import {
   ValidationError,
 } from 'class-validator';
 
-import { WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
+import { type RedisTarget, WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
 
 const MiB = 1024 * 1024;
+
+/** One `host:port` (an IPv6 host in brackets), then more after commas. */
+const CLUSTER_NODE = String.raw`\s*(?:\[[0-9A-Fa-f:.]+\]|[A-Za-z0-9_.-]+):\d{1,5}\s*`;
+const CLUSTER_NODES_PATTERN = new RegExp(`^${CLUSTER_NODE}(?:,${CLUSTER_NODE})*$`);
 
 export class ServiceConfig {
   /** HTTP port of the API. */
@@ -36,6 +40,18 @@ export class ServiceConfig {
   @IsString()
   @Matches(/^rediss?:\/\/.+/, { message: 'REDIS_URL must be a redis:// or rediss:// URL' })
   REDIS_URL = 'redis://127.0.0.1:6379';
+
+  /**
+   * A Redis Cluster instead of one Redis: some of its nodes as `host:port,host:port,…` (the
+   * others are discovered). REDIS_URL then only lends its user, password and TLS (rediss://).
+   */
+  @IsString()
+  @Matches(CLUSTER_NODES_PATTERN, {
+    message:
+      'REDIS_CLUSTER_NODES must be host:port pairs separated by commas, e.g. redis-0:6379,redis-1:6379',
+  })
+  @IsOptional()
+  REDIS_CLUSTER_NODES?: string;
 
   /**
    * The API's Redis commands fail after this long (answered 503), so a Redis that is stalled but
@@ -236,6 +252,19 @@ export class ServiceConfig {
     return this.PLAYGROUND === 'on';
   }
 
+  get redisTarget(): RedisTarget {
+    if (!this.REDIS_CLUSTER_NODES) return { url: this.REDIS_URL };
+    const clusterNodes = this.REDIS_CLUSTER_NODES.split(',').map((node) => {
+      const colon = node.trim().lastIndexOf(':');
+      const host = node
+        .trim()
+        .slice(0, colon)
+        .replace(/^\[(.*)\]$/, '$1');
+      return { host, port: Number(node.trim().slice(colon + 1)) };
+    });
+    return { url: this.REDIS_URL, clusterNodes };
+  }
+
   get payloadTtlMs(): number {
     return this.PAYLOAD_TTL_MS ?? this.JOB_TIMEOUT_MS + 60_000;
   }
@@ -249,7 +278,7 @@ export class ServiceConfig {
 /** Integer variables without a default. */
 const OPTIONAL_INTEGER_KEYS = ['PAYLOAD_TTL_MS', 'MAX_LOOP_ITERATIONS', 'WORKER_CONCURRENCY'];
 /** String variables without a default. */
-const OPTIONAL_STRING_KEYS = ['BULL_BOARD_USER', 'BULL_BOARD_PASSWORD'];
+const OPTIONAL_STRING_KEYS = ['REDIS_CLUSTER_NODES', 'BULL_BOARD_USER', 'BULL_BOARD_PASSWORD'];
 /** Every variable, and those read as integers. */
 const ALL_KEYS = [
   ...new Set([...Object.keys(new ServiceConfig()), ...OPTIONAL_INTEGER_KEYS, ...OPTIONAL_STRING_KEYS]),
@@ -297,6 +326,11 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
   }
   const errors = validateSync(config, { forbidUnknownValues: false });
   problems.push(...flatten(errors).map((e) => `${e.name}: ${e.message} (got '${String(e.value)}')`));
+  if (config.REDIS_CLUSTER_NODES && CLUSTER_NODES_PATTERN.test(config.REDIS_CLUSTER_NODES)) {
+    for (const { port } of config.redisTarget.clusterNodes ?? []) {
+      if (port < 1 || port > 65535) problems.push(`REDIS_CLUSTER_NODES: port ${port} is out of range`);
+    }
+  }
   if (config.HEARTBEAT_TTL_MS <= config.HEARTBEAT_INTERVAL_MS) {
     problems.push('HEARTBEAT_TTL_MS must be greater than HEARTBEAT_INTERVAL_MS');
   }

@@ -8,4 +8,5 @@ export * from './service-errors';
 export * from './render-job';
 export * from './pdf-options';
 export * from './worker-registry';
+export * from './redis-connection';
 export * from './health-paths';

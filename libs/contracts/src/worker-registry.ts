@@ -4,7 +4,7 @@
  * gone nothing is left. Times come from Redis (TIME), so clocks of the hosts do not matter. One
  * key in the queue's hash slot: works on Redis Cluster.
  */
-import type { Redis } from 'ioredis';
+import type { RedisConnection as Redis } from './redis-connection';
 
 const BEAT = `
 local t = redis.call('TIME')

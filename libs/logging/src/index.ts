@@ -1,1 +1,2 @@
 export * from './pino-options';
+export * from './memory-probe';

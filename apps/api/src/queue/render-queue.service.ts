@@ -6,11 +6,19 @@
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Queue, QueueEvents } from 'bullmq';
-import { Redis, RedisOptions } from 'ioredis';
+import type { RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
-import { InternalError, ProcessingTimeoutError, ServiceUnavailableError } from '@app/contracts';
+import {
+  connectRedis,
+  InternalError,
+  onRedisConnectionLost,
+  onRedisError,
+  ProcessingTimeoutError,
+  type RedisConnection,
+  ServiceUnavailableError,
+} from '@app/contracts';
 import {
   CONTENT_TYPES,
   converterHealthKey,
@@ -46,7 +54,8 @@ type Outcome =
   | { kind: 'completed'; result: RenderJobResult }
   | { kind: 'failed'; reason: string }
   | { kind: 'timeout' }
-  | { kind: 'aborted' };
+  | { kind: 'aborted' }
+  | { kind: 'lost' };
 
 /** Job states reported by jobCounts() (and the docgen_queue_jobs gauge). */
 export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
@@ -65,6 +74,9 @@ function retryStrategy(times: number): number {
   return Math.min(100 * times, 2000);
 }
 
+/** How often, after a Redis error, the API looks for lost jobs until Redis answers. */
+const LOST_JOB_CHECK_MS = 1000;
+
 /** States in which a job has not been taken by a worker yet (so it can be withdrawn). */
 const NOT_STARTED = new Set(['waiting', 'delayed', 'prioritized', 'wait', 'paused']);
 
@@ -72,12 +84,16 @@ const NOT_STARTED = new Set(['waiting', 'delayed', 'prioritized', 'wait', 'pause
 export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RenderQueue');
   private readonly names: QueueNames;
-  private redis!: Redis;
-  private eventsRedis!: Redis;
+  private redis!: RedisConnection;
+  private eventsRedis!: RedisConnection;
   private queue!: Queue<RenderJob, RenderJobResult>;
   private events!: QueueEvents;
   /** Requests waiting for their job, by job id. */
   private readonly waiters = new Map<string, (outcome: Outcome) => void>();
+  /** Jobs of waiting requests that are in the queue (added, not yet settled). */
+  private readonly enqueued = new Set<string>();
+  /** Pending after a Redis error or lost connection: look for lost jobs once Redis answers. */
+  private lostJobCheck?: NodeJS.Timeout;
   private lastRedisError = 0;
   private closing = false;
 
@@ -91,7 +107,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     // after REDIS_COMMAND_TIMEOUT_MS while it is stalled but still connected (a frozen process, a
     // fork stall, a partition): the request then gets 503 instead of hanging. This connection runs
     // no blocking command (the Queue and Bull Board only read and write).
-    this.redis = new Redis(this.config.REDIS_URL, {
+    this.redis = connectRedis(this.config.redisTarget, {
       ...base,
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
@@ -99,8 +115,11 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     });
     // QueueEvents blocks on XREAD: BullMQ wants maxRetriesPerRequest null there, and no
     // commandTimeout (it would cut every blocking read short).
-    this.eventsRedis = new Redis(this.config.REDIS_URL, { ...base, maxRetriesPerRequest: null });
-    for (const client of [this.redis, this.eventsRedis]) client.on('error', (e) => this.logRedisError(e));
+    this.eventsRedis = connectRedis(this.config.redisTarget, { ...base, maxRetriesPerRequest: null });
+    for (const client of [this.redis, this.eventsRedis]) {
+      onRedisError(client, (e) => this.logRedisError(e));
+      onRedisConnectionLost(client, () => this.scheduleLostJobCheck());
+    }
 
     this.queue = new Queue<RenderJob, RenderJobResult>(this.names.name, {
       connection: this.redis,
@@ -174,6 +193,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
           removeOnComplete: { age: 3600, count: 1000 },
           removeOnFail: { age: 24 * 3600, count: 1000 },
         });
+        this.enqueued.add(jobId);
       } catch (e) {
         this.settle(jobId, { kind: 'aborted' });
         throw this.unavailable('Redis is unreachable', e);
@@ -205,6 +225,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
         case 'aborted':
           this.logger.log(`job ${jobId} abandoned by the caller after ${elapsed} ms`);
           throw new ProcessingTimeoutError('The request was abandoned', {});
+        case 'lost':
+          this.logger.warn(`job ${jobId} lost with Redis' data after ${elapsed} ms`);
+          throw new ServiceUnavailableError(
+            'Redis lost the document while it was processed (a restart without persistence); send it again',
+            this.config.RETRY_AFTER_SECONDS,
+          );
       }
     } finally {
       this.redis.del(keys.templateKey, keys.requestKey, keys.resultKey).catch(() => undefined);
@@ -307,6 +333,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.waiters.delete(jobId);
+        this.enqueued.delete(jobId);
         resolve(outcome);
       };
       const giveUp = (kind: 'timeout' | 'aborted') => {
@@ -349,8 +376,46 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     return new ServiceUnavailableError(message, this.config.RETRY_AFTER_SECONDS);
   }
 
+  /**
+   * After a Redis error or a lost connection: once Redis answers again, settles the requests
+   * whose job no longer exists as 'lost' (503 at once, instead of 504 after JOB_TIMEOUT_MS). A
+   * finished job stays in Redis (the last 1000, for up to an hour) and its event settles the
+   * request first, so a missing one was lost with Redis' data: a Redis (or the Redis Cluster
+   * master of the queue's slot) restarted without persistence. One EXISTS per waiting request,
+   * only after such an event.
+   */
+  private scheduleLostJobCheck(): void {
+    if (this.lostJobCheck || this.closing) return;
+    this.lostJobCheck = setTimeout(() => {
+      this.lostJobCheck = undefined;
+      void this.settleLostJobs().then(
+        (answered) => {
+          if (!answered) this.scheduleLostJobCheck(); // Redis still away: look again
+        },
+        () => this.scheduleLostJobCheck(),
+      );
+    }, LOST_JOB_CHECK_MS);
+    this.lostJobCheck.unref();
+  }
+
+  /** True once Redis answered (or nothing is waiting). */
+  private async settleLostJobs(): Promise<boolean> {
+    const jobIds = [...this.enqueued];
+    if (jobIds.length === 0) return true;
+    if (this.redis.status !== 'ready') return false;
+    const pipeline = this.redis.pipeline();
+    for (const id of jobIds) pipeline.exists(this.queue.toKey(id));
+    const answers = await pipeline.exec();
+    if (!answers || answers.some(([err]) => err)) return false;
+    answers.forEach(([, exists], i) => {
+      if (exists === 0) this.settle(jobIds[i], { kind: 'lost' });
+    });
+    return true;
+  }
+
   /** At most one line per 5 s while Redis is away. */
   private logRedisError(e: unknown): void {
+    this.scheduleLostJobCheck();
     const now = Date.now();
     if (now - this.lastRedisError < 5000) return;
     this.lastRedisError = now;
