@@ -1,0 +1,76 @@
+/**
+ * First compile pass: gives every Jinja tag its source as written, its context in the document,
+ * its whitespace-control marks and placement prefix, and its parsed expression or statement.
+ */
+import { unknownNames } from '../../runtime/evaluator';
+import { JinjaSyntaxError, parseExpression, parseStatement, type Expr } from '../../syntax/parser';
+import { decodeXmlText } from '../../syntax/tag-scanner';
+import { isJinja, isTextContent, type JinjaPart, type Part, type Placement, type Report } from '../parts';
+
+export function annotate(
+  p: JinjaPart,
+  parsed: Part[],
+  index: number,
+  filePath: string,
+  report: Report,
+): void {
+  const raw = decodeXmlText(p.value);
+  // p.value lost its kind character to the matcher; rebuild the tag as written.
+  const sigil = p.kind === 'expr' ? '{' : p.kind === 'block' ? '%' : '#';
+  p.source = `{${sigil}${raw}}`;
+  p.filePath = filePath;
+  p.context = contextOf(parsed, index, p.source);
+  let inner = raw.slice(0, -1); // drop the closing sigil
+  p.trimLeft = inner.startsWith('-') || inner.startsWith('+');
+  if (p.trimLeft) {
+    p.trimLeft = inner.startsWith('-');
+    inner = inner.slice(1);
+  }
+  p.trimRight = inner.endsWith('-');
+  if (inner.endsWith('-') || inner.endsWith('+')) inner = inner.slice(0, -1);
+  const prefix = /^(tr|tc|p|r)\s/.exec(inner);
+  if (prefix) {
+    inner = inner.slice(prefix[1].length);
+    // `{{p x }}`/`{{r x }}` insert docxtpl objects (sub-documents, rich text) we do not have: plain output.
+    if (p.kind !== 'expr') p.placement = prefix[1] as Placement;
+  }
+  if (p.kind === 'comment') return;
+  try {
+    if (p.kind === 'expr') {
+      p.expr = parseExpression(inner);
+      for (const m of unknownNames(p.expr)) report(p, m);
+    } else {
+      p.statement = parseStatement(inner);
+      const st = p.statement;
+      const exprs: Expr[] =
+        st.type === 'if' || st.type === 'elif'
+          ? [st.test]
+          : st.type === 'for'
+            ? [st.iter, ...(st.filter ? [st.filter] : [])]
+            : st.type === 'set'
+              ? [st.value]
+              : [];
+      for (const e of exprs) for (const m of unknownNames(e)) report(p, m);
+    }
+  } catch (e) {
+    if (e instanceof JinjaSyntaxError) report(p, e.message);
+    else throw e;
+  }
+}
+
+/** Some text before and after the tag, within its paragraph, as an author sees it in Word. */
+function contextOf(parsed: Part[], index: number, source: string): string {
+  const collect = (dir: 1 | -1): string => {
+    let out = '';
+    for (let i = index + dir; i >= 0 && i < parsed.length && out.length < 40; i += dir) {
+      const p = parsed[i];
+      if (p.type === 'tag' && p.tag === 'w:p') break;
+      let t = '';
+      if (isTextContent(p)) t = decodeXmlText(p.value);
+      else if (isJinja(p)) t = (p.source as string | undefined) ?? '{…}';
+      out = dir === 1 ? out + t : t + out;
+    }
+    return dir === 1 ? out.slice(0, 40) : out.slice(-40);
+  };
+  return `${collect(-1)}${source}${collect(1)}`;
+}
