@@ -15,9 +15,11 @@ import { markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 import { annotate } from './compile/annotate';
 import { buildTree } from './compile/block-tree';
 import { applyPlacement } from './compile/placement';
+import { applyRaw } from './compile/raw';
+import { applyTableTags } from './compile/table-tags';
 import { applyWhitespaceControl } from './compile/whitespace';
-import { isJinja, MODULE, type JinjaPart, type Part, type RenderOptions } from './parts';
-import { BlockRenderer } from './render-blocks';
+import { isJinja, isTextContent, MODULE, type JinjaPart, type Part, type RenderOptions } from './parts';
+import { BlockRenderer, unescapeLiteralBraces } from './render-blocks';
 
 export { TAG_START, TAG_END };
 export { textToRunXml } from './render-blocks';
@@ -54,6 +56,7 @@ export class JinjaModule {
         'w:del',
         'w:fldSimple',
         'w:customXml',
+        'w:tcPr',
       ]) {
         if (!lexed.includes(t)) lexed.push(t);
       }
@@ -104,10 +107,13 @@ export class JinjaModule {
       problems.push({ message, tag: p.source, context: p.context, part: filePath });
     };
 
-    parsed.forEach((p, i) => {
-      if (isJinja(p)) annotate(p, parsed, i, filePath, report);
+    const literal = applyRaw(parsed);
+    literal.forEach((p, i) => {
+      if (isJinja(p)) annotate(p, literal, i, filePath, report);
+      else if (isTextContent(p)) p.value = unescapeLiteralBraces(p.value);
     });
-    const ws = applyWhitespaceControl(parsed);
+    const cells = applyTableTags(literal, report);
+    const ws = applyWhitespaceControl(cells);
     const placed = applyPlacement(ws, report);
     const postparsed = buildTree(placed, report);
 
@@ -119,7 +125,7 @@ export class JinjaModule {
     return { postparsed, errors };
   }
 
-  render(part: Part, options: RenderOptions): { value: string; errors?: unknown[] } | null {
+  render(part: Part, options: RenderOptions): { value: string | string[]; errors?: unknown[] } | null {
     return this.renderer.render(part, options);
   }
 }

@@ -48,6 +48,15 @@ export interface JinjaPart extends Part {
   branches?: Branch[];
   loopBody?: Part[];
   loopElse?: Part[];
+  /** The body of a single-body block (set, macro, call, with, filter). */
+  body?: Part[];
+  /** Added by the compiler (docxtpl's `loop.first` tests around merged cells), not by the author. */
+  synthetic?: boolean;
+  /** `{% hm %}`: the cell's own span, multiplied by the loop's length. */
+  cellSpan?: number;
+  /** For `\a` / `\f` in a value: the paragraph and run properties around the tag (docxtpl copies them). */
+  paragraphProperties?: string;
+  runProperties?: string;
 }
 
 /** Reports a problem with a tag (collected, then raised as one template_syntax_error). */
@@ -59,7 +68,7 @@ export interface RenderOptions {
   jinjaFrame?: Frame;
   compiled: Part[];
   render(o: RenderOptions): { parts: string[]; errors: unknown[] };
-  joinUncorrupt(parts: string[], o: RenderOptions & { basePart: Part }): string;
+  joinUncorrupt(parts: string[], o: RenderOptions & { basePart: Part }): string[];
   [key: string]: unknown;
 }
 

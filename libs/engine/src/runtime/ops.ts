@@ -7,7 +7,9 @@ import {
   Callable,
   dictKeys,
   getOwn,
+  groupTupleAttr,
   ImageRef,
+  Markup,
   isDict,
   isFloat,
   isNumber,
@@ -38,6 +40,11 @@ export interface EvalLimits {
 }
 
 export const DEFAULT_EVAL_LIMITS: EvalLimits = { maxLoopIterations: 100_000, maxValueLength: 1_000_000 };
+
+/** Macro calls (and `caller()`) nested in one another: a macro calling itself ends here. */
+export const MAX_MACRO_CALL_DEPTH = 64;
+/** Levels of a recursive loop (`loop(children)`): data nested deeper is refused. */
+export const MAX_LOOP_RECURSION_DEPTH = 64;
 
 /** What one render shares across tags: data, image names, strictness, limits and counters. */
 export class RenderState {
@@ -163,6 +170,8 @@ function stringMethod(s: string, name: string): Callable | undefined {
       return m(() => pyTitle(s));
     case 'capitalize':
       return m(() => (s ? s[0].toUpperCase() + s.slice(1).toLowerCase() : s));
+    case 'isidentifier':
+      return m(() => /^[\p{L}_][\p{L}\p{N}_]*$/u.test(s));
     case 'strip':
       return m((a) => pyStrip(s, (a[0] as string | null | undefined) ?? null));
     case 'lstrip':
@@ -170,16 +179,133 @@ function stringMethod(s: string, name: string): Callable | undefined {
     case 'rstrip':
       return m((a) => pyStrip(s, (a[0] as string | null | undefined) ?? null, false, true));
     case 'startswith':
-      return m((a) => s.startsWith(argStr(a[0], 'startswith argument')));
     case 'endswith':
-      return m((a) => s.endsWith(argStr(a[0], 'endswith argument')));
-    case 'replace':
-      return m((a) => pyReplace(s, argStr(a[0], 'replace argument'), argStr(a[1], 'replace argument')));
-    case 'split':
       return m((a) => {
-        const sep = a[0];
-        if (sep === undefined || sep === null) return s.split(/\s+/).filter((x) => x !== '');
-        return s.split(argStr(sep, 'split separator'));
+        // Python accepts a tuple (here: any list) of candidates.
+        const options = Array.isArray(a[0]) ? a[0] : [a[0]];
+        const hay = sliceChars(s, a[1], a[2]);
+        return options.some((o) => {
+          const x = argStr(o, `${name} argument`);
+          return name === 'startswith' ? hay.startsWith(x) : hay.endsWith(x);
+        });
+      });
+    case 'replace':
+      return m((a) =>
+        pyReplace(s, argStr(a[0], 'replace argument'), argStr(a[1], 'replace argument'), intOr(a[2], -1)),
+      );
+    case 'split':
+    case 'rsplit':
+      return new Callable(`str.${name}`, (a, k) =>
+        pySplit(s, a[0] ?? k.sep ?? null, intOr(a[1] ?? k.maxsplit, -1), name === 'rsplit'),
+      );
+    case 'count':
+      return m((a) => {
+        const sub = argStr(a[0], 'count argument');
+        const hay = sliceChars(s, a[1], a[2]);
+        return sub === '' ? chars(hay).length + 1 : hay.split(sub).length - 1;
+      });
+    case 'find':
+    case 'index':
+    case 'rfind':
+    case 'rindex':
+      return m((a) => {
+        const sub = argStr(a[0], `${name} argument`);
+        const start = a[1] === undefined || a[1] === null ? 0 : normIndex(intOr(a[1], 0), chars(s).length);
+        const hay = sliceChars(s, a[1], a[2]);
+        const at = name.startsWith('r') ? hay.lastIndexOf(sub) : hay.indexOf(sub);
+        if (at < 0 && name.endsWith('index')) throw new JinjaRuntimeError('substring not found');
+        return at < 0 ? -1 : Math.max(0, start) + chars(hay.slice(0, at)).length;
+      });
+    case 'partition':
+    case 'rpartition':
+      return m((a) => {
+        const sep = argStr(a[0], `${name} separator`);
+        if (sep === '') throw new JinjaRuntimeError('empty separator');
+        const at = name === 'partition' ? s.indexOf(sep) : s.lastIndexOf(sep);
+        if (at < 0) return tuple(name === 'partition' ? [s, '', ''] : ['', '', s]);
+        return tuple([s.slice(0, at), sep, s.slice(at + sep.length)]);
+      });
+    case 'ljust':
+    case 'rjust':
+    case 'center':
+      return m((a) => {
+        const w = intOr(a[0], 0);
+        const fill = a[1] === undefined ? ' ' : argStr(a[1], 'fill character');
+        if (chars(fill).length !== 1)
+          throw new JinjaRuntimeError('The fill character must be exactly one character long');
+        if (w > DEFAULT_EVAL_LIMITS.maxValueLength) throw new JinjaRuntimeError(`width ${w} is too large`);
+        const pad = w - chars(s).length;
+        if (pad <= 0) return s;
+        if (name === 'ljust') return s + fill.repeat(pad);
+        if (name === 'rjust') return fill.repeat(pad) + s;
+        const left = Math.floor(pad / 2) + (pad & w & 1);
+        return fill.repeat(left) + s + fill.repeat(pad - left);
+      });
+    case 'splitlines':
+      return m((a) => {
+        const keep = truthy(a[0] ?? false);
+        const out: string[] = [];
+        const re = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
+        let last = 0;
+        for (let mm = re.exec(s); mm; mm = re.exec(s)) {
+          out.push(s.slice(last, keep ? mm.index + mm[0].length : mm.index));
+          last = mm.index + mm[0].length;
+        }
+        if (last < s.length) out.push(s.slice(last));
+        return out;
+      });
+    case 'swapcase':
+      return m(() =>
+        chars(s)
+          .map((c) => (c === c.toUpperCase() ? c.toLowerCase() : c.toUpperCase()))
+          .join(''),
+      );
+    case 'casefold':
+      return m(() => s.toLowerCase().replace(/ß/g, 'ss'));
+    case 'isdigit':
+    case 'isdecimal':
+    case 'isnumeric':
+      return m(() => s !== '' && /^\p{Nd}+$/u.test(s));
+    case 'isalpha':
+      return m(() => s !== '' && /^\p{L}+$/u.test(s));
+    case 'isalnum':
+      return m(() => s !== '' && /^[\p{L}\p{Nd}]+$/u.test(s));
+    case 'isspace':
+      return m(
+        () => s !== '' && chars(s).every((c) => PY_WHITESPACE.includes(c) || /[\x1c-\x1f\x85]/.test(c)),
+      );
+    case 'islower':
+      return m(() => /\p{Ll}/u.test(s) && !/\p{Lu}|\p{Lt}/u.test(s));
+    case 'isupper':
+      return m(() => /\p{Lu}/u.test(s) && !/\p{Ll}/u.test(s));
+    case 'istitle':
+      return m(() => /\p{L}/u.test(s) && pyTitle(s) === s);
+    case 'removeprefix':
+      return m((a) => {
+        const pre = argStr(a[0], 'removeprefix argument');
+        return pre && s.startsWith(pre) ? s.slice(pre.length) : s;
+      });
+    case 'removesuffix':
+      return m((a) => {
+        const suf = argStr(a[0], 'removesuffix argument');
+        return suf && s.endsWith(suf) ? s.slice(0, -suf.length) : s;
+      });
+    case 'expandtabs':
+      return m((a) => {
+        const size = intOr(a[0], 8);
+        let col = 0;
+        let out = '';
+        for (const c of s) {
+          if (c === '\t') {
+            const n = size > 0 ? size - (col % size) : 0;
+            out += ' '.repeat(n);
+            col += n;
+          } else {
+            out += c;
+            col = c === '\n' || c === '\r' ? 0 : col + 1;
+          }
+        }
+        return out;
       });
     case 'join':
       return m((a) =>
@@ -242,6 +368,56 @@ function dictMethod(d: Dict, name: string): Callable | undefined {
   return undefined;
 }
 
+function intOr(v: Value | undefined, d: number): number {
+  if (v === undefined || v === null) return d;
+  if (typeof v === 'boolean') return Number(v);
+  if (!isNumber(v) || isFloat(v)) throw new JinjaRuntimeError(`an integer is required, not ${typeName(v)}`);
+  return num(v);
+}
+
+/** s[start:end] in code points, as Python's optional start/end arguments of str methods. */
+function sliceChars(s: string, start: Value | undefined, end: Value | undefined): string {
+  if ((start === undefined || start === null) && (end === undefined || end === null)) return s;
+  return getSlice(s, start ?? null, end ?? null, null) as string;
+}
+
+/** Python's str.split / str.rsplit: None splits on runs of whitespace, maxsplit counts from its end. */
+export function pySplit(s: string, sep: Value, maxsplit: number, fromRight: boolean): string[] {
+  if (sep === null) {
+    const words = s.split(new RegExp(`[${PY_WHITESPACE}]+`)).filter((x) => x !== '');
+    if (maxsplit < 0 || words.length <= maxsplit + 1) return words;
+    // Keep the rest of the string (with its inner spacing) as the last piece.
+    const re = new RegExp(`[${PY_WHITESPACE}]+`, 'g');
+    const t = pyStrip(s);
+    const cuts: [number, number][] = [];
+    for (let mm = re.exec(t); mm; mm = re.exec(t)) cuts.push([mm.index, mm.index + mm[0].length]);
+    if (!fromRight) {
+      const out: string[] = [];
+      let last = 0;
+      for (const [a, b] of cuts.slice(0, maxsplit)) {
+        out.push(t.slice(last, a));
+        last = b;
+      }
+      out.push(t.slice(last));
+      return out;
+    }
+    const out: string[] = [];
+    let end = t.length;
+    for (const [a, b] of cuts.slice(-maxsplit).reverse()) {
+      out.unshift(t.slice(b, end));
+      end = a;
+    }
+    out.unshift(t.slice(0, end));
+    return out;
+  }
+  const sp = argStr(sep, 'split separator');
+  if (sp === '') throw new JinjaRuntimeError('empty separator');
+  const all = s.split(sp);
+  if (maxsplit < 0 || all.length <= maxsplit + 1) return all;
+  if (!fromRight) return [...all.slice(0, maxsplit), all.slice(maxsplit).join(sp)];
+  return [all.slice(0, all.length - maxsplit).join(sp), ...all.slice(all.length - maxsplit)];
+}
+
 export function pyReplace(s: string, old: string, neu: string, count = -1): string {
   if (count < 0) return s.split(old).join(neu);
   let out = s;
@@ -271,7 +447,8 @@ export function getAttr(obj: Value, name: string, forCall = false): Value {
     return dictMethod(obj, name) ?? new Undefined(name);
   }
   if (typeof obj === 'string') return stringMethod(obj, name) ?? new Undefined(name);
-  if (Array.isArray(obj)) return listMethod(obj, name) ?? new Undefined(name);
+  if (Array.isArray(obj)) return groupTupleAttr(obj, name) ?? listMethod(obj, name) ?? new Undefined(name);
+  if (obj instanceof Markup) return stringMethod(obj.plain, name) ?? new Undefined(name);
   if (obj instanceof TemplateObject) return obj.attr(name);
   return new Undefined(name);
 }
@@ -500,13 +677,28 @@ export function contains(container: Value, item: Value, st: RenderState): boolea
 
 export { truthy, isTuple, ImageRef };
 
+/** What the iterations of one loop share: `loop.changed()`'s memory. */
+export class LoopRun {
+  lastChanged: Value[] | undefined;
+}
+
 /** The `loop` variable of a for loop. */
 export class LoopInfo extends TemplateObject {
   constructor(
     private readonly items: Value[],
     readonly index0: number,
+    private readonly depth0 = 0,
+    private readonly run = new LoopRun(),
+    /** Set in a `recursive` loop: renders the loop body over other items, one level deeper. */
+    private readonly recurse?: (items: Value) => Value,
   ) {
     super();
+  }
+
+  override call(args: Value[]): Value {
+    if (!this.recurse) throw new JinjaRuntimeError("'loop' can only be called in a loop marked 'recursive'");
+    if (args.length !== 1) throw new JinjaRuntimeError('loop() takes exactly one argument (the items)');
+    return this.recurse(args[0]);
   }
 
   attr(name: string): Value {
@@ -528,9 +720,9 @@ export class LoopInfo extends TemplateObject {
       case 'length':
         return n;
       case 'depth':
-        return 1;
+        return this.depth0 + 1;
       case 'depth0':
-        return 0;
+        return this.depth0;
       case 'previtem':
         return i > 0 ? this.items[i - 1] : new Undefined('loop.previtem');
       case 'nextitem':
@@ -539,6 +731,13 @@ export class LoopInfo extends TemplateObject {
         return new Callable('loop.cycle', (args) => {
           if (!args.length) throw new JinjaRuntimeError('no items for cycling given');
           return args[i % args.length];
+        });
+      case 'changed':
+        return new Callable('loop.changed', (args) => {
+          const last = this.run.lastChanged;
+          if (last && last.length === args.length && last.every((v, k) => pyEquals(v, args[k]))) return false;
+          this.run.lastChanged = args;
+          return true;
         });
     }
     return new Undefined(`loop.${name}`);

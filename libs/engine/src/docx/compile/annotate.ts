@@ -3,7 +3,14 @@
  * its whitespace-control marks and placement prefix, and its parsed expression or statement.
  */
 import { unknownNames } from '../../runtime/evaluator';
-import { JinjaSyntaxError, parseExpression, parseStatement, type Expr } from '../../syntax/parser';
+import {
+  JinjaSyntaxError,
+  parseExpression,
+  parseStatement,
+  type Expr,
+  type FilterCall,
+  type Statement,
+} from '../../syntax/parser';
 import { decodeXmlText } from '../../syntax/tag-scanner';
 import { isJinja, isTextContent, type JinjaPart, type Part, type Placement, type Report } from '../parts';
 
@@ -41,20 +48,39 @@ export function annotate(
       for (const m of unknownNames(p.expr)) report(p, m);
     } else {
       p.statement = parseStatement(inner);
-      const st = p.statement;
-      const exprs: Expr[] =
-        st.type === 'if' || st.type === 'elif'
-          ? [st.test]
-          : st.type === 'for'
-            ? [st.iter, ...(st.filter ? [st.filter] : [])]
-            : st.type === 'set'
-              ? [st.value]
-              : [];
-      for (const e of exprs) for (const m of unknownNames(e)) report(p, m);
+      for (const e of statementExprs(p.statement)) for (const m of unknownNames(e)) report(p, m);
     }
   } catch (e) {
     if (e instanceof JinjaSyntaxError) report(p, e.message);
     else throw e;
+  }
+}
+
+/** The expressions inside a statement (to find unknown filters and tests before rendering). */
+function statementExprs(st: Statement): Expr[] {
+  const asFilters = (filters: FilterCall[]): Expr[] =>
+    filters.map((f) => ({ type: 'Filter', input: { type: 'Const', value: null }, ...f }));
+  switch (st.type) {
+    case 'if':
+    case 'elif':
+      return [st.test];
+    case 'for':
+      return [st.iter, ...(st.filter ? [st.filter] : [])];
+    case 'set':
+    case 'colspan':
+    case 'cellbg':
+      return [st.value];
+    case 'with':
+      return st.assignments.map(([, e]) => e);
+    case 'call':
+      return [st.call, ...st.params.flatMap((q) => (q.default ? [q.default] : []))];
+    case 'macro':
+      return st.params.flatMap((q) => (q.default ? [q.default] : []));
+    case 'setblock':
+    case 'filter':
+      return asFilters(st.filters);
+    default:
+      return [];
   }
 }
 

@@ -13,7 +13,7 @@ function aloneInParagraph(parsed: Part[], [left, right]: [number, number]): bool
   for (let k = left + 1; k < right; k++) {
     const q = parsed[k];
     if (isJinja(q)) {
-      if (q.kind === 'expr') return false;
+      if (q.kind === 'expr' || q.synthetic) return false;
     } else if (q.type === 'placeholder') return false;
     else if (isTextContent(q)) {
       if (q.value.trim() !== '') return false;
@@ -29,7 +29,7 @@ export function applyPlacement(parsed: Part[], report: Report): Part[] {
   const remove = new Uint8Array(parsed.length);
   let any = false;
   parsed.forEach((p, i) => {
-    if (!isJinja(p) || p.kind === 'expr') return;
+    if (!isJinja(p) || p.kind === 'expr' || p.synthetic) return;
     let range: [number, number] | null;
     // docxtpl first moves a {%r %} tag into a run of its own, then drops that run: the text
     // beside the tag stays, so the tag acts inline (and here the run keeps its formatting).
