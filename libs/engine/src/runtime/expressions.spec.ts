@@ -246,12 +246,12 @@ describe('strings Word writes', () => {
 describe('syntax errors', () => {
   it.each([
     ['', 'empty expression'],
-    ['a +', 'unexpected the end of the tag'],
+    ['a +', 'the tag ends too early'],
     ['a b', "unexpected 'b'"],
     ['(a', "expected ')'"],
     ['"open', 'unterminated string'],
     ['a $ b', "unexpected character '$'"],
-    ['items[', 'unexpected the end of the tag'],
+    ['items[', 'the tag ends too early'],
   ])('%j is refused (%s)', (src, message) => {
     expect(() => parseExpression(src)).toThrow(JinjaSyntaxError);
     expect(() => parseExpression(src)).toThrow(message);
@@ -264,8 +264,18 @@ describe('syntax errors', () => {
     });
     expect(parseStatement('set total = a + b')).toMatchObject({ type: 'set', targets: ['total'] });
     expect(parseStatement('elif x > 1')).toMatchObject({ type: 'elif' });
-    expect(() => parseStatement('macro m()')).toThrow("unknown tag 'macro'");
-    expect(() => parseStatement('cellbg "FF0000"')).toThrow("docxtpl tag 'cellbg' is not supported");
+    expect(parseStatement('macro m(a, b=1)')).toMatchObject({ type: 'macro', name: 'm' });
+    expect(parseStatement('cellbg "FF0000"')).toMatchObject({ type: 'cellbg' });
+    expect(parseStatement('colspan n + 1')).toMatchObject({ type: 'colspan' });
+    expect(parseStatement('vm')).toEqual({ type: 'vm' });
+    expect(parseStatement('set ns.total = 1')).toMatchObject({ type: 'set', attr: 'total' });
+    expect(parseStatement('set x | upper')).toMatchObject({ type: 'setblock', filters: [{ name: 'upper' }] });
+    expect(parseStatement('filter upper|trim')).toMatchObject({ type: 'filter' });
+    expect(parseStatement('for n in tree recursive')).toMatchObject({ type: 'for', recursive: true });
+    expect(parseStatement('call(x) m(1)')).toMatchObject({ type: 'call', params: [{ name: 'x' }] });
+    expect(() => parseStatement('include "x.docx"')).toThrow("'include' is not supported");
+    expect(() => parseStatement('macro m(a=1, b)')).toThrow('without a default');
+    expect(() => parseStatement('frobnicate')).toThrow("unknown tag 'frobnicate'");
     expect(() => parseStatement('for in xs')).toThrow(JinjaSyntaxError);
     expect(() => parseStatement('if')).toThrow(JinjaSyntaxError);
     expect(() => parseStatement('endif extra')).toThrow("unexpected 'extra'");

@@ -12,7 +12,15 @@ import {
   type Statement,
 } from '../../syntax/parser';
 import { decodeXmlText } from '../../syntax/tag-scanner';
-import { isJinja, isTextContent, type JinjaPart, type Part, type Placement, type Report } from '../parts';
+import {
+  enclosing,
+  isJinja,
+  isTextContent,
+  type JinjaPart,
+  type Part,
+  type Placement,
+  type Report,
+} from '../parts';
 
 export function annotate(
   p: JinjaPart,
@@ -44,6 +52,7 @@ export function annotate(
   if (p.kind === 'comment') return;
   try {
     if (p.kind === 'expr') {
+      Object.assign(p, runContext(parsed, index));
       p.expr = parseExpression(inner);
       for (const m of unknownNames(p.expr)) report(p, m);
     } else {
@@ -54,6 +63,32 @@ export function annotate(
     if (e instanceof JinjaSyntaxError) report(p, e.message);
     else throw e;
   }
+}
+
+/**
+ * The paragraph and run properties around an expression tag whose run sits directly in its
+ * paragraph: docxtpl copies them into the paragraphs a `\a` or `\f` in the value starts.
+ */
+function runContext(parsed: Part[], index: number): { paragraphProperties?: string; runProperties?: string } {
+  const run = enclosing(parsed, index, 'w:r');
+  const para = enclosing(parsed, index, 'w:p');
+  if (!run || !para || para[0] > run[0]) return {};
+  let depth = 0;
+  for (let k = para[0] + 1; k < run[0]; k++) {
+    const q = parsed[k];
+    if (q.type === 'tag' && q.position === 'start') depth++;
+    else if (q.type === 'tag' && q.position === 'end') depth--;
+  }
+  if (depth !== 0) return {}; // inside a hyperlink, a field, a tracked change: no new paragraph there
+  const xmlBetween = (from: number) => {
+    let xml = '';
+    for (let k = from + 1; k < parsed.length && parsed[k].type !== 'tag'; k++) xml += parsed[k].value;
+    return xml;
+  };
+  return {
+    paragraphProperties: /<w:pPr>[\s\S]*?<\/w:pPr>/.exec(xmlBetween(para[0]))?.[0] ?? '',
+    runProperties: /<w:rPr>[\s\S]*?<\/w:rPr>/.exec(xmlBetween(run[0]))?.[0] ?? '',
+  };
 }
 
 /** The expressions inside a statement (to find unknown filters and tests before rendering). */

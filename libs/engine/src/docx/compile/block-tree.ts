@@ -14,7 +14,7 @@ export const BLOCK_END: Record<string, string> = {
   with: 'endwith',
   filter: 'endfilter',
 };
-const OPENER_OF: Record<string, string> = Object.fromEntries(
+export const OPENER_OF: Record<string, string> = Object.fromEntries(
   Object.entries(BLOCK_END).map(([open, end]) => [end, open]),
 );
 /** How an author names the block in a message. */
