@@ -67,6 +67,7 @@ export interface RunContext {
  * Plain text as the inside of a `<w:t>`: escaped, line breaks and tabs as Word elements; as in
  * docxtpl, `\a` starts a new paragraph and `\f` puts a page break in a paragraph of its own.
  */
+/* eslint-disable no-control-regex -- \a (BEL) and \f (FF) are docxtpl's paragraph and page marks */
 export function textToRunXml(s: string, where: RunContext = {}): string {
   const escaped = unescapeLiteralBraces(s)
     .split(/(\u0007|\u000c)/)
@@ -90,6 +91,7 @@ export function textToRunXml(s: string, where: RunContext = {}): string {
         : '</w:t><w:br w:type="page"/><w:t xml:space="preserve">',
     );
 }
+/* eslint-enable no-control-regex */
 
 /** Rendered document XML as a value: printed as is, read as its text. */
 function markup(xml: string): Markup {

@@ -162,6 +162,7 @@ function select(st: RenderState, input: Value, args: Value[], keep: boolean, byA
 
 /** Python's str.splitlines(). */
 function splitLines(s: string): string[] {
+  // eslint-disable-next-line no-control-regex -- Python's line boundaries include these controls
   const out = s.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
   if (out.length && out[out.length - 1] === '') out.pop();
   return out;
@@ -187,14 +188,10 @@ function wrapLine(line: string, width: number, breakLong: boolean, breakOnHyphen
       continue;
     }
     if ([...c].length > width && breakLong) {
-      const room = Math.max(1, width - len);
+      const room = width - len;
       cur.push([...c].slice(0, room).join(''));
       chunks[0] = [...c].slice(room).join('');
-      len += room;
-    } else if (!cur.length) {
-      cur.push(chunks.shift()!);
-      len += [...c].length;
-    }
+    } else if (!cur.length) cur.push(chunks.shift()!);
     while (cur.length && isSpace(cur[cur.length - 1])) cur.pop();
     if (cur.length) lines.push(cur.join(''));
     cur = [];

@@ -245,6 +245,7 @@ function stringMethod(s: string, name: string): Callable | undefined {
       return m((a) => {
         const keep = truthy(a[0] ?? false);
         const out: string[] = [];
+        // eslint-disable-next-line no-control-regex -- Python counts these controls as line ends / spaces
         const re = /\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/g;
         let last = 0;
         for (let mm = re.exec(s); mm; mm = re.exec(s)) {
@@ -272,6 +273,7 @@ function stringMethod(s: string, name: string): Callable | undefined {
       return m(() => s !== '' && /^[\p{L}\p{Nd}]+$/u.test(s));
     case 'isspace':
       return m(
+        // eslint-disable-next-line no-control-regex -- Python counts these controls as line ends / spaces
         () => s !== '' && chars(s).every((c) => PY_WHITESPACE.includes(c) || /[\x1c-\x1f\x85]/.test(c)),
       );
     case 'islower':
@@ -385,10 +387,11 @@ function sliceChars(s: string, start: Value | undefined, end: Value | undefined)
 export function pySplit(s: string, sep: Value, maxsplit: number, fromRight: boolean): string[] {
   if (sep === null) {
     const words = s.split(new RegExp(`[${PY_WHITESPACE}]+`)).filter((x) => x !== '');
-    if (maxsplit < 0 || words.length <= maxsplit + 1) return words;
+    if (maxsplit < 0 || words.length <= maxsplit) return words;
     // Keep the rest of the string (with its inner spacing) as the last piece.
     const re = new RegExp(`[${PY_WHITESPACE}]+`, 'g');
-    const t = pyStrip(s);
+    // Python strips the side it splits from; the rest keeps its spacing.
+    const t = fromRight ? pyStrip(s, null, false, true) : pyStrip(s, null, true, false);
     const cuts: [number, number][] = [];
     for (let mm = re.exec(t); mm; mm = re.exec(t)) cuts.push([mm.index, mm.index + mm[0].length]);
     if (!fromRight) {
