@@ -21,6 +21,7 @@ import { buildDocx, messy, p, table, SPLIT as S } from './support/docx-builder';
 import type { BlockSpec, DocxSpec } from './support/docx-builder';
 import { DocxPackage, docxImages, docxText } from './support/docx-text';
 import { DocxtplError, renderManyWithDocxtpl, renderWithDocxtpl } from './support/docxtpl';
+import { cellMarks, DIALECT_CASES, type CellMarks } from './support/dialect-cases';
 import type { DocxtplResult } from './support/docxtpl';
 
 /** The engine's API; a type-only import, checked by tsc and erased at run time. */
@@ -39,7 +40,7 @@ interface Case {
   doc: DocxSpec | BlockSpec[];
   context: Record<string, unknown>;
   /** docxtpl's output, checked by hand. Headers and footers: none when absent. */
-  want: { body: string[]; headers?: string[][]; footers?: string[][] };
+  want: { body: string[]; headers?: string[][]; footers?: string[][]; marks?: CellMarks };
 }
 
 type VisibleText = { body: string[]; headers: string[][]; footers: string[][] };
@@ -567,6 +568,12 @@ export const cases: Case[] = [
   },
 ];
 
+cases.push(...DIALECT_CASES);
+
+function bodyMarks(buf: Buffer): CellMarks {
+  return cellMarks(new DocxPackage(buf).text('word/document.xml'));
+}
+
 describe('differential: renderDocx against docxtpl', () => {
   const templates = cases.map((c) => buildDocx(c.doc));
   let reference: DocxtplResult[] = [];
@@ -602,6 +609,18 @@ describe('differential: renderDocx against docxtpl', () => {
       const ours = engine().renderDocx(templates[i], { template_data: c.context });
       expect(visible(ours)).toEqual(docxtplText(i));
     });
+
+    if (c.want.marks) {
+      const marks = c.want.marks;
+      // Table tags: the vertical merges, spans and shading of every cell, not only the text.
+      it('docxtpl and renderDocx mark the table cells alike (w:vMerge, w:gridSpan, w:shd)', () => {
+        const theirs = reference[i];
+        if (theirs instanceof Error) throw theirs;
+        expect(bodyMarks(theirs)).toEqual(marks);
+        const ours = engine().renderDocx(templates[i], { template_data: c.context });
+        expect(bodyMarks(ours)).toEqual(bodyMarks(theirs));
+      });
+    }
   });
 });
 

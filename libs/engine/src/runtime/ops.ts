@@ -521,6 +521,7 @@ export function getSlice(obj: Value, start: Value, stop: Value, step: Value): Va
 /** Python iteration: lists, dict keys, string characters; undefined iterates as empty. */
 export function iterate(v: Value, what = 'loop'): Value[] {
   if (Array.isArray(v)) return v;
+  if (v instanceof Markup) return chars(v.plain);
   if (isDict(v)) return dictKeys(v);
   if (typeof v === 'string') return chars(v);
   if (v instanceof Undefined || v === null) {
@@ -532,6 +533,7 @@ export function iterate(v: Value, what = 'loop'): Value[] {
 
 export function length(v: Value): number {
   if (typeof v === 'string') return chars(v).length;
+  if (v instanceof Markup) return chars(v.plain).length;
   if (Array.isArray(v)) return v.length;
   if (isDict(v)) return dictKeys(v).length;
   if (v instanceof Undefined) return 0;

@@ -55,6 +55,21 @@ function takeFromTcPr(parts: Part[], from: number, to: number, re: RegExp): stri
   return undefined;
 }
 
+/**
+ * Where the text holding the tag ends, as docxtpl sees it: docxtpl first joins every tag split
+ * across runs into the run it starts in, so the text after a split tag (and any tag starting
+ * there) belongs to that first run's text. A placeholder's lIndex is where its tag ends.
+ */
+function endOfTagText(parts: Part[], index: number, limit: number): number {
+  let bound = Number(parts[index].lIndex ?? -1);
+  for (let k = index + 1; k < limit; k++) {
+    const p = parts[k];
+    if (isTag(p, 'w:t', 'end') && Number(p.lIndex ?? Infinity) > bound) return k;
+    if (isJinja(p) && typeof p.lIndex === 'number') bound = Math.max(bound, p.lIndex);
+  }
+  return -1;
+}
+
 function rewriteCell(input: Part[], index: number, report: Report): Part[] {
   const tag = input[index] as JinjaPart;
   const type = tag.statement!.type;
@@ -88,7 +103,7 @@ function rewriteCell(input: Part[], index: number, report: Report): Part[] {
   if (type === 'vm') {
     // As docxtpl: from the cell's first text to the end of the tag's text, first iteration only.
     const firstText = parts.findIndex((p, k) => k > tcPrEnd && k < tc[1] && isTag(p, 'w:t', 'start'));
-    const textEnd = parts.findIndex((p, k) => k > index && k < tc[1] && isTag(p, 'w:t', 'end'));
+    const textEnd = endOfTagText(parts, index, tc[1]);
     if (firstText >= 0 && textEnd >= 0) {
       inserts.push([firstText + 1, synthetic(tag, 'if')], [textEnd, synthetic(tag, 'endif')]);
     }
