@@ -270,6 +270,9 @@ export class BlockRenderer {
   private callNested<T>(fn: () => T): T {
     if (this.callDepth >= MAX_MACRO_CALL_DEPTH)
       throw new JinjaRuntimeError(`macro calls nest more than ${MAX_MACRO_CALL_DEPTH} deep (limit)`);
+    // A macro calling itself twice per call stays shallow but grows exponentially: every call
+    // counts against the render's loop budget.
+    this.state.countIterations(1);
     this.callDepth++;
     try {
       return fn();
@@ -356,7 +359,9 @@ export class BlockRenderer {
   private renderToXml(body: Part[], frame: Frame, part: JinjaPart, options: RenderOptions): string {
     const r = this.renderBody(body, frame, part, options);
     if (r.errors?.length) throw r.errors[0];
-    return joined(r.value);
+    const xml = joined(r.value);
+    this.state.checkLength(xml.length); // a value built from values (`{% set x %}{{ x }}{{ x }}…`)
+    return xml;
   }
 
   private assign(frame: Frame, targets: string[], value: Value): void {
