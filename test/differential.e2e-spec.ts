@@ -21,7 +21,7 @@ import { buildDocx, messy, p, table, SPLIT as S } from './support/docx-builder';
 import type { BlockSpec, DocxSpec } from './support/docx-builder';
 import { DocxPackage, docxImages, docxText } from './support/docx-text';
 import { DocxtplError, renderManyWithDocxtpl, renderWithDocxtpl } from './support/docxtpl';
-import { cellMarks, DIALECT_CASES, type CellMarks } from './support/dialect-cases';
+import { cellMarks, coreTitle, DIALECT_CASES, type CellMarks } from './support/dialect-cases';
 import type { DocxtplResult } from './support/docxtpl';
 
 /** The engine's API; a type-only import, checked by tsc and erased at run time. */
@@ -40,7 +40,7 @@ interface Case {
   doc: DocxSpec | BlockSpec[];
   context: Record<string, unknown>;
   /** docxtpl's output, checked by hand. Headers and footers: none when absent. */
-  want: { body: string[]; headers?: string[][]; footers?: string[][]; marks?: CellMarks };
+  want: { body: string[]; headers?: string[][]; footers?: string[][]; marks?: CellMarks; title?: string };
 }
 
 type VisibleText = { body: string[]; headers: string[][]; footers: string[][] };
@@ -609,6 +609,17 @@ describe('differential: renderDocx against docxtpl', () => {
       const ours = engine().renderDocx(templates[i], { template_data: c.context });
       expect(visible(ours)).toEqual(docxtplText(i));
     });
+
+    if (c.want.title !== undefined) {
+      const title = c.want.title;
+      it('docxtpl and renderDocx render the document title alike', () => {
+        const theirs = reference[i];
+        if (theirs instanceof Error) throw theirs;
+        const titleOf = (buf: Buffer) => coreTitle(new DocxPackage(buf).text('docProps/core.xml'));
+        expect(titleOf(theirs)).toBe(title);
+        expect(titleOf(engine().renderDocx(templates[i], { template_data: c.context }))).toBe(title);
+      });
+    }
 
     if (c.want.marks) {
       const marks = c.want.marks;

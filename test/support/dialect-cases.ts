@@ -14,7 +14,17 @@ export interface DialectCase {
   name: string;
   doc: DocxSpec | BlockSpec[];
   context: Record<string, unknown>;
-  want: { body: string[]; headers?: string[][]; footers?: string[][]; marks?: CellMarks };
+  want: { body: string[]; headers?: string[][]; footers?: string[][]; marks?: CellMarks; title?: string };
+}
+
+/** The document's title (docProps/core.xml), which docxtpl renders as a template too. */
+export function coreTitle(xml: string): string {
+  const raw = /<dc:title>([^<]*)<\/dc:title>/.exec(xml)?.[1] ?? '';
+  return raw
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&amp;/g, '&');
 }
 
 /** The merge, span and shading marks of every table cell of a document part's XML. */
@@ -361,5 +371,11 @@ export const DIALECT_CASES: DialectCase[] = [
       headers: [['Page of {{ x }} abc\ndef']],
       footers: [['FalseTrue']],
     },
+  },
+  {
+    name: 'tags in the document title (docProps), where {_{ stays as written',
+    doc: { body: ['{{ a }}'], title: 'Offer {{ t|upper }} {% if n > 1 %}x{{ n }}{% endif %} {_{ kept }_}' },
+    context: { a: 1, t: 'acme', n: 2 },
+    want: { body: ['1'], title: 'Offer ACME x2 {_{ kept }_}' },
   },
 ];

@@ -16,6 +16,7 @@ import { annotate } from './compile/annotate';
 import { buildTree } from './compile/block-tree';
 import { applyPlacement } from './compile/placement';
 import { applyRaw } from './compile/raw';
+import { CORE_PROPERTIES_PART, markPropertyTags, TEMPLATED_PROPERTIES } from './doc-properties';
 import { applyTableTags } from './compile/table-tags';
 import { applyWhitespaceControl } from './compile/whitespace';
 import { isJinja, isTextContent, MODULE, type JinjaPart, type Part, type RenderOptions } from './parts';
@@ -31,7 +32,10 @@ export class JinjaModule {
   readonly name = 'JinjaModule';
   // Set by docxtemplater when the module is attached (module API).
   zip?: { files: Record<string, { asText(): string }>; file(path: string, data: string): void };
-  docxtemplater?: { templatedFiles?: string[]; fileTypeConfig?: { tagsXmlLexedArray: string[] } };
+  docxtemplater?: {
+    templatedFiles?: string[];
+    fileTypeConfig?: { tagsXmlLexedArray: string[]; tagsXmlTextArray: string[] };
+  };
 
   private readonly scanProblems = new Map<string, TemplateProblem[]>();
   private readonly renderer: BlockRenderer;
@@ -61,6 +65,9 @@ export class JinjaModule {
         if (!lexed.includes(t)) lexed.push(t);
       }
     }
+    // docxtemplater reads most core properties as text already; docxtpl also renders these two.
+    const text = doc?.fileTypeConfig?.tagsXmlTextArray;
+    if (text) for (const t of TEMPLATED_PROPERTIES) if (!text.includes(t)) text.push(t);
     return options;
   }
 
@@ -68,12 +75,13 @@ export class JinjaModule {
     if (event !== 'before-preparse' || !this.zip || !this.docxtemplater) return;
     for (const path of this.docxtemplater.templatedFiles ?? []) {
       const file = this.zip.files[path];
-      if (!file || !XML_WORDS_PART.test(path)) continue;
+      const properties = path === CORE_PROPERTIES_PART;
+      if (!file || !(XML_WORDS_PART.test(path) || properties)) continue;
       const xml = file.asText();
       if (xml.includes(TAG_START) || xml.includes(TAG_END)) {
         throw new JinjaRuntimeError(`${path} contains the reserved characters U+FDD0/U+FDD1`);
       }
-      const { xml: marked, tagCount, unclosed } = markJinjaTags(xml);
+      const { xml: marked, tagCount, unclosed } = properties ? markPropertyTags(xml) : markJinjaTags(xml);
       this.tagCount += tagCount;
       if (tagCount) this.zip.file(path, marked);
       if (unclosed.length) {
@@ -110,7 +118,9 @@ export class JinjaModule {
     const literal = applyRaw(parsed);
     literal.forEach((p, i) => {
       if (isJinja(p)) annotate(p, literal, i, filePath, report);
-      else if (isTextContent(p)) p.value = unescapeLiteralBraces(p.value);
+      // docxtpl turns `{_{` into `{{` in Word's parts only, not in the document properties.
+      else if (isTextContent(p) && filePath !== CORE_PROPERTIES_PART)
+        p.value = unescapeLiteralBraces(p.value);
     });
     const cells = applyTableTags(literal, report);
     const ws = applyWhitespaceControl(cells);

@@ -30,6 +30,7 @@ import {
   Undefined,
   type Value,
 } from '../runtime/values';
+import { CORE_PROPERTIES_PART } from './doc-properties';
 import { isJinja, type JinjaPart, type Part, type RenderOptions } from './parts';
 
 /* eslint-disable no-control-regex -- matching control characters is the point here */
@@ -380,10 +381,13 @@ export class BlockRenderer {
   /** An evaluated value as run XML: an image becomes a drawing, anything else escaped text. */
   private output(v: Value, options: RenderOptions, part?: JinjaPart): string {
     if (v instanceof ImageRef) {
+      if (options.filePath === CORE_PROPERTIES_PART) return '';
       return `</w:t>${this.images.drawing(v.name, options.filePath)}<w:t xml:space="preserve">`;
     }
     if (v instanceof Markup) return v.xml;
     this.state.use(v);
+    // A document property is plain text: no runs, breaks or paragraphs to make there.
+    if (options.filePath === CORE_PROPERTIES_PART) return escapeXml(str(v)).replace(/&quot;/g, '"');
     return textToRunXml(str(v), part ?? {});
   }
 }
