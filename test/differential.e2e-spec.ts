@@ -1,19 +1,23 @@
 /**
  * Differential test: every template below is rendered by docxtpl (the Python reference
  * implementation of the dialect, test/support/docxtpl.ts) and by our renderDocx, and the visible
- * text of both documents (body, headers, footers; test/support/docx-text.ts) must be equal.
+ * text of both documents (body, headers, footers; test/support/docx-text.ts) must be equal; for
+ * docxtpl's table tags the cells' merge, span and shading marks too, and for the document
+ * properties the title. The cases of the dialect in full live in test/support/dialect-cases.ts.
  *
  * Each case also pins what docxtpl produces (`want`, checked by hand), so a broken harness or a
  * changed docxtpl cannot make the comparison pass vacuously.
  *
- * Known, intended differences are deliberately absent: a block tag without a prefix alone in its
- * paragraph (we drop that empty paragraph, docxtpl keeps it: such tags use `{%p`), '\n' in values
- * (we make line breaks) and missing variables reached through attributes.
+ * Known, intended differences (README, "Differences from docxtpl, on purpose") are deliberately
+ * absent: a block whose tags all stand alone in their paragraphs (we drop those empty paragraphs,
+ * docxtpl keeps them: such tags use `{%p`), missing variables reached through attributes, `&` typed
+ * inside a tag's string, and XML characters in values rendered into document properties.
  *
  * docxtpl quirks worth knowing when reading the cases:
  * - `{%-` deletes everything back to the previous `</w:t>`, `-%}` everything up to the next
- *   `<w:t>` — across runs and paragraphs (docxtpl: "merge with previous/next paragraph text").
- *   Used inline, as in 'whitespace control inline within a paragraph', both agree with Jinja.
+ *   `<w:t>` — across runs and paragraphs (docxtpl: "merge with previous/next paragraph text"),
+ *   and the `-` is gone before Jinja sees it, so the text kept keeps its spaces. With no such
+ *   `</w:t>` / `<w:t>` (or a tag in between), Jinja strips the whitespace beside the tag.
  * - Word's curly quotes inside tags are read as straight quotes.
  * - `~` binds tighter than `+` in Jinja: `'ab' ~ 1 + 2` is `('ab' ~ 1) + 2`, a TypeError.
  */
