@@ -206,10 +206,10 @@ export const DIALECT_CASES: DialectCase[] = [
       messy(
         `{% mac${S}ro each(xs) %}{% for x in xs %}{{ caller(x) }}{% if not loop.last %}, {% endif %}{% endfor %}{% endmacro %}{% macro li(x) %}<{{ x }}>{% endmacro %}{{ li('a') }}`,
       ),
-      '{% call(item) each(items) %}{{ item|upper }}{% endcall %}',
+      '{% call(item) each(items) %}{{ item|upper }}{% endcall %} {{ each }}',
     ],
     context: { total: 12.5, who: 'me', items: ['x', 'y'] },
-    want: { body: ['Total: 12.50 EUR / 12.50 USD', '[Note: inner me]', '<a>', 'X, Y'] },
+    want: { body: ['Total: 12.50 EUR / 12.50 USD', '[Note: inner me]', '<a>', "X, Y <Macro 'each'>"] },
   },
   {
     name: 'with, raw, namespace, block set, filter block',

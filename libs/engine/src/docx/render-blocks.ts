@@ -284,25 +284,28 @@ export class BlockRenderer {
 
   /** A `{% macro %}` (or a `{% call %}` body as `caller`): renders its body with the arguments bound. */
   private macro(name: string, params: Param[], part: JinjaPart, defining: Frame, options: RenderOptions) {
-    return new Callable(name, (args, kwargs) =>
-      this.callNested(() => {
-        const f = new Frame(defining);
-        const extraKw: Record<string, Value> = {};
-        for (const k of Object.keys(kwargs))
-          if (k !== 'caller' && !params.some((q) => q.name === k)) extraKw[k] = kwargs[k];
-        params.forEach((q, i) => {
-          let v: Value;
-          if (i < args.length) v = args[i];
-          else if (Object.prototype.hasOwnProperty.call(kwargs, q.name)) v = kwargs[q.name];
-          else if (q.default) v = evaluate(q.default, f, this.state);
-          else v = new Undefined(q.name);
-          f.set(q.name, v);
-        });
-        f.set('varargs', args.slice(params.length));
-        f.set('kwargs', extraKw);
-        if (kwargs.caller instanceof Callable) f.set('caller', kwargs.caller);
-        return markup(this.renderToXml(part.body!, f, part, options));
-      }),
+    return new Callable(
+      name,
+      (args, kwargs) =>
+        this.callNested(() => {
+          const f = new Frame(defining);
+          const extraKw: Record<string, Value> = {};
+          for (const k of Object.keys(kwargs))
+            if (k !== 'caller' && !params.some((q) => q.name === k)) extraKw[k] = kwargs[k];
+          params.forEach((q, i) => {
+            let v: Value;
+            if (i < args.length) v = args[i];
+            else if (Object.prototype.hasOwnProperty.call(kwargs, q.name)) v = kwargs[q.name];
+            else if (q.default) v = evaluate(q.default, f, this.state);
+            else v = new Undefined(q.name);
+            f.set(q.name, v);
+          });
+          f.set('varargs', args.slice(params.length));
+          f.set('kwargs', extraKw);
+          if (kwargs.caller instanceof Callable) f.set('caller', kwargs.caller);
+          return markup(this.renderToXml(part.body!, f, part, options));
+        }),
+      `<Macro '${name}'>`,
     );
   }
 

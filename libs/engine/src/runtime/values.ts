@@ -22,6 +22,8 @@ export class Callable {
   constructor(
     readonly name: string,
     readonly fn: (args: Value[], kwargs: Record<string, Value>) => Value,
+    /** How Jinja prints it: `<function …>`, or `<Macro '…'>` for a template's macro. */
+    readonly printed = `<function ${name}>`,
   ) {}
 }
 
@@ -242,7 +244,7 @@ export function str(v: Value): string {
   if (v === false) return 'False';
   if (typeof v === 'number' || v instanceof PyFloat) return formatNumber(v);
   if (v instanceof Undefined) return '';
-  if (v instanceof Callable) return `<function ${v.name}>`;
+  if (v instanceof Callable) return v.printed;
   if (v instanceof ImageRef) return '';
   if (v instanceof TemplateObject) return v.text();
   return repr(v);
