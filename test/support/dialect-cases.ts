@@ -7,7 +7,7 @@
 import { messy, table, SPLIT as S } from './docx-builder';
 import type { BlockSpec, DocxSpec } from './docx-builder';
 
-/** Per table cell of the body, in document order: `vMerge|gridSpan|shd fill` ('' when absent). */
+/** Each table's grid widths, then per table cell of the body, in document order: `vMerge|gridSpan|shd fill` ('' when absent). */
 export type CellMarks = string[];
 
 export interface DialectCase {
@@ -30,6 +30,9 @@ export function coreTitle(xml: string): string {
 /** The merge, span and shading marks of every table cell of a document part's XML. */
 export function cellMarks(xml: string): CellMarks {
   const out: string[] = [];
+  // And each table's grid, which docxtpl rescales when a table gains or loses columns.
+  for (const g of xml.matchAll(/<w:tblGrid>([\s\S]*?)<\/w:tblGrid>/g))
+    out.push(`grid ${[...g[1].matchAll(/w:w="(\d+)"/g)].map((w) => w[1]).join(',')}`);
   for (const m of xml.matchAll(/<w:tc>([\s\S]*?)<\/w:tc>/g)) {
     const tcPr = /<w:tcPr>([\s\S]*?)<\/w:tcPr>/.exec(m[1])?.[1] ?? '';
     const vMerge = /<w:vMerge(?: w:val="(\w+)")?\/>/.exec(tcPr);
@@ -60,7 +63,7 @@ export const DIALECT_CASES: DialectCase[] = [
     context: { rows: ROWS },
     want: {
       body: ['Group | Item', 'Fruit | Apple', ' | Pear', ' | Leek'],
-      marks: ['||', '||', 'restart||', '||', 'continue||', '||', 'continue||', '||'],
+      marks: ['grid 4535,4535', '||', '||', 'restart||', '||', 'continue||', '||', 'continue||', '||'],
     },
   },
   {
@@ -83,6 +86,7 @@ export const DIALECT_CASES: DialectCase[] = [
     want: {
       body: ['A | a1', ' | a2', 'B | b1', ' | b2', ' | b3'],
       marks: [
+        'grid 4535,4535',
         'restart||',
         '||',
         'continue||',
@@ -107,7 +111,7 @@ export const DIALECT_CASES: DialectCase[] = [
     context: { year: 2024, quarters: ['Q1', 'Q2', 'Q3', 'Q4'] },
     want: {
       body: ['Year | 2024', 'Quarter | Q1 | Q2 | Q3 | Q4'],
-      marks: ['||', '|4|', '||', '||', '||', '||', '||'],
+      marks: ['grid 1814,1814,1814,1814,1814', '||', '|4|', '||', '||', '||', '||', '||'],
     },
   },
   {
@@ -125,6 +129,7 @@ export const DIALECT_CASES: DialectCase[] = [
     want: {
       body: ['Wide | x | y', 'Red | Green | plain', 'Apple | 3 | ', 'Pear | 1 | ', 'Leek | 2 | '],
       marks: [
+        'grid 3022,3022,3022',
         '|2|',
         '||',
         '||',
@@ -381,5 +386,39 @@ export const DIALECT_CASES: DialectCase[] = [
     doc: { body: ['{{ a }}'], title: 'Offer {{ t|upper }} {% if n > 1 %}x{{ n }}{% endif %} {_{ kept }_}' },
     context: { a: 1, t: 'acme', n: 2 },
     want: { body: ['1'], title: 'Offer ACME x2 {_{ kept }_}' },
+  },
+  {
+    name: 'column loops widen the table grid as docxtpl does',
+    doc: [
+      table(
+        [
+          ['Name', '{%tc for c in cols %}', '{{ c }}', '{%tc endfor %}'],
+          ['{{ name }}', '{%tc for c in cols %}', '{{ loop.index }}', '{%tc endfor %}'],
+        ],
+        { widthsMm: [40, 10, 30, 10] },
+      ),
+      table([['{%tc for c in few %}', '{{ c }}', '{%tc endfor %}', 'end']], { widthsMm: [20, 30, 20, 40] }),
+    ],
+    context: { cols: ['A', 'B', 'C', 'D', 'E'], name: 'row', few: [] },
+    want: {
+      body: ['Name | A | B | C | D | E', 'row | 1 | 2 | 3 | 4 | 5', 'end'],
+      marks: [
+        'grid 1512,378,1134,378,850,850',
+        'grid 6237',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+        '||',
+      ],
+    },
   },
 ];

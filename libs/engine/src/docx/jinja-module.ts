@@ -21,10 +21,12 @@ import { applyTableTags } from './compile/table-tags';
 import { applyWhitespaceControl } from './compile/whitespace';
 import { isJinja, isTextContent, MODULE, type JinjaPart, type Part, type RenderOptions } from './parts';
 import { BlockRenderer, unescapeLiteralBraces } from './render-blocks';
+import { fixTableGrids } from './table-grid';
 
 export { TAG_START, TAG_END };
 export { textToRunXml } from './render-blocks';
 
+const BODY_PART = 'word/document.xml';
 const XML_WORDS_PART =
   /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments|glossary\/document)\.xml$/;
 
@@ -40,6 +42,7 @@ export class JinjaModule {
   private readonly scanProblems = new Map<string, TemplateProblem[]>();
   private readonly renderer: BlockRenderer;
   tagCount = 0;
+  private gridsMayChange = false;
 
   constructor(state: RenderState, images: DocxImageWriter) {
     this.renderer = new BlockRenderer(state, images);
@@ -122,6 +125,15 @@ export class JinjaModule {
       else if (isTextContent(p) && filePath !== CORE_PROPERTIES_PART)
         p.value = unescapeLiteralBraces(p.value);
     });
+    if (
+      filePath === BODY_PART &&
+      literal.some(
+        (p) =>
+          isJinja(p) &&
+          (p.placement === 'tc' || p.statement?.type === 'hm' || p.statement?.type === 'colspan'),
+      )
+    )
+      this.gridsMayChange = true;
     const cells = applyTableTags(literal, report);
     const ws = applyWhitespaceControl(cells);
     const placed = applyPlacement(ws, report);
@@ -133,6 +145,12 @@ export class JinjaModule {
       return e;
     });
     return { postparsed, errors };
+  }
+
+  /** After rendering: docxtpl's table-grid repair, where columns may have been added or merged. */
+  postrender(parts: unknown[], options: { filePath: string }): unknown[] {
+    if (options.filePath !== BODY_PART || !this.gridsMayChange) return parts;
+    return [fixTableGrids(parts.flat(Infinity).join(''))];
   }
 
   render(part: Part, options: RenderOptions): { value: string | string[]; errors?: unknown[] } | null {
