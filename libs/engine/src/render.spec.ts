@@ -639,6 +639,19 @@ describe('typed errors', () => {
     ]);
   });
 
+  it('unclosed new blocks name their opening tag', () => {
+    const e = caught(() => render(['{% raw %}x', '{% macro m() %}y', '{% with a = 1 %}'], {}));
+    expect(e).toBeInstanceOf(TemplateSyntaxError);
+    expect((e as TemplateSyntaxError).problems.map((x) => [x.tag, x.message])).toEqual([
+      ['{% raw %}', "'raw' has no 'endraw'"],
+    ]);
+    const f = caught(() => render(['{% macro m() %}y', '{% with a = 1 %}z'], {}));
+    expect((f as TemplateSyntaxError).problems.map((x) => [x.tag, x.message])).toEqual([
+      ['{% with a = 1 %}', "'with' has no 'endwith'"],
+      ['{% macro m() %}', "'macro' has no 'endmacro'"],
+    ]);
+  });
+
   it('invalid_template for macros, malformed XML and DTDs', () => {
     const zip = new PizZip(buildDocx(['x']));
     const ct = zip.file('[Content_Types].xml')!.asText();

@@ -118,7 +118,7 @@ export class JinjaModule {
       problems.push({ message, tag: p.source, context: p.context, part: filePath });
     };
 
-    const literal = applyRaw(parsed);
+    const literal = applyRaw(parsed, report);
     literal.forEach((p, i) => {
       if (isJinja(p)) annotate(p, literal, i, filePath, report);
       // docxtpl turns `{_{` into `{{` in Word's parts only, not in the document properties.
