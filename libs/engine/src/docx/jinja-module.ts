@@ -20,11 +20,12 @@ import { CORE_PROPERTIES_PART, markPropertyTags, TEMPLATED_PROPERTIES } from './
 import { applyTableTags } from './compile/table-tags';
 import { applyWhitespaceControl } from './compile/whitespace';
 import { isJinja, isTextContent, MODULE, type JinjaPart, type Part, type RenderOptions } from './parts';
-import { BlockRenderer, unescapeLiteralBraces } from './render-blocks';
+import { BlockRenderer } from './render-blocks';
+import { unescapeLiteralBraces } from './run-text';
 import { fixTableGrids } from './table-grid';
 
 export { TAG_START, TAG_END };
-export { textToRunXml } from './render-blocks';
+export { textToRunXml } from './run-text';
 
 const BODY_PART = 'word/document.xml';
 const XML_WORDS_PART =
