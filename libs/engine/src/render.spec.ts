@@ -631,11 +631,12 @@ describe('typed errors', () => {
   });
 
   it('tags that need other templates or Jinja extensions are syntax errors that say so', () => {
-    const e = caught(() => render(['{% include "other.docx" %}', '{% break %}'], {}));
+    const e = caught(() => render(['{% include "other.docx" %}', '{% break %}', '{{ s|urlize }}'], {}));
     expect(e).toBeInstanceOf(TemplateSyntaxError);
     expect((e as TemplateSyntaxError).problems.map((x) => x.message)).toEqual([
       "'include' is not supported: a template renders on its own: there are no other templates to include",
       "'break' is not supported: 'break' needs Jinja's loopcontrols extension, which docxtpl does not enable",
+      "the filter 'urlize' makes HTML links, which a Word document cannot hold",
     ]);
   });
 

@@ -267,7 +267,9 @@ export function unknownNames(e: Expr, out: string[] = []): string[] {
     if (!x) return;
     switch (x.type) {
       case 'Filter':
-        if (!FILTERS[x.name]) out.push(`unknown filter '${x.name}'`);
+        if (x.name === 'urlize')
+          out.push("the filter 'urlize' makes HTML links, which a Word document cannot hold");
+        else if (!FILTERS[x.name]) out.push(`unknown filter '${x.name}'`);
         visit(x.input);
         x.args.forEach(visit);
         x.kwargs.forEach(([, v]) => visit(v));
