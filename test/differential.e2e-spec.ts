@@ -1,19 +1,23 @@
 /**
  * Differential test: every template below is rendered by docxtpl (the Python reference
  * implementation of the dialect, test/support/docxtpl.ts) and by our renderDocx, and the visible
- * text of both documents (body, headers, footers; test/support/docx-text.ts) must be equal.
+ * text of both documents (body, headers, footers; test/support/docx-text.ts) must be equal; for
+ * docxtpl's table tags the cells' merge, span and shading marks too, and for the document
+ * properties the title. The cases of the dialect in full live in test/support/dialect-cases.ts.
  *
  * Each case also pins what docxtpl produces (`want`, checked by hand), so a broken harness or a
  * changed docxtpl cannot make the comparison pass vacuously.
  *
- * Known, intended differences are deliberately absent: a block tag without a prefix alone in its
- * paragraph (we drop that empty paragraph, docxtpl keeps it: such tags use `{%p`), '\n' in values
- * (we make line breaks) and missing variables reached through attributes.
+ * Known, intended differences (README, "Differences from docxtpl, on purpose") are deliberately
+ * absent: a block whose tags all stand alone in their paragraphs (we drop those empty paragraphs,
+ * docxtpl keeps them: such tags use `{%p`), missing variables reached through attributes, `&` typed
+ * inside a tag's string, and XML characters in values rendered into document properties.
  *
  * docxtpl quirks worth knowing when reading the cases:
  * - `{%-` deletes everything back to the previous `</w:t>`, `-%}` everything up to the next
- *   `<w:t>` — across runs and paragraphs (docxtpl: "merge with previous/next paragraph text").
- *   Used inline, as in 'whitespace control inline within a paragraph', both agree with Jinja.
+ *   `<w:t>` — across runs and paragraphs (docxtpl: "merge with previous/next paragraph text"),
+ *   and the `-` is gone before Jinja sees it, so the text kept keeps its spaces. With no such
+ *   `</w:t>` / `<w:t>` (or a tag in between), Jinja strips the whitespace beside the tag.
  * - Word's curly quotes inside tags are read as straight quotes.
  * - `~` binds tighter than `+` in Jinja: `'ab' ~ 1 + 2` is `('ab' ~ 1) + 2`, a TypeError.
  */
@@ -21,6 +25,7 @@ import { buildDocx, messy, p, table, SPLIT as S } from './support/docx-builder';
 import type { BlockSpec, DocxSpec } from './support/docx-builder';
 import { DocxPackage, docxImages, docxText } from './support/docx-text';
 import { DocxtplError, renderManyWithDocxtpl, renderWithDocxtpl } from './support/docxtpl';
+import { cellMarks, coreTitle, DIALECT_CASES, type CellMarks } from './support/dialect-cases';
 import type { DocxtplResult } from './support/docxtpl';
 
 /** The engine's API; a type-only import, checked by tsc and erased at run time. */
@@ -39,7 +44,7 @@ interface Case {
   doc: DocxSpec | BlockSpec[];
   context: Record<string, unknown>;
   /** docxtpl's output, checked by hand. Headers and footers: none when absent. */
-  want: { body: string[]; headers?: string[][]; footers?: string[][] };
+  want: { body: string[]; headers?: string[][]; footers?: string[][]; marks?: CellMarks; title?: string };
 }
 
 type VisibleText = { body: string[]; headers: string[][]; footers: string[][] };
@@ -567,6 +572,12 @@ export const cases: Case[] = [
   },
 ];
 
+cases.push(...DIALECT_CASES);
+
+function bodyMarks(buf: Buffer): CellMarks {
+  return cellMarks(new DocxPackage(buf).text('word/document.xml'));
+}
+
 describe('differential: renderDocx against docxtpl', () => {
   const templates = cases.map((c) => buildDocx(c.doc));
   let reference: DocxtplResult[] = [];
@@ -602,6 +613,29 @@ describe('differential: renderDocx against docxtpl', () => {
       const ours = engine().renderDocx(templates[i], { template_data: c.context });
       expect(visible(ours)).toEqual(docxtplText(i));
     });
+
+    if (c.want.title !== undefined) {
+      const title = c.want.title;
+      it('docxtpl and renderDocx render the document title alike', () => {
+        const theirs = reference[i];
+        if (theirs instanceof Error) throw theirs;
+        const titleOf = (buf: Buffer) => coreTitle(new DocxPackage(buf).text('docProps/core.xml'));
+        expect(titleOf(theirs)).toBe(title);
+        expect(titleOf(engine().renderDocx(templates[i], { template_data: c.context }))).toBe(title);
+      });
+    }
+
+    if (c.want.marks) {
+      const marks = c.want.marks;
+      // Table tags: the vertical merges, spans and shading of every cell, not only the text.
+      it('docxtpl and renderDocx mark the table cells alike (w:vMerge, w:gridSpan, w:shd)', () => {
+        const theirs = reference[i];
+        if (theirs instanceof Error) throw theirs;
+        expect(bodyMarks(theirs)).toEqual(marks);
+        const ours = engine().renderDocx(templates[i], { template_data: c.context });
+        expect(bodyMarks(ours)).toEqual(bodyMarks(theirs));
+      });
+    }
   });
 });
 

@@ -247,7 +247,7 @@ describe('5. values as text', () => {
   });
 
   it('drops characters XML cannot hold instead of breaking the document', () => {
-    expect(body(['{{ v }}'], { v: 'a\u0000b\u0007c\uffff\ud800d' })).toEqual(['abcd']);
+    expect(body(['{{ v }}'], { v: 'a\u0000b\u0001c\uffff\ud800d' })).toEqual(['abcd']);
   });
 
   it('prints numbers, booleans and None as Python does', () => {
@@ -519,6 +519,41 @@ describe('8. safety', () => {
     expect(e.message).toContain('too large or too deeply nested');
   });
 
+  it.each([
+    ['{% macro f(n) %}{{ f(n + 1) }}{% endmacro %}{{ f(0) }}', 'macro calls nest more than 64 deep'],
+    ['{% macro f() %}{{ f() }}{{ f() }}{% endmacro %}{{ f() }}', 'macro calls nest more than 64 deep'],
+    [
+      '{% macro f(n) %}{% if n < 40 %}{{ f(n + 1) }}{{ f(n + 1) }}{% endif %}{% endmacro %}{{ f(0) }}',
+      'loop iterations',
+    ],
+    ['{% for n in deep recursive %}{{ loop(n.kids) }}{% endfor %}', 'more than 64 levels deep'],
+    [
+      '{% set ns = namespace(x="ab") %}{% for i in range(40) %}{% set ns.x = ns.x ~ ns.x %}{% endfor %}',
+      'longer than',
+    ],
+    ['{% set ns = 1 %}{% set ns.x = 2 %}', 'non-namespace object'],
+    ['{% for x in xs %}{{ loop(xs) }}{% endfor %}', "marked 'recursive'"],
+    ['{% call undefined_macro() %}x{% endcall %}', "'call' needs a macro"],
+  ])('%s is bounded: a runtime error naming the tag', (tag, message) => {
+    let deep: unknown = [];
+    for (let i = 0; i < 100; i++) deep = [{ kids: deep }];
+    const e = caught(() => render([tag], { deep, xs: [1] }, { options: { maxLoopIterations: 2000 } }));
+    expect(e).toBeInstanceOf(TemplateRuntimeError);
+    expect(e.message).toContain(message);
+    expect(e.details).toMatchObject({ tag: expect.stringMatching(/^\{[{%]/), context: expect.any(String) });
+  });
+
+  it.each([
+    '{{ namespace.__init__ }}{{ namespace(a=1).__class__ }}',
+    '{{ dict.constructor }}{{ dict(a=1).constructor }}',
+    '{% macro m() %}x{% endmacro %}{{ m.__globals__ }}{{ m.constructor }}{{ caller }}',
+    '{{ cycler(1).__init__ }}{{ joiner().__globals__ }}',
+    '{% for x in xs %}{{ loop.changed.constructor }}{{ loop.__class__ }}{% endfor %}',
+  ])('%s: the new globals and objects reach nothing', (tag) => {
+    const out = body([tag], { xs: [1] });
+    expect(out.join('')).not.toMatch(/native|process|prototype|\[object/i);
+  });
+
   it('caps loop output', () => {
     const e = caught(() =>
       render(
@@ -561,7 +596,7 @@ describe('typed errors', () => {
           "'endfor' where the 'if' opened by {% if x %} should end first",
         ],
         ['word/document.xml', '{% if x %}', "'if' has no 'endif'"],
-        ['word/header1.xml', '{{ a + }}', 'unexpected the end of the tag'],
+        ['word/header1.xml', '{{ a + }}', 'the tag ends too early'],
       ]),
     );
     expect(problems).toHaveLength(5);
@@ -593,6 +628,29 @@ describe('typed errors', () => {
     expect(e).toBeInstanceOf(InvalidTemplateError);
     expect(e.errorType).toBe('invalid_template');
     expect(httpStatusOf(e.errorType)).toBe(400);
+  });
+
+  it('tags that need other templates or Jinja extensions are syntax errors that say so', () => {
+    const e = caught(() => render(['{% include "other.docx" %}', '{% break %}', '{{ s|urlize }}'], {}));
+    expect(e).toBeInstanceOf(TemplateSyntaxError);
+    expect((e as TemplateSyntaxError).problems.map((x) => x.message)).toEqual([
+      "'include' is not supported: a template renders on its own: there are no other templates to include",
+      "'break' is not supported: 'break' needs Jinja's loopcontrols extension, which docxtpl does not enable",
+      "the filter 'urlize' makes HTML links, which a Word document cannot hold",
+    ]);
+  });
+
+  it('unclosed new blocks name their opening tag', () => {
+    const e = caught(() => render(['{% raw %}x', '{% macro m() %}y', '{% with a = 1 %}'], {}));
+    expect(e).toBeInstanceOf(TemplateSyntaxError);
+    expect((e as TemplateSyntaxError).problems.map((x) => [x.tag, x.message])).toEqual([
+      ['{% raw %}', "'raw' has no 'endraw'"],
+    ]);
+    const f = caught(() => render(['{% macro m() %}y', '{% with a = 1 %}z'], {}));
+    expect((f as TemplateSyntaxError).problems.map((x) => [x.tag, x.message])).toEqual([
+      ['{% with a = 1 %}', "'with' has no 'endwith'"],
+      ['{% macro m() %}', "'macro' has no 'endmacro'"],
+    ]);
   });
 
   it('invalid_template for macros, malformed XML and DTDs', () => {

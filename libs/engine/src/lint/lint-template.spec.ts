@@ -25,7 +25,7 @@ describe('lintDocxTemplate', () => {
         p('{% if paid %}Paid'),
         p('{% for x in xs %}{{ x }}{% endif %}'),
         p('{{ a + }}'),
-        p('{% macro m() %}'),
+        p('{% frobnicate %}'),
         p('{{ customer.'),
         table([['{% if a %}x', 'y{% endif %}']]),
       ]),

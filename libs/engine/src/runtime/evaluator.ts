@@ -21,6 +21,9 @@ import {
   Callable,
   getOwn,
   ImageRef,
+  isDict,
+  Namespace,
+  TemplateObject,
   isFloat,
   isNumber,
   num,
@@ -53,14 +56,82 @@ function rangeFn(st: RenderState): Callable {
   });
 }
 
+function kwargsDict(kwargs: Record<string, Value>): Dict {
+  const d: Dict = {};
+  for (const k of Object.keys(kwargs))
+    Object.defineProperty(d, k, { value: kwargs[k], enumerable: true, writable: true, configurable: true });
+  return d;
+}
+
+/** Jinja's `cycler(…)`: `next()`, `current`, `reset()`. */
+class Cycler extends TemplateObject {
+  private pos = 0;
+  constructor(private readonly items: Value[]) {
+    super();
+  }
+  attr(name: string): Value {
+    switch (name) {
+      case 'current':
+        return this.items[this.pos];
+      case 'next':
+        return new Callable('cycler.next', () => {
+          const v = this.items[this.pos];
+          this.pos = (this.pos + 1) % this.items.length;
+          return v;
+        });
+      case 'reset':
+        return new Callable('cycler.reset', () => {
+          this.pos = 0;
+          return null;
+        });
+    }
+    return new Undefined(name);
+  }
+}
+
+/** Jinja's safe globals; everything else a name can reach is data. */
+function globalFn(name: string, st: RenderState): Value | undefined {
+  switch (name) {
+    case 'range':
+      return rangeFn(st);
+    case 'namespace':
+      return new Callable('namespace', (args, kwargs) => {
+        const init: Dict = args[0] !== undefined && isDict(args[0]) ? { ...args[0] } : {};
+        return new Namespace({ ...init, ...kwargsDict(kwargs) });
+      });
+    case 'dict':
+      return new Callable('dict', (args, kwargs) => ({
+        ...(args[0] !== undefined && isDict(args[0]) ? args[0] : {}),
+        ...kwargsDict(kwargs),
+      }));
+    case 'cycler':
+      return new Callable('cycler', (args) => {
+        if (!args.length) throw new JinjaRuntimeError('at least one item has to be provided');
+        return new Cycler(args);
+      });
+    case 'joiner':
+      return new Callable('joiner', (args) => {
+        let used = false;
+        const sep = args[0] ?? ', ';
+        return new Callable('joiner', () => {
+          if (!used) {
+            used = true;
+            return '';
+          }
+          return sep;
+        });
+      });
+  }
+  return undefined;
+}
+
 function lookupName(name: string, frame: Frame, st: RenderState): Value {
   const local = frame.lookup(name);
   if (local !== undefined) return local;
   if (st.imageNames.has(name)) return new ImageRef(name);
   const v = getOwn(st.data, name);
   if (v !== undefined) return v;
-  if (name === 'range') return rangeFn(st);
-  return new Undefined(name);
+  return globalFn(name, st) ?? new Undefined(name);
 }
 
 export function evaluate(e: Expr, frame: Frame, st: RenderState): Value {
@@ -104,6 +175,7 @@ function evaluateNode(e: Expr, frame: Frame, st: RenderState): Value {
         }
         throw new JinjaRuntimeError(`'${callee.path || 'value'}' is undefined and cannot be called`);
       }
+      if (callee instanceof TemplateObject && callee.call) return callee.call(args, kwargs);
       if (!(callee instanceof Callable))
         throw new JinjaRuntimeError(`'${typeName(callee)}' object is not callable`);
       return callee.fn(args, kwargs);
@@ -196,7 +268,9 @@ export function unknownNames(e: Expr, out: string[] = []): string[] {
     if (!x) return;
     switch (x.type) {
       case 'Filter':
-        if (!FILTERS[x.name]) out.push(`unknown filter '${x.name}'`);
+        if (x.name === 'urlize')
+          out.push("the filter 'urlize' makes HTML links, which a Word document cannot hold");
+        else if (!FILTERS[x.name]) out.push(`unknown filter '${x.name}'`);
         visit(x.input);
         x.args.forEach(visit);
         x.kwargs.forEach(([, v]) => visit(v));

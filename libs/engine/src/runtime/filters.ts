@@ -17,11 +17,15 @@ import { markupFilter } from '../rich/rich-value';
 import {
   Callable,
   dictKeys,
+  groupTuple,
+  groupTupleAttr,
   ImageRef,
   isDict,
   isFloat,
   isNumber,
+  isTuple,
   num,
+  repr,
   PyFloat,
   pyEquals,
   str,
@@ -59,7 +63,8 @@ function attrPath(item: Value, path: Value): Value {
   const parts = typeof path === 'string' ? path.split('.') : [path];
   let v = item;
   for (const p of parts) {
-    v = typeof p === 'string' && /^\d+$/.test(p) ? getItem(v, Number(p)) : getItem(v, p);
+    const group = Array.isArray(v) && typeof p === 'string' ? groupTupleAttr(v, p) : undefined;
+    v = group ?? (typeof p === 'string' && /^\d+$/.test(p) ? getItem(v, Number(p)) : getItem(v, p));
   }
   return v;
 }
@@ -154,6 +159,94 @@ function select(st: RenderState, input: Value, args: Value[], keep: boolean, byA
     test = (v) => fn(st, v, testArgs);
   }
   return items.filter((it) => test(byAttr ? attrPath(it, attribute) : it) === keep);
+}
+
+/** Python's str.splitlines(). */
+function splitLines(s: string): string[] {
+  // eslint-disable-next-line no-control-regex -- Python's line boundaries include these controls
+  const out = s.split(/\r\n|[\n\r\v\f\x1c\x1d\x1e\x85\u2028\u2029]/);
+  if (out.length && out[out.length - 1] === '') out.pop();
+  return out;
+}
+
+/**
+ * Python's textwrap.wrap with Jinja's wordwrap settings (tabs and whitespace kept, whitespace
+ * dropped at the line ends): greedy, word by word. Hand-written: no library wraps the Python way.
+ */
+function wrapLine(line: string, width: number, breakLong: boolean, breakOnHyphens: boolean): string[] {
+  const chunks = line.split(breakOnHyphens ? /(\s+|(?<=[^\s-]-)(?=[^\s-]))/ : /(\s+)/).filter((c) => c);
+  const lines: string[] = [];
+  let cur: string[] = [];
+  let len = 0;
+  const isSpace = (c: string) => /^\s+$/.test(c);
+  while (chunks.length) {
+    if (cur.length === 0 && isSpace(chunks[0]) && lines.length) chunks.shift();
+    if (!chunks.length) break;
+    const c = chunks[0];
+    if (len + [...c].length <= width) {
+      cur.push(chunks.shift()!);
+      len += [...c].length;
+      continue;
+    }
+    if ([...c].length > width && breakLong) {
+      const room = width - len;
+      cur.push([...c].slice(0, room).join(''));
+      chunks[0] = [...c].slice(room).join('');
+    } else if (!cur.length) cur.push(chunks.shift()!);
+    while (cur.length && isSpace(cur[cur.length - 1])) cur.pop();
+    if (cur.length) lines.push(cur.join(''));
+    cur = [];
+    len = 0;
+  }
+  while (cur.length && isSpace(cur[cur.length - 1])) cur.pop();
+  if (cur.length) lines.push(cur.join(''));
+  return lines;
+}
+
+const HTML_ENTITIES: Record<string, string> = {
+  amp: '&',
+  lt: '<',
+  gt: '>',
+  quot: '"',
+  apos: "'",
+  nbsp: '\u00a0',
+};
+
+function unescapeHtml(s: string): string {
+  return s.replace(/&(#x[0-9a-f]+|#\d+|[a-z]+);/gi, (m, e: string) => {
+    if (e[0] === '#') {
+      const code = e[1] === 'x' || e[1] === 'X' ? parseInt(e.slice(2), 16) : parseInt(e.slice(1), 10);
+      return code > 0 && code <= 0x10ffff ? String.fromCodePoint(code) : m;
+    }
+    return HTML_ENTITIES[e] ?? m;
+  });
+}
+
+/** Jinja's url_quote: UTF-8 percent-encoding; `/` kept outside query strings, spaces as `+` in them. */
+function urlQuote(s: string, forQuery: boolean): string {
+  let out = '';
+  for (const byte of Buffer.from(s, 'utf8')) {
+    const c = String.fromCharCode(byte);
+    if (/[A-Za-z0-9_.\-~]/.test(c) || (!forQuery && c === '/')) out += c;
+    else if (forQuery && c === ' ') out += '+';
+    else out += '%' + byte.toString(16).toUpperCase().padStart(2, '0');
+  }
+  return out;
+}
+
+/** pprint.pformat for short values: repr with dict keys sorted. */
+function sortedRepr(v: Value): string {
+  if (Array.isArray(v)) {
+    const inner = v.map(sortedRepr).join(', ');
+    if (isTuple(v)) return v.length === 1 ? `(${inner},)` : `(${inner})`;
+    return `[${inner}]`;
+  }
+  if (isDict(v))
+    return `{${Object.keys(v)
+      .sort()
+      .map((key) => `${repr(key)}: ${sortedRepr(v[key])}`)
+      .join(', ')}}`;
+  return repr(v);
 }
 
 const FILTERS_TABLE: Record<string, FilterFn> = {
@@ -283,7 +376,7 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
     const name = a[0];
     const fn = typeof name === 'string' ? FILTERS[name] : undefined;
     if (!fn) throw new JinjaRuntimeError(`map: no filter named '${str(name ?? null)}'`);
-    return items.map((x) => fn(st, x, a.slice(1), {}));
+    return items.map((x) => fn(st, x, a.slice(1), k));
   },
   max: (st, v, a, k) => {
     const cs = truthy(arg(a, k, 0, 'case_sensitive', false));
@@ -417,6 +510,147 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
     return out;
   },
   upper: (st, v) => text(st, v).toUpperCase(),
+  filesizeformat: (st, v, a, k) => {
+    st.use(v);
+    const n = typeof v === 'string' ? Number(parsePyFloat(v) ?? NaN) : isNumber(v) ? num(v) : NaN;
+    if (Number.isNaN(n))
+      throw new JinjaRuntimeError(`filesizeformat: could not convert ${typeName(v)} to float`);
+    const binary = truthy(arg(a, k, 0, 'binary', false));
+    const base = binary ? 1024 : 1000;
+    const prefixes = binary
+      ? ['KiB', 'MiB', 'GiB', 'TiB', 'PiB', 'EiB', 'ZiB', 'YiB']
+      : ['kB', 'MB', 'GB', 'TB', 'PB', 'EB', 'ZB', 'YB'];
+    if (n === 1) return '1 Byte';
+    if (n < base) return `${Math.trunc(n)} Bytes`;
+    let unit = base;
+    for (const prefix of prefixes) {
+      unit *= base;
+      if (n < unit || prefix === prefixes[prefixes.length - 1])
+        return `${percentFormat('%.1f', (base * n) / unit)} ${prefix}`;
+    }
+    return '';
+  },
+  // Jinja escapes for HTML; in a document the text is escaped once for XML, so it reads as written.
+  forceescape: (st, v) => text(st, v),
+  groupby: (st, v, a, k) => {
+    const attribute = arg(a, k, 0, 'attribute', null);
+    const dflt = arg(a, k, 1, 'default', null);
+    const cs = truthy(arg(a, k, 2, 'case_sensitive', false));
+    const keyOf = (x: Value): Value => {
+      const r = attrPath(x, attribute);
+      return r instanceof Undefined && dflt !== null ? dflt : r;
+    };
+    const items = [...iterate(st.use(v), 'groupby')];
+    items.sort((x, y) => cmp(sortKey(keyOf(x), cs), sortKey(keyOf(y), cs)));
+    const groups: Value[] = [];
+    let current: Value[] | undefined;
+    let currentKey: Value = null;
+    for (const x of items) {
+      const key = sortKey(keyOf(x), cs);
+      if (!current || !pyEquals(key, currentKey)) {
+        current = [];
+        currentKey = key;
+        // The grouper is the first item's own value (its case kept), as Jinja 3.1 prints it.
+        groups.push(groupTuple(keyOf(x), current));
+      }
+      current.push(x);
+    }
+    return groups;
+  },
+  indent: (st, v, a, k) => {
+    const width = arg(a, k, 0, 'width', 4);
+    const indention = typeof width === 'string' ? width : ' '.repeat(intArg(width, 'width'));
+    const first = truthy(arg(a, k, 1, 'first', false));
+    const blank = truthy(arg(a, k, 2, 'blank', false));
+    const lines = splitLines(text(st, v) + '\n');
+    let rv: string;
+    if (blank) rv = lines.join('\n' + indention);
+    else {
+      rv = lines.shift() ?? '';
+      if (lines.length) rv += '\n' + lines.map((l) => (l ? indention + l : l)).join('\n');
+    }
+    rv = first ? indention + rv : rv;
+    st.checkLength(rv.length);
+    return rv;
+  },
+  pprint: (st, v) => {
+    st.use(v);
+    return sortedRepr(v);
+  },
+  random: (st, v) => {
+    const items = iterate(st.use(v), 'random');
+    if (!items.length) throw new JinjaRuntimeError('No random item, sequence was empty.');
+    return items[Math.floor(Math.random() * items.length)];
+  },
+  slice: (st, v, a, k) => {
+    const seq = iterate(st.use(v), 'slice');
+    const slices = intArg(arg(a, k, 0, 'slices', 1), 'slices');
+    if (slices <= 0) throw new JinjaRuntimeError('slices must be positive');
+    st.countIterations(slices);
+    const fill = arg(a, k, 1, 'fill_with', null);
+    const per = Math.floor(seq.length / slices);
+    const extra = seq.length % slices;
+    const out: Value[] = [];
+    let offset = 0;
+    for (let i = 0; i < slices; i++) {
+      const start = offset + i * per;
+      if (i < extra) offset++;
+      const tmp = seq.slice(start, offset + (i + 1) * per);
+      if (fill !== null && i >= extra) tmp.push(fill);
+      out.push(tmp);
+    }
+    return out;
+  },
+  striptags: (st, v) => {
+    const s = text(st, v)
+      .replace(/<!--[\s\S]*?-->/g, '')
+      .replace(/<[\s\S]*?>/g, '');
+    return unescapeHtml(
+      s
+        .split(/\s+/)
+        .filter((w) => w !== '')
+        .join(' '),
+    );
+  },
+  urlencode: (st, v) => {
+    st.use(v);
+    if (typeof v === 'string' || !(Array.isArray(v) || isDict(v))) return urlQuote(str(v), false);
+    const pairs = isDict(v) ? dictKeys(v).map((key) => [key, v[key]] as Value[]) : iterate(v, 'urlencode');
+    return pairs
+      .map((pair) => {
+        const [key, val] = iterate(pair, 'urlencode');
+        return `${urlQuote(str(key), true)}=${urlQuote(str(val), true)}`;
+      })
+      .join('&');
+  },
+  wordwrap: (st, v, a, k) => {
+    const width = intArg(arg(a, k, 0, 'width', 79), 'width');
+    if (width <= 0) throw new JinjaRuntimeError(`invalid width ${width} (must be > 0)`);
+    const breakLong = truthy(arg(a, k, 1, 'break_long_words', true));
+    const wrapstring = arg(a, k, 2, 'wrapstring', null);
+    const sep = wrapstring === null ? '\n' : str(wrapstring);
+    const breakOnHyphens = truthy(arg(a, k, 3, 'break_on_hyphens', true));
+    const out = splitLines(text(st, v))
+      .map((line) => wrapLine(line, width, breakLong, breakOnHyphens).join(sep))
+      .join(sep);
+    st.checkLength(out.length);
+    return out;
+  },
+  xmlattr: (st, v, a, k) => {
+    st.use(v);
+    if (!isDict(v)) throw new JinjaRuntimeError('xmlattr expects a mapping');
+    const autospace = truthy(arg(a, k, 0, 'autospace', true));
+    const parts: string[] = [];
+    for (const key of dictKeys(v)) {
+      const val = v[key];
+      if (val === null || val instanceof Undefined) continue;
+      if (/[\s/>=]/.test(key))
+        throw new JinjaRuntimeError(`Invalid character in attribute name: ${repr(key)}`);
+      parts.push(`${key}="${str(val)}"`);
+    }
+    const rv = parts.join(' ');
+    return autospace && rv ? ' ' + rv : rv;
+  },
   wordcount: (st, v) => (text(st, v).match(/[\p{L}\p{N}_]+/gu) ?? []).length,
 };
 // Rich content (libs/engine/src/rich): HTML and Markdown placed as Word paragraphs or runs.
@@ -445,6 +679,8 @@ const TESTS_TABLE: Record<string, TestFn> = {
   },
   eq: (_s, v, a) => pyEquals(v, a[0] ?? null),
   escaped: () => false,
+  filter: (_s, v) => typeof v === 'string' && FILTERS[v] !== undefined,
+  test: (_s, v) => typeof v === 'string' && TESTS[v] !== undefined,
   even: (st, v) => {
     st.use(v);
     return isNumber(v) && num(v) % 2 === 0;

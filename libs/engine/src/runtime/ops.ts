@@ -7,7 +7,9 @@ import {
   Callable,
   dictKeys,
   getOwn,
+  groupTupleAttr,
   ImageRef,
+  Markup,
   isDict,
   isFloat,
   isNumber,
@@ -25,7 +27,9 @@ import {
   type Dict,
   type Value,
 } from './values';
-import { FormatError, strFormat } from './pyformat';
+import { pyReplace, pyStrip, stringMethod } from './str-methods';
+
+export { pyReplace, pyStrip };
 
 /** A failure while evaluating; the template layer adds the tag and its context. */
 export class JinjaRuntimeError extends Error {}
@@ -41,6 +45,11 @@ export const DEFAULT_EVAL_LIMITS: EvalLimits = { maxLoopIterations: 100_000, max
 
 /** Printed form of undefined values outside strict mode (the seed system's undefined_behavior). */
 export type MissingOutput = 'empty' | 'debug' | 'property_missing';
+
+/** Macro calls (and `caller()`) nested in one another: a macro calling itself ends here. */
+export const MAX_MACRO_CALL_DEPTH = 64;
+/** Levels of a recursive loop (`loop(children)`): data nested deeper is refused. */
+export const MAX_LOOP_RECURSION_DEPTH = 64;
 
 /** What one render shares across tags: data, image names, strictness, limits and counters. */
 export class RenderState {
@@ -133,96 +142,6 @@ function chars(s: string): string[] {
   return Array.from(s);
 }
 
-function pyTitle(s: string): string {
-  let out = '';
-  let prevCased = false;
-  for (const ch of s) {
-    const cased = ch.toLowerCase() !== ch.toUpperCase();
-    out += cased ? (prevCased ? ch.toLowerCase() : ch.toUpperCase()) : ch;
-    prevCased = cased;
-  }
-  return out;
-}
-
-const PY_WHITESPACE =
-  ' \t\n\r\x0b\x0c\u00a0\u2000\u2001\u2002\u2003\u2004\u2005\u2006\u2007\u2008\u2009\u200a\u2028\u2029\u202f\u205f\u3000';
-
-export function pyStrip(s: string, chars_?: string | null, left = true, right = true): string {
-  const set = chars_ ?? PY_WHITESPACE;
-  const cs = chars(s);
-  let a = 0;
-  let b = cs.length;
-  if (left) while (a < b && set.includes(cs[a])) a++;
-  if (right) while (b > a && set.includes(cs[b - 1])) b--;
-  return cs.slice(a, b).join('');
-}
-
-function argStr(v: Value | undefined, what: string): string {
-  if (typeof v !== 'string')
-    throw new JinjaRuntimeError(`${what} must be a string, not ${typeName(v ?? null)}`);
-  return v;
-}
-
-/** Methods templates may call on strings and dicts (a fixed, side-effect-free list). */
-function stringMethod(s: string, name: string): Callable | undefined {
-  const m = (fn: (args: Value[]) => Value) => new Callable(`str.${name}`, (args) => fn(args));
-  switch (name) {
-    case 'upper':
-      return m(() => s.toUpperCase());
-    case 'lower':
-      return m(() => s.toLowerCase());
-    case 'title':
-      return m(() => pyTitle(s));
-    case 'capitalize':
-      return m(() => (s ? s[0].toUpperCase() + s.slice(1).toLowerCase() : s));
-    case 'strip':
-      return m((a) => pyStrip(s, (a[0] as string | null | undefined) ?? null));
-    case 'lstrip':
-      return m((a) => pyStrip(s, (a[0] as string | null | undefined) ?? null, true, false));
-    case 'rstrip':
-      return m((a) => pyStrip(s, (a[0] as string | null | undefined) ?? null, false, true));
-    case 'startswith':
-      return m((a) => s.startsWith(argStr(a[0], 'startswith argument')));
-    case 'endswith':
-      return m((a) => s.endsWith(argStr(a[0], 'endswith argument')));
-    case 'replace':
-      return m((a) => pyReplace(s, argStr(a[0], 'replace argument'), argStr(a[1], 'replace argument')));
-    case 'split':
-      return m((a) => {
-        const sep = a[0];
-        if (sep === undefined || sep === null) return s.split(/\s+/).filter((x) => x !== '');
-        return s.split(argStr(sep, 'split separator'));
-      });
-    case 'join':
-      return m((a) =>
-        iterate(a[0] ?? [], 'join')
-          .map(str)
-          .join(s),
-      );
-    case 'format':
-      return new Callable('str.format', (args, kwargs) => {
-        try {
-          return strFormat(s, args, kwargs, (obj, key, bracket) =>
-            bracket ? getItem(obj, /^-?\d+$/.test(key) ? Number(key) : key) : getAttr(obj, key),
-          );
-        } catch (e) {
-          if (e instanceof FormatError) throw new JinjaRuntimeError(`str.format: ${e.message}`);
-          throw e;
-        }
-      });
-    case 'zfill':
-      return m((a) => {
-        const w = Number(a[0] ?? 0);
-        if (w > DEFAULT_EVAL_LIMITS.maxValueLength)
-          throw new JinjaRuntimeError(`zfill width ${w} is too large`);
-        const neg = s.startsWith('-') || s.startsWith('+');
-        const body = neg ? s.slice(1) : s;
-        return (neg ? s[0] : '') + body.padStart(Math.max(0, w - (neg ? 1 : 0)), '0');
-      });
-  }
-  return undefined;
-}
-
 function listMethod(list: Value[], name: string): Callable | undefined {
   switch (name) {
     case 'index':
@@ -254,19 +173,6 @@ function dictMethod(d: Dict, name: string): Callable | undefined {
   return undefined;
 }
 
-export function pyReplace(s: string, old: string, neu: string, count = -1): string {
-  if (count < 0) return s.split(old).join(neu);
-  let out = s;
-  let from = 0;
-  for (let i = 0; i < count; i++) {
-    const at = out.indexOf(old, from);
-    if (at < 0) break;
-    out = out.slice(0, at) + neu + out.slice(at + old.length);
-    from = at + neu.length + (old === '' ? 1 : 0);
-  }
-  return out;
-}
-
 /**
  * `obj.name`. Unlike Jinja, a key wins over a dict method of the same name (`order.items` is the
  * data's `items` list, a classic docxtpl trap); `order.items()` still calls the method.
@@ -283,7 +189,8 @@ export function getAttr(obj: Value, name: string, forCall = false): Value {
     return dictMethod(obj, name) ?? new Undefined(name);
   }
   if (typeof obj === 'string') return stringMethod(obj, name) ?? new Undefined(name);
-  if (Array.isArray(obj)) return listMethod(obj, name) ?? new Undefined(name);
+  if (Array.isArray(obj)) return groupTupleAttr(obj, name) ?? listMethod(obj, name) ?? new Undefined(name);
+  if (obj instanceof Markup) return stringMethod(obj.plain, name) ?? new Undefined(name);
   if (obj instanceof TemplateObject) return obj.attr(name);
   return new Undefined(name);
 }
@@ -353,6 +260,7 @@ export function getSlice(obj: Value, start: Value, stop: Value, step: Value): Va
 /** Python iteration: lists, dict keys, string characters; undefined iterates as empty. */
 export function iterate(v: Value, what = 'loop'): Value[] {
   if (Array.isArray(v)) return v;
+  if (v instanceof Markup) return chars(v.plain);
   if (isDict(v)) return dictKeys(v);
   if (typeof v === 'string') return chars(v);
   if (v instanceof Undefined || v === null) {
@@ -364,6 +272,7 @@ export function iterate(v: Value, what = 'loop'): Value[] {
 
 export function length(v: Value): number {
   if (typeof v === 'string') return chars(v).length;
+  if (v instanceof Markup) return chars(v.plain).length;
   if (Array.isArray(v)) return v.length;
   if (isDict(v)) return dictKeys(v).length;
   if (v instanceof Undefined) return 0;
@@ -512,13 +421,28 @@ export function contains(container: Value, item: Value, st: RenderState): boolea
 
 export { truthy, isTuple, ImageRef };
 
+/** What the iterations of one loop share: `loop.changed()`'s memory. */
+export class LoopRun {
+  lastChanged: Value[] | undefined;
+}
+
 /** The `loop` variable of a for loop. */
 export class LoopInfo extends TemplateObject {
   constructor(
     private readonly items: Value[],
     readonly index0: number,
+    private readonly depth0 = 0,
+    private readonly run = new LoopRun(),
+    /** Set in a `recursive` loop: renders the loop body over other items, one level deeper. */
+    private readonly recurse?: (items: Value) => Value,
   ) {
     super();
+  }
+
+  override call(args: Value[]): Value {
+    if (!this.recurse) throw new JinjaRuntimeError("'loop' can only be called in a loop marked 'recursive'");
+    if (args.length !== 1) throw new JinjaRuntimeError('loop() takes exactly one argument (the items)');
+    return this.recurse(args[0]);
   }
 
   attr(name: string): Value {
@@ -540,9 +464,9 @@ export class LoopInfo extends TemplateObject {
       case 'length':
         return n;
       case 'depth':
-        return 1;
+        return this.depth0 + 1;
       case 'depth0':
-        return 0;
+        return this.depth0;
       case 'previtem':
         return i > 0 ? this.items[i - 1] : new Undefined('loop.previtem');
       case 'nextitem':
@@ -551,6 +475,13 @@ export class LoopInfo extends TemplateObject {
         return new Callable('loop.cycle', (args) => {
           if (!args.length) throw new JinjaRuntimeError('no items for cycling given');
           return args[i % args.length];
+        });
+      case 'changed':
+        return new Callable('loop.changed', (args) => {
+          const last = this.run.lastChanged;
+          if (last && last.length === args.length && last.every((v, k) => pyEquals(v, args[k]))) return false;
+          this.run.lastChanged = args;
+          return true;
         });
     }
     return new Undefined(`loop.${name}`);

@@ -22,6 +22,8 @@ export class Callable {
   constructor(
     readonly name: string,
     readonly fn: (args: Value[], kwargs: Record<string, Value>) => Value,
+    /** How Jinja prints it: `<function …>`, or `<Macro '…'>` for a template's macro. */
+    readonly printed = `<function ${name}>`,
   ) {}
 }
 
@@ -33,6 +35,49 @@ export class ImageRef {
 /** An object of our own with attributes (the `loop` variable): only `attr` is ever reached. */
 export abstract class TemplateObject {
   abstract attr(name: string): Value;
+  /** What `str()` prints; objects that are not text print their kind. */
+  text(): string {
+    return '<object>';
+  }
+  /** `obj(…)` for objects that can be called (`loop(children)` in a recursive loop). */
+  call?(args: Value[], kwargs: Record<string, Value>): Value;
+}
+
+/**
+ * Document XML a template produced (a macro's output, a block `set`, `loop(children)`): printed
+ * as is, and as its plain text wherever a string is expected.
+ */
+export class Markup extends TemplateObject {
+  constructor(
+    readonly xml: string,
+    readonly plain: string,
+  ) {
+    super();
+  }
+  attr(): Value {
+    return new Undefined('');
+  }
+  override text(): string {
+    return this.plain;
+  }
+}
+
+/** `namespace(…)`: the one object whose attributes a template may set (`{% set ns.x = … %}`). */
+export class Namespace extends TemplateObject {
+  private readonly values = new Map<string, Value>();
+  constructor(initial: Record<string, Value>) {
+    super();
+    for (const k of Object.keys(initial)) this.values.set(k, initial[k]);
+  }
+  attr(name: string): Value {
+    return this.values.has(name) ? this.values.get(name)! : new Undefined(name);
+  }
+  setAttr(name: string, v: Value): void {
+    this.values.set(name, v);
+  }
+  override text(): string {
+    return `<Namespace ${[...this.values].map(([k, v]) => `${k}=${repr(v)}`).join(', ')}>`;
+  }
 }
 
 export type Value =
@@ -58,6 +103,20 @@ export function tuple(items: Value[]): Value[] {
 
 export function isTuple(v: unknown): boolean {
   return Array.isArray(v) && tuples.has(v);
+}
+
+const groupTuples = new WeakSet<object>();
+
+/** groupby's `(grouper, list)` pair: a tuple whose items also read as `.grouper` and `.list`. */
+export function groupTuple(grouper: Value, list: Value[]): Value[] {
+  const t = tuple([grouper, list]);
+  groupTuples.add(t);
+  return t;
+}
+
+export function groupTupleAttr(v: Value[], name: string): Value | undefined {
+  if (!groupTuples.has(v)) return undefined;
+  return name === 'grouper' ? v[0] : name === 'list' ? v[1] : undefined;
 }
 
 export type Dict = { [key: string]: Value };
@@ -106,6 +165,7 @@ export function truthy(v: Value): boolean {
   if (typeof v === 'string') return v.length > 0;
   if (Array.isArray(v)) return v.length > 0;
   if (isDict(v)) return Object.keys(v).length > 0;
+  if (v instanceof Markup) return v.plain.length > 0;
   return true;
 }
 
@@ -184,9 +244,9 @@ export function str(v: Value): string {
   if (v === false) return 'False';
   if (typeof v === 'number' || v instanceof PyFloat) return formatNumber(v);
   if (v instanceof Undefined) return '';
-  if (v instanceof Callable) return `<function ${v.name}>`;
+  if (v instanceof Callable) return v.printed;
   if (v instanceof ImageRef) return '';
-  if (v instanceof TemplateObject) return `<${v.constructor.name}>`;
+  if (v instanceof TemplateObject) return v.text();
   return repr(v);
 }
 
@@ -200,6 +260,7 @@ export function typeName(v: Value): string {
   if (v instanceof Undefined) return 'Undefined';
   if (v instanceof Callable) return 'function';
   if (v instanceof ImageRef) return 'image';
+  if (v instanceof Markup) return 'Markup';
   if (v instanceof TemplateObject) return 'object';
   if (Array.isArray(v)) return isTuple(v) ? 'tuple' : 'list';
   return 'dict';

@@ -34,9 +34,38 @@ export type Statement =
   | { type: 'elif'; test: Expr }
   | { type: 'else' }
   | { type: 'endif' }
-  | { type: 'for'; targets: string[]; iter: Expr; filter?: Expr }
+  | { type: 'for'; targets: string[]; iter: Expr; filter?: Expr; recursive: boolean }
   | { type: 'endfor' }
-  | { type: 'set'; targets: string[]; value: Expr };
+  | { type: 'set'; targets: string[]; value: Expr; attr?: string }
+  /** `{% set x %}…{% endset %}`, `{% set x | upper %}`: the body's output, through filters. */
+  | { type: 'setblock'; target: string; filters: FilterCall[] }
+  | { type: 'endset' }
+  | { type: 'macro'; name: string; params: Param[] }
+  | { type: 'endmacro' }
+  | { type: 'call'; params: Param[]; call: Expr }
+  | { type: 'endcall' }
+  | { type: 'with'; assignments: [string, Expr][] }
+  | { type: 'endwith' }
+  | { type: 'filter'; filters: FilterCall[] }
+  | { type: 'endfilter' }
+  | { type: 'raw' }
+  | { type: 'endraw' }
+  /** docxtpl's table tags: vertical / horizontal merge in a loop, cell span, cell shading. */
+  | { type: 'vm' }
+  | { type: 'hm' }
+  | { type: 'colspan'; value: Expr }
+  | { type: 'cellbg'; value: Expr };
+
+export interface Param {
+  name: string;
+  default?: Expr;
+}
+
+export interface FilterCall {
+  name: string;
+  args: Expr[];
+  kwargs: [string, Expr][];
+}
 
 export class JinjaSyntaxError extends Error {}
 
@@ -175,7 +204,7 @@ class Parser {
     const t = this.tokens[this.i + offset];
     return t !== undefined && t.type === 'name' && t.value === v;
   }
-  private expectOp(v: string): void {
+  expectOp(v: string): void {
     if (!this.isOp(v)) throw new JinjaSyntaxError(`expected '${v}' but found ${this.describe()}`);
     this.i++;
   }
@@ -194,6 +223,10 @@ class Parser {
   }
   expectEnd(): void {
     if (!this.atEnd()) throw new JinjaSyntaxError(`unexpected ${this.describe()}`);
+  }
+  /** "unexpected 'x'", or "the tag ends too early" at its end. */
+  unexpected(): JinjaSyntaxError {
+    return new JinjaSyntaxError(this.atEnd() ? 'the tag ends too early' : `unexpected ${this.describe()}`);
   }
 
   /** A full expression; a bare comma list is a tuple (`for a, b in …` values, `set a, b = …`). */
@@ -390,7 +423,7 @@ class Parser {
       this.expectOp('}');
       return { type: 'Dict', entries };
     }
-    throw new JinjaSyntaxError(`unexpected ${this.describe()}`);
+    throw this.unexpected();
   }
 
   private parsePostfix(node: Expr): Expr {
@@ -427,7 +460,7 @@ class Parser {
         if (parts.length > 3) throw new JinjaSyntaxError('too many colons in slice');
         continue;
       }
-      if (parts[parts.length - 1] !== undefined) throw new JinjaSyntaxError(`unexpected ${this.describe()}`);
+      if (parts[parts.length - 1] !== undefined) throw this.unexpected();
       parts[parts.length - 1] = this.parseExpr();
     }
     this.expectOp(']');
@@ -495,6 +528,8 @@ class Parser {
         else if (
           this.cur.type === 'number' ||
           this.cur.type === 'string' ||
+          this.isOp('[') ||
+          this.isOp('{') ||
           (this.cur.type === 'name' && !RESERVED.has(this.cur.value))
         ) {
           // `x is divisibleby 3`, `x is sameas none`: one bare argument, as Jinja allows.
@@ -509,6 +544,14 @@ class Parser {
         };
       } else return node;
     }
+  }
+
+  expectNameToken(): string {
+    return this.expectName();
+  }
+  /** Filters (and tests) applied to `node`: `node|a(1)|b`. */
+  parseFilterChain(node: Expr): Expr {
+    return this.parseFilterExpr(node);
   }
 
   parseTargets(): string[] {
@@ -545,36 +588,104 @@ export function parseExpression(src: string): Expr {
   return e;
 }
 
-const KNOWN_TAGS = ['if', 'elif', 'else', 'endif', 'for', 'endfor', 'set'];
-const DOCXTPL_ONLY = ['colspan', 'cellbg', 'vm', 'hm'];
+const BLOCK_KEYWORDS = new Set([
+  'if',
+  'elif',
+  'else',
+  'endif',
+  'for',
+  'endfor',
+  'set',
+  'endset',
+  'macro',
+  'endmacro',
+  'call',
+  'endcall',
+  'with',
+  'endwith',
+  'filter',
+  'endfilter',
+  'raw',
+  'endraw',
+  'vm',
+  'hm',
+  'colspan',
+  'cellbg',
+]);
+/** Jinja tags that need other template files or extensions: there are none to load here. */
+const NOT_HERE: Record<string, string> = {
+  include: 'a template renders on its own: there are no other templates to include',
+  import: 'a template renders on its own: there are no other templates to import from',
+  from: 'a template renders on its own: there are no other templates to import from',
+  extends: 'a template renders on its own: there is no parent template to extend',
+  block: 'template inheritance blocks need a parent template, and there is none',
+  break: "'break' needs Jinja's loopcontrols extension, which docxtpl does not enable",
+  continue: "'continue' needs Jinja's loopcontrols extension, which docxtpl does not enable",
+  do: "'do' needs Jinja's do extension, which docxtpl does not enable",
+};
+
+class StatementParser extends Parser {
+  params(): Param[] {
+    const params: Param[] = [];
+    this.expectOp('(');
+    while (!this.opIs(')')) {
+      const name = this.expectNameToken();
+      let def: Expr | undefined;
+      if (this.opIs('=')) {
+        this.skip();
+        def = this.parseExpr();
+      } else if (params.some((q) => q.default))
+        throw new JinjaSyntaxError('a parameter without a default follows one with a default');
+      params.push({ name, default: def });
+      if (!this.opIs(',')) break;
+      this.skip();
+    }
+    this.expectOp(')');
+    return params;
+  }
+
+  filterCalls(): FilterCall[] {
+    const out: FilterCall[] = [];
+    const probe = this.parseFilterChain({ type: 'Const', value: null });
+    for (let e: Expr = probe; e.type === 'Filter'; e = e.input)
+      out.unshift({ name: e.name, args: e.args, kwargs: e.kwargs });
+    return out;
+  }
+}
 
 /** The inside of a `{% … %}` tag, without its placement prefix and whitespace-control marks. */
 export function parseStatement(src: string): Statement {
-  const p = new Parser(tokenize(src));
+  const p = new StatementParser(tokenize(src));
   if (p.atEnd()) throw new JinjaSyntaxError('empty tag');
-  if (!KNOWN_TAGS.some((k) => p.nameIs(k))) {
-    const word = src.trim().split(/\s+/)[0];
-    if (DOCXTPL_ONLY.includes(word)) throw new JinjaSyntaxError(`the docxtpl tag '${word}' is not supported`);
-    throw new JinjaSyntaxError(`unknown tag '${word}'`);
+  const keyword = src.trim().split(/[^A-Za-z0-9_]/)[0];
+  if (!BLOCK_KEYWORDS.has(keyword) || !p.nameIs(keyword)) {
+    if (NOT_HERE[keyword]) throw new JinjaSyntaxError(`'${keyword}' is not supported: ${NOT_HERE[keyword]}`);
+    throw new JinjaSyntaxError(`unknown tag '${src.trim().split(/\s+/)[0]}'`);
   }
-  const keyword = src.trim().split(/[\s(]/)[0];
   p.skip();
   let st: Statement;
   switch (keyword) {
     case 'if':
-      st = { type: 'if', test: p.parseExpr() };
-      break;
     case 'elif':
-      st = { type: 'elif', test: p.parseExpr() };
+      st = { type: keyword, test: p.parseExpr() };
+      break;
+    case 'colspan':
+    case 'cellbg':
+      st = { type: keyword, value: p.parseExpr() };
       break;
     case 'else':
-      st = { type: 'else' };
-      break;
     case 'endif':
-      st = { type: 'endif' };
-      break;
     case 'endfor':
-      st = { type: 'endfor' };
+    case 'endset':
+    case 'endmacro':
+    case 'endcall':
+    case 'endwith':
+    case 'endfilter':
+    case 'raw':
+    case 'endraw':
+    case 'vm':
+    case 'hm':
+      st = { type: keyword };
       break;
     case 'for': {
       const targets = p.parseTargets();
@@ -584,18 +695,62 @@ export function parseStatement(src: string): Statement {
       let filter: Expr | undefined;
       if (p.nameIs('if')) {
         p.skip();
-        filter = p.parseExpr();
+        filter = p.parseOrExpr();
       }
-      if (p.nameIs('recursive')) throw new JinjaSyntaxError('recursive loops are not supported');
-      st = { type: 'for', targets, iter, filter };
+      let recursive = false;
+      if (p.nameIs('recursive')) {
+        p.skip();
+        recursive = true;
+      }
+      st = { type: 'for', targets, iter, filter, recursive };
       break;
     }
     case 'set': {
       const targets = p.parseTargets();
-      if (!p.opIs('=')) throw new JinjaSyntaxError(`expected '=' in set tag (block set is not supported)`);
-      p.skip();
-      st = { type: 'set', targets, value: p.parseTupleOrExpr() };
+      let attr: string | undefined;
+      if (targets.length === 1 && p.opIs('.')) {
+        p.skip();
+        attr = p.expectNameToken(); // `set ns.count = …` (a namespace's attribute)
+      }
+      if (p.opIs('=')) {
+        p.skip();
+        st = { type: 'set', targets, value: p.parseTupleOrExpr(), attr };
+      } else if (targets.length === 1 && !attr) {
+        st = { type: 'setblock', target: targets[0], filters: p.opIs('|') ? p.filterCalls() : [] };
+      } else throw new JinjaSyntaxError(`expected '=' in the set tag but found ${p.describe()}`);
       break;
+    }
+    case 'macro': {
+      const name = p.expectNameToken();
+      st = { type: 'macro', name, params: p.opIs('(') ? p.params() : [] };
+      break;
+    }
+    case 'call': {
+      const params = p.opIs('(') ? p.params() : [];
+      const call = p.parseExpr();
+      if (call.type !== 'Call')
+        throw new JinjaSyntaxError("'call' expects a macro call, e.g. {% call m() %}");
+      st = { type: 'call', params, call };
+      break;
+    }
+    case 'with': {
+      const assignments: [string, Expr][] = [];
+      while (!p.atEnd()) {
+        const name = p.expectNameToken();
+        p.expectOp('=');
+        assignments.push([name, p.parseExpr()]);
+        if (!p.opIs(',')) break;
+        p.skip();
+      }
+      st = { type: 'with', assignments };
+      break;
+    }
+    case 'filter': {
+      // `{% filter upper|trim %}`: the chain, as if it followed a value's bar
+      const q = new StatementParser(tokenize('|' + src.trim().slice('filter'.length)));
+      st = { type: 'filter', filters: q.filterCalls() };
+      q.expectEnd();
+      return st;
     }
     default:
       throw new JinjaSyntaxError(`unknown tag '${keyword}'`);
