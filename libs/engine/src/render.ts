@@ -5,7 +5,7 @@
 import { isTypedError } from '@app/contracts';
 import Docxtemplater, { type DXT } from 'docxtemplater';
 import { DocxImageWriter } from './docx/docx-images';
-import { checkDocxTemplate } from './docx/package';
+import { openDocxPackage } from './docx/package';
 import {
   InvalidRequestError,
   InvalidTemplateError,
@@ -40,6 +40,16 @@ export interface RenderOptions {
   preparedImages?: Map<string, PreparedImage>;
   /** The images' pixels were decoded before queueing (the API does): skip that decode here. */
   imagesVerified?: boolean;
+  /**
+   * The template passed checkDocxTemplate before queueing (the API's verdict, carried by the
+   * job): its XML is not scanned again. What is read is still inflated within bounds.
+   */
+  templateChecked?: boolean;
+  /**
+   * How changed parts are written: `DEFLATE` (default) for a .docx that leaves the service,
+   * `STORE` for one handed straight to a converter, which then has nothing to inflate.
+   */
+  compression?: 'DEFLATE' | 'STORE';
 }
 
 interface DxtError extends Error {
@@ -90,12 +100,16 @@ function isPlainObject(v: unknown): v is Record<string, unknown> {
 export function renderDocx(template: Buffer, request: RenderRequest, options: RenderOptions = {}): Buffer {
   if (!isPlainObject(request) || !isPlainObject(request.template_data))
     throw new InvalidRequestError('template_data must be a JSON object', { field: 'template_data' });
-  const zip = checkDocxTemplate(template, {
-    ...(options.maxUncompressedBytes !== undefined
-      ? { maxUncompressedBytes: options.maxUncompressedBytes }
-      : {}),
-    ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
+  const pkg = openDocxPackage(template, {
+    checked: options.templateChecked === true,
+    limits: {
+      ...(options.maxUncompressedBytes !== undefined
+        ? { maxUncompressedBytes: options.maxUncompressedBytes }
+        : {}),
+      ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
+    },
   });
+  const zip = pkg.zip;
   const images =
     options.preparedImages ??
     prepareImages(request.images, options.imageLimits, { pixelsVerified: options.imagesVerified === true });
@@ -136,5 +150,13 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const undefinedNames = state.undefinedNames;
   if (undefinedNames.length) throw new UndefinedVariableError(undefinedNames);
   imageWriter.finalize(zip);
-  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+  try {
+    return pkg.toBuffer(options.compression ?? 'DEFLATE');
+  } catch (e) {
+    if (e instanceof RangeError)
+      throw new TemplateRuntimeError(`The filled document would be too large (${e.message})`, {
+        reason: 'too_large',
+      });
+    throw e;
+  }
 }
