@@ -65,7 +65,11 @@ export async function main(argv: string[]): Promise<number> {
   }
   try {
     const { request, options } = parseRequest(readFileSync(requestPath, 'utf8'));
-    const docx = renderDocx(readFileSync(templatePath), request, options);
+    // The .docx the user keeps is deflated; one only handed to the converter need not be.
+    const docx = renderDocx(readFileSync(templatePath), request, {
+      ...options,
+      compression: format === '.docx' ? 'DEFLATE' : 'STORE',
+    });
     if (format === '.docx') {
       writeFileSync(outPath, docx);
       return 0;

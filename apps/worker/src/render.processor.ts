@@ -117,6 +117,10 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         imageLimits: deps.imageLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.
         imagesVerified: true,
+        // Checked once per request, by the API; the worker still bounds what it inflates.
+        templateChecked: job.data.templateChecked === true,
+        // A .docx for the converter is stored, not deflated: it is read once, right here.
+        compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
         ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
       });
       const t1 = performance.now();
