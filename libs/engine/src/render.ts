@@ -4,11 +4,13 @@
  */
 import { isTypedError } from '@app/contracts';
 import Docxtemplater, { type DXT } from 'docxtemplater';
+import type PizZip from 'pizzip';
 import { DocxImageWriter } from './docx/docx-images';
 import { openDocxPackage } from './docx/package';
 import {
   InvalidRequestError,
   InvalidTemplateError,
+  PayloadTooLargeError,
   TemplateRuntimeError,
   TemplateSyntaxError,
   UndefinedVariableError,
@@ -50,6 +52,13 @@ export interface RenderOptions {
    * `STORE` for one handed straight to a converter, which then has nothing to inflate.
    */
   compression?: 'DEFLATE' | 'STORE';
+  /**
+   * Table cells the filled document may hold before conversion (counted in the body, headers
+   * and footers). LibreOffice's import of long tables grows faster than linearly with their
+   * cells, so past this a PDF would not be ready within the request's time budget; the worker
+   * refuses it here, in a second, rather than time out a minute later. Not for .docx output.
+   */
+  maxTableCells?: number;
 }
 
 interface DxtError extends Error {
@@ -95,6 +104,27 @@ function translateCompileError(e: unknown): never {
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
+
+/** `<w:tc>` elements in the filled Word parts (a substring count: no parse needed). */
+function checkTableCells(zip: PizZip, limit: number): void {
+  let cells = 0;
+  for (const name of Object.keys(zip.files)) {
+    if (!FILLED_PART.test(name)) continue;
+    const xml = zip.files[name].asText();
+    for (let i = xml.indexOf('<w:tc'); i >= 0; i = xml.indexOf('<w:tc', i + 5)) {
+      const next = xml.charCodeAt(i + 5);
+      if (next === 0x3e /* > */ || next === 0x20 /* space */ || next === 0x2f /* / */) cells++;
+    }
+  }
+  if (cells > limit)
+    throw new PayloadTooLargeError(
+      `The filled document has ${cells} table cells; this service converts at most ${limit} within its time budget ` +
+        '(the conversion of long tables grows faster than their length). Split the document or send fewer rows',
+      { reason: 'conversion_budget', table_cells: cells, limit },
+    );
+}
+
+const FILLED_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
 
 /** Fills the template; returns the .docx bytes or throws one of the typed errors. */
 export function renderDocx(template: Buffer, request: RenderRequest, options: RenderOptions = {}): Buffer {
@@ -150,6 +180,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const undefinedNames = state.undefinedNames;
   if (undefinedNames.length) throw new UndefinedVariableError(undefinedNames);
   imageWriter.finalize(zip);
+  if (options.maxTableCells !== undefined) checkTableCells(zip, options.maxTableCells);
   try {
     return pkg.toBuffer(options.compression ?? 'DEFLATE');
   } catch (e) {
