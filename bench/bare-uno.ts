@@ -23,9 +23,14 @@ export interface BareBridge {
 }
 
 /** Starts a bridge whose profile and temporary files live in `dir`. */
-export async function startBareBridge(dir: string, soffice = DEFAULT_SOFFICE): Promise<BareBridge> {
+/** `soffice` and `python` may name another LibreOffice and its pyuno (a version under test). */
+export async function startBareBridge(
+  dir: string,
+  soffice = DEFAULT_SOFFICE,
+  python = DEFAULT_PYTHON,
+): Promise<BareBridge> {
   const child = spawn(
-    DEFAULT_PYTHON,
+    python,
     [
       DEFAULT_BRIDGE_SCRIPT,
       '--soffice',
