@@ -70,13 +70,22 @@ export interface OpenOptions {
    * every part that is read is still inflated within its declared size.
    */
   checked?: boolean;
+  /**
+   * Keep each part's inflated bytes once read (default), for the fill that follows. The check
+   * alone (the API's) keeps none: its buffers are dropped as soon as each part is scanned, as
+   * small ones are slices of Node's shared pool and would hold whole slabs until a GC.
+   */
+  keepContent?: boolean;
 }
 
 /** A template opened for filling: the zip docxtemplater works on, and the entries as they came. */
 export class DocxPackage {
   private readonly entries = new Map<string, TemplateEntry>();
 
-  constructor(readonly zip: PizZip) {
+  constructor(
+    readonly zip: PizZip,
+    private readonly keepContent = true,
+  ) {
     for (const [name, object] of Object.entries(zip.files)) {
       const data = (object as unknown as { _data?: unknown })._data as CompressedData | undefined;
       if (object.dir || !data || typeof data.getCompressedContent !== 'function') continue;
@@ -149,7 +158,7 @@ export class DocxPackage {
         );
       if (raw[0] === 0xef && raw[1] === 0xbb && raw[2] === 0xbf) raw = raw.subarray(3);
     }
-    entry.content = raw;
+    if (this.keepContent) entry.content = raw;
     return raw;
   }
 
@@ -220,7 +229,7 @@ export function openDocxPackage(template: Buffer, options: OpenOptions = {}): Do
     });
   let pkg: DocxPackage;
   try {
-    pkg = new DocxPackage(new PizZip(template));
+    pkg = new DocxPackage(new PizZip(template), options.keepContent !== false);
   } catch (e) {
     throw new InvalidTemplateError('The file is not a readable .docx: the zip package is damaged', {
       reason: 'corrupt_zip',
@@ -297,7 +306,7 @@ export function openDocxPackage(template: Buffer, options: OpenOptions = {}): Do
 
 /** The check alone (the API runs it before queueing); returns the opened zip. */
 export function checkDocxTemplate(template: Buffer, limits: Partial<TemplateLimits> = {}): PizZip {
-  return openDocxPackage(template, { limits }).zip;
+  return openDocxPackage(template, { limits, keepContent: false }).zip;
 }
 
 const WORD_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml$/;
