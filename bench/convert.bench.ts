@@ -11,16 +11,16 @@
  *   npm run bench:convert -- [--iterations 60] [--cli-runs 5] [--instances N] [--check]
  *   --check: exit with status 1 when a target is missed.
  */
-import { execFileSync, spawn } from 'node:child_process';
+import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { createInterface } from 'node:readline';
 
-import { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE, LibreOfficePool } from '@app/converters';
+import { DEFAULT_SOFFICE, LibreOfficePool } from '@app/converters';
 import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../test/support/converter-fixtures';
 import { flag, intArg as arg } from './args';
+import { startBareBridge } from './bare-uno';
 
 const ITERATIONS = arg('iterations', 60);
 const WARMUP = 5;
@@ -37,40 +37,6 @@ const median = (xs: number[]) => {
 const p90 = (xs: number[]) =>
   [...xs].sort((a, b) => a - b)[Math.min(xs.length - 1, Math.floor(xs.length * 0.9))];
 const ms = (x: number) => `${x.toFixed(1)} ms`;
-
-/** (c): the bridge script, spawned and spoken to directly. */
-async function startBareBridge(dir: string) {
-  const child = spawn(
-    DEFAULT_PYTHON,
-    [
-      DEFAULT_BRIDGE_SCRIPT,
-      '--soffice',
-      DEFAULT_SOFFICE,
-      '--profile',
-      join(dir, 'profile'),
-      '--pipe',
-      `bench_${process.pid}`,
-    ],
-    { detached: true, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: dir } },
-  );
-  const lines = createInterface({ input: child.stdout });
-  const next = () =>
-    new Promise<Record<string, unknown>>((resolve) => lines.once('line', (l) => resolve(JSON.parse(l))));
-  const ready = await next();
-  if (!ready.ready) throw new Error(`bare bridge did not start: ${JSON.stringify(ready)}`);
-  let id = 0;
-  return {
-    async convert(inPath: string, outPath: string) {
-      const answer = next();
-      child.stdin.write(JSON.stringify({ id: ++id, in: inPath, out: outPath }) + '\n');
-      const reply = await answer;
-      if (!reply.ok) throw new Error(`bare bridge: ${JSON.stringify(reply)}`);
-    },
-    stop() {
-      if (child.exitCode === null && child.signalCode === null) process.kill(-child.pid!, 'SIGKILL');
-    },
-  };
-}
 
 /** (b): what a naive service does per document. */
 async function sofficeCli(docxPath: string, dir: string, run: number): Promise<number> {

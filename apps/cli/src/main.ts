@@ -112,7 +112,14 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
       readBounded(requestPath, config.MAX_REQUEST_BYTES, 'REQUEST.json').toString('utf8'),
     );
     const template = readBounded(templatePath, config.MAX_TEMPLATE_BYTES, 'The template');
-    const docx = renderDocx(template, request, { ...serviceLimits(config), ...options });
+    // The .docx the user keeps is deflated; one only handed to the converter need not be.
+    const docx = renderDocx(template, request, {
+      ...serviceLimits(config),
+      ...options,
+      compression: format === '.docx' ? 'DEFLATE' : 'STORE',
+      // As the worker: a PDF of more table cells would not convert within the service's budget.
+      ...(format === '.pdf' ? { maxTableCells: config.MAX_TABLE_CELLS } : {}),
+    });
     if (format === '.docx') {
       writeFileSync(outPath, docx);
       return 0;

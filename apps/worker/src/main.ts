@@ -88,11 +88,10 @@ async function main(): Promise<void> {
     converter,
     workerId,
     payloadTtlMs: config.payloadTtlMs,
-    // no conversion outlives the caller's wait
-    convertTimeoutMs: Math.min(
-      converterConfig.conversionTimeoutMs ?? config.JOB_TIMEOUT_MS,
-      config.JOB_TIMEOUT_MS,
-    ),
+    // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
+    convertTimeoutMs: converterConfig.conversionTimeoutMs,
+    jobTimeoutMs: config.JOB_TIMEOUT_MS,
+    maxTableCells: config.MAX_TABLE_CELLS,
     maxLoopIterations: config.MAX_LOOP_ITERATIONS,
     imageLimits: {
       maxImages: config.MAX_IMAGES,

@@ -2,7 +2,7 @@ import { UnrecoverableError } from 'bullmq';
 import { ConversionFailedError } from '@app/converters';
 import { TemplateSyntaxError, UndefinedVariableError } from '@app/engine';
 import { decodeFailure, httpStatusOf } from '@app/contracts';
-import { isRetryable, jobFailure } from './render.processor';
+import { conversionBudget, isRetryable, jobFailure } from './render.processor';
 
 describe('job failure classification', () => {
   it('fails caller mistakes at once, with the error body as reason', () => {
@@ -35,5 +35,22 @@ describe('job failure classification', () => {
     const body = decodeFailure(bug.message).toBody();
     expect(body.error_type).toBe('internal_error');
     expect(body.message).not.toContain('x is undefined');
+  });
+});
+
+describe('the conversion time limit', () => {
+  it('is CONVERSION_TIMEOUT_MS within what is left of the job budget, less a second for the answer', () => {
+    const enqueuedAt = 1_000_000;
+    // 5 s spent waiting and filling: 60 - 5 - 1 s left.
+    expect(conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000 }, enqueuedAt + 5_000)).toBe(54_000);
+    expect(
+      conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000, convertTimeoutMs: 30_000 }, enqueuedAt + 5_000),
+    ).toBe(30_000);
+    expect(
+      conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000, convertTimeoutMs: 30_000 }, enqueuedAt + 40_000),
+    ).toBe(19_000);
+    // Never zero or negative: the converter refuses those.
+    expect(conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000 }, enqueuedAt + 70_000)).toBe(100);
+    expect(conversionBudget(enqueuedAt, { convertTimeoutMs: 30_000 })).toBe(30_000);
   });
 });

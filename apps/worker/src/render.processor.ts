@@ -26,8 +26,16 @@ export interface ProcessorDeps {
   converter: PdfConverter;
   workerId: string;
   payloadTtlMs: number;
-  /** Per-conversion time limit handed to the converter. */
+  /** Per-conversion time limit handed to the converter (CONVERSION_TIMEOUT_MS). */
   convertTimeoutMs?: number;
+  /**
+   * The API's wait (JOB_TIMEOUT_MS): a conversion gets at most what is left of it, less a
+   * second for the answer to travel, so running out of time is the worker's typed error and
+   * not the API's bare 504.
+   */
+  jobTimeoutMs?: number;
+  /** Table cells a document may hold for PDF output (MAX_TABLE_CELLS). */
+  maxTableCells?: number;
   maxLoopIterations?: number;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
@@ -119,6 +127,12 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         richLimits: deps.richLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.
         imagesVerified: true,
+        // Checked once per request, by the API; the worker still bounds what it inflates.
+        templateChecked: job.data.templateChecked === true,
+        // A .docx for the converter is stored, not deflated: it is read once, right here.
+        compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
+        // What LibreOffice could not convert within the budget is refused now, not at the timeout.
+        ...(options.output !== 'docx' && deps.maxTableCells ? { maxTableCells: deps.maxTableCells } : {}),
         ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
       });
       const t1 = performance.now();
@@ -129,7 +143,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           ? docx
           : await deps.converter.convert(docx, {
               jobId: requestId || String(job.id),
-              timeoutMs: deps.convertTimeoutMs,
+              timeoutMs: conversionBudget(job.timestamp, deps),
               // Validated by the API; parsed again because the job crossed Redis as JSON.
               pdf: parsePdfOptions(options.pdf),
             });
@@ -170,6 +184,20 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       throw failure;
     }
   }
+}
+
+/** Time the answer needs to reach the API after the conversion ends. */
+const ANSWER_MARGIN_MS = 1000;
+
+/** The conversion's time limit: CONVERSION_TIMEOUT_MS, within what is left of the job's budget. */
+export function conversionBudget(
+  enqueuedAt: number,
+  deps: Pick<ProcessorDeps, 'convertTimeoutMs' | 'jobTimeoutMs'>,
+  now = Date.now(),
+): number | undefined {
+  if (!deps.jobTimeoutMs) return deps.convertTimeoutMs;
+  const left = Math.max(100, deps.jobTimeoutMs - (now - enqueuedAt) - ANSWER_MARGIN_MS);
+  return Math.min(deps.convertTimeoutMs ?? left, left);
 }
 
 /** The error_type inside a failure's JSON reason (jobFailure always writes one). */

@@ -8,6 +8,9 @@ describe('loadConfig', () => {
     expect(c.MAX_TEMPLATE_BYTES).toBe(10 * 1024 * 1024);
     expect(c.payloadTtlMs).toBe(c.JOB_TIMEOUT_MS + 60_000);
     expect(c.WORKER_CONCURRENCY).toBeUndefined();
+    expect(c.MAX_TABLE_CELLS).toBe(25_000);
+    expect(loadConfig({ MAX_TABLE_CELLS: '8000' }).MAX_TABLE_CELLS).toBe(8000);
+    expect(() => loadConfig({ MAX_TABLE_CELLS: '0' })).toThrow(/MAX_TABLE_CELLS/);
   });
 
   it('reads integers and strings from the environment', () => {

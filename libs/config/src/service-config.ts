@@ -175,6 +175,17 @@ export class ServiceConfig {
   @IsOptional()
   MAX_LOOP_ITERATIONS?: number;
 
+  /**
+   * Table cells a filled document may hold for PDF output (413 `payload_too_large`, reason
+   * `conversion_budget`, right after the fill). LibreOffice's import of long tables is
+   * super-linear: on the 2-core reference machine a 2,000-row, 4-column invoice (8,000 cells)
+   * converts in about 6 s and a 10,000-row one does not finish in 60 s. The default suits the
+   * default JOB_TIMEOUT_MS of 60 s; change the two together.
+   */
+  @IsInt()
+  @Min(1)
+  MAX_TABLE_CELLS = 25_000;
+
   /** Undefined-variable behaviour when the request does not choose one. */
   @IsIn(['empty', 'strict', 'debug', 'property_missing'])
   DEFAULT_UNDEFINED: 'empty' | 'strict' | 'debug' | 'property_missing' = 'empty';

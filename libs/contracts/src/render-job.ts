@@ -45,6 +45,11 @@ export interface RenderJob {
   templateBytes: number;
   requestBytes: number;
   imageCount: number;
+  /**
+   * The API ran the template checks (zip, sizes, DTDs, UTF-8, well-formed XML, macros) before
+   * queueing: the worker does not scan every part again, only bounds what it inflates.
+   */
+  templateChecked: boolean;
   options: RenderJobOptions;
 }
 

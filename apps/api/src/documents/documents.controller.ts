@@ -162,6 +162,7 @@ export class DocumentsController {
         template: file.buffer,
         filename,
         request,
+        templateChecked: true,
         options: {
           undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
           output,

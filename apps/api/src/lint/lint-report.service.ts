@@ -35,6 +35,8 @@ export class LintReportService {
         requestId,
         template: this.template,
         filename,
+        // The report template is ours, built in this process: nothing to re-check in the worker.
+        templateChecked: true,
         request: { template_data: lintReportData(report, templateName) },
         options: { undefined: 'empty', output: 'pdf' },
       },

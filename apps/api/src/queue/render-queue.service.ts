@@ -42,6 +42,8 @@ export interface RenderInput {
   template: Buffer;
   filename: string;
   request: RenderRequest;
+  /** checkDocxTemplate passed on this template (the controller runs it before queueing). */
+  templateChecked: boolean;
   options: RenderJobOptions;
 }
 
@@ -171,6 +173,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       templateBytes: input.template.length,
       requestBytes: Buffer.byteLength(requestJson),
       imageCount: Object.keys(input.request.images ?? {}).length,
+      templateChecked: input.templateChecked,
       options: input.options,
     };
     const started = Date.now();

@@ -3,7 +3,7 @@
  * conditions and images, a `template_data` skeleton to start from and a JSON Schema for it
  * (what docxtpl's get_undeclared_template_variables and docxtemplater's Inspect module give).
  */
-import { checkDocxTemplate, type TemplateLimits } from '../render';
+import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
 import { dataJsonSchema, dataSkeleton } from './data-skeleton';
 import { templateOutline } from './template-outline';
 import {

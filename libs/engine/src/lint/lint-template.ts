@@ -6,7 +6,7 @@
  * `errors[]` with `line_number`, `column`, `error_type`, …, `warnings[]`, `summary`) plus our
  * richer fields (`code`, `location`, `tag`).
  */
-import { checkDocxTemplate, type TemplateLimits } from '../render';
+import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
 import type { TemplateProblem } from '../errors';
 import { FILTERS, TESTS } from '../runtime/filters';
 import {

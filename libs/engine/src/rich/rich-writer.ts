@@ -7,7 +7,8 @@
  */
 import type PizZip from 'pizzip';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits, type PreparedImage } from '../docx/images';
-import type { RenderOptions, RenderRequest, TemplateLimits } from '../render';
+import type { RenderOptions, RenderRequest } from '../render';
+import type { TemplateLimits } from '../docx/package';
 import { JinjaRuntimeError, type RenderState } from '../runtime/ops';
 import { Undefined, type Value } from '../runtime/values';
 import { htmlToBlocks } from './html';

@@ -8,7 +8,7 @@
 import type PizZip from 'pizzip';
 import { isTypedError } from '@app/contracts';
 import { InvalidTemplateError, PayloadTooLargeError } from '../errors';
-import type { TemplateLimits } from '../render';
+import type { TemplateLimits } from '../docx/package';
 import type { RichLimits } from './limits';
 import type { NumberingWriter } from './numbering';
 import { REL_HYPERLINK, REL_IMAGE, type RelationshipWriter } from './relationships';
