@@ -251,6 +251,7 @@ describe('template errors cross the queue with their type, status and details', 
         'requestKey',
         'resultKey',
         'templateBytes',
+        'templateChecked',
         'templateKey',
       ].sort(),
     );
