@@ -40,6 +40,7 @@ import { parseRenderFields } from './render-request.dto';
 import { type LinterRequest } from './compat-fields';
 import { lintFailure, type ValidationFailedBody } from './template-validation';
 import { LintReportService } from '../lint/lint-report.service';
+import { CheckedTemplates } from './checked-templates';
 import { VALIDATION_FAILED_REF } from '../docs/compat-schemas';
 
 /** What multer's memory storage gives for the `file` part (the fields used here). */
@@ -70,6 +71,7 @@ export class DocumentsController {
     private readonly queue: RenderQueueService,
     private readonly config: ServiceConfig,
     private readonly lintReports: LintReportService,
+    private readonly checkedTemplates: CheckedTemplates,
   ) {}
 
   @Post('process-template-document')
@@ -136,7 +138,7 @@ export class DocumentsController {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
     });
-    checkDocxTemplate(file.buffer);
+    this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     prepareImages(request.images, {
       maxImages: this.config.MAX_IMAGES,
       maxImageBytes: this.config.MAX_IMAGE_BYTES,

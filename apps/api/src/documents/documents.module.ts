@@ -3,6 +3,7 @@ import { MulterModule } from '@nestjs/platform-express';
 import { ServiceConfig } from '@app/config';
 import { QueueModule } from '../queue/queue.module';
 import { LintModule } from '../lint/lint.module';
+import { CheckedTemplates } from './checked-templates';
 import { DocumentsController } from './documents.controller';
 
 @Module({
@@ -29,5 +30,7 @@ import { DocumentsController } from './documents.controller';
     }),
   ],
   controllers: [DocumentsController],
+  // One per API process: a template checked once is not checked again (checked-templates.ts).
+  providers: [{ provide: CheckedTemplates, useValue: new CheckedTemplates() }],
 })
 export class DocumentsModule {}
