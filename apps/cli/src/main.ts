@@ -60,24 +60,6 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
   };
 }
 
-/** The service's limits, so that what renders here also renders through the service. */
-function serviceLimits(config: ServiceConfig): RenderOptions {
-  return {
-    maxLoopIterations: config.MAX_LOOP_ITERATIONS,
-    imageLimits: {
-      maxImages: config.MAX_IMAGES,
-      maxImageBytes: config.MAX_IMAGE_BYTES,
-      maxImagePixels: config.MAX_IMAGE_PIXELS,
-    },
-    richLimits: {
-      maxMarkupChars: config.RICH_MAX_MARKUP_CHARS,
-      maxNestingDepth: config.RICH_MAX_NESTING_DEPTH,
-      maxTableCells: config.RICH_MAX_TABLE_CELLS,
-      maxDocuments: config.MAX_SUBDOCUMENTS,
-    },
-  };
-}
-
 function readBounded(path: string, limit: number, what: string): Buffer {
   const size = statSync(path).size;
   if (size > limit)
@@ -114,7 +96,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     const template = readBounded(templatePath, config.MAX_TEMPLATE_BYTES, 'The template');
     // The .docx the user keeps is deflated; one only handed to the converter need not be.
     const docx = renderDocx(template, request, {
-      ...serviceLimits(config),
+      ...config.renderLimits,
       ...options,
       compression: format === '.docx' ? 'DEFLATE' : 'STORE',
       // As the worker: a PDF of more table cells would not convert within the service's budget.

@@ -92,19 +92,7 @@ async function main(): Promise<void> {
     convertTimeoutMs: converterConfig.conversionTimeoutMs,
     jobTimeoutMs: config.JOB_TIMEOUT_MS,
     maxTableCells: config.MAX_TABLE_CELLS,
-    maxLoopIterations: config.MAX_LOOP_ITERATIONS,
-    imageLimits: {
-      maxImages: config.MAX_IMAGES,
-      maxImageBytes: config.MAX_IMAGE_BYTES,
-      maxImagePixels: config.MAX_IMAGE_PIXELS,
-    },
-    richLimits: {
-      maxMarkupChars: config.RICH_MAX_MARKUP_CHARS,
-      maxNestingDepth: config.RICH_MAX_NESTING_DEPTH,
-      maxTableCells: config.RICH_MAX_TABLE_CELLS,
-      maxDocuments: config.MAX_SUBDOCUMENTS,
-      maxDocumentBytes: config.MAX_TEMPLATE_BYTES,
-    },
+    ...config.renderLimits,
     logger,
     metrics,
   });

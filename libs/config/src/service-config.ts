@@ -276,6 +276,29 @@ export class ServiceConfig {
     return { url: this.REDIS_URL, clusterNodes };
   }
 
+  /**
+   * The engine's limits as the service applies them, for the worker and the command line alike
+   * (so that what renders on the command line also renders through the service). Plain data in
+   * the shape of the engine's RenderOptions; this library does not import the engine.
+   */
+  get renderLimits() {
+    return {
+      maxLoopIterations: this.MAX_LOOP_ITERATIONS,
+      imageLimits: {
+        maxImages: this.MAX_IMAGES,
+        maxImageBytes: this.MAX_IMAGE_BYTES,
+        maxImagePixels: this.MAX_IMAGE_PIXELS,
+      },
+      richLimits: {
+        maxMarkupChars: this.RICH_MAX_MARKUP_CHARS,
+        maxNestingDepth: this.RICH_MAX_NESTING_DEPTH,
+        maxTableCells: this.RICH_MAX_TABLE_CELLS,
+        maxDocuments: this.MAX_SUBDOCUMENTS,
+        maxDocumentBytes: this.MAX_TEMPLATE_BYTES,
+      },
+    };
+  }
+
   get payloadTtlMs(): number {
     return this.PAYLOAD_TTL_MS ?? this.JOB_TIMEOUT_MS + 60_000;
   }

@@ -80,8 +80,12 @@ interface DxtError extends Error {
   };
 }
 
-/** docxtemplater's compile errors, as our typed errors. */
-function translateCompileError(e: unknown): never {
+/**
+ * The template problems in docxtemplater's compile error; throws, typed, what is not a template
+ * problem (a damaged package, the reserved characters, anything unexpected as it is). The
+ * renderer raises them as one TemplateSyntaxError, the linter lists them.
+ */
+export function compileErrorProblems(e: unknown): TemplateProblem[] {
   if (isTypedError(e)) throw e;
   if (e instanceof JinjaRuntimeError)
     throw new InvalidTemplateError(e.message, { reason: 'reserved_characters' });
@@ -97,16 +101,20 @@ function translateCompileError(e: unknown): never {
         part: xmlBroken.properties?.file ?? null,
       },
     );
-  const problems: TemplateProblem[] = list.map(
+  return list.map(
     (x) =>
       x.properties?.problem ?? {
-        message: x.properties?.explanation ?? x.message,
+        message: x.properties?.explanation ?? x.message ?? 'template error',
         tag: (x.properties?.xtag ?? '').replace(new RegExp(`[${TAG_START}${TAG_END}]`, 'g'), ''),
         context: '',
         part: x.properties?.file ?? '',
       },
   );
-  throw new TemplateSyntaxError(problems);
+}
+
+/** docxtemplater's compile errors, as our typed errors. */
+function translateCompileError(e: unknown): never {
+  throw new TemplateSyntaxError(compileErrorProblems(e));
 }
 
 /** docxtemplater over the package with the Jinja module; its compile passes report every template problem. */
