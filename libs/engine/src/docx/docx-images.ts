@@ -5,6 +5,7 @@
  */
 import type PizZip from 'pizzip';
 import type { PreparedImage } from './images';
+import { escapeXml } from './run-text';
 
 const REL_TYPE_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
 const NS_WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
@@ -13,10 +14,6 @@ const NS_PIC = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
 const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
 const EMPTY_RELS =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
-
-function escapeAttr(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
-}
 
 /** `word/header1.xml` → `word/_rels/header1.xml.rels` */
 export function relsPathOf(partPath: string): string {
@@ -42,7 +39,7 @@ export class DocxImageWriter {
     if (!rId) partRels.set(imageName, (rId = `rIdDocgenImg${partRels.size + 1}`));
     // docPr ids must be unique in the document; start far above what Word assigns.
     const id = 100000 + ++this.drawingCount;
-    const name = escapeAttr(imageName);
+    const name = escapeXml(imageName);
     const { widthEmu: cx, heightEmu: cy } = img;
     return (
       `<w:drawing><wp:inline xmlns:wp="${NS_WP}" distT="0" distB="0" distL="0" distR="0">` +

@@ -6,23 +6,27 @@ import { decodeXmlText } from '../syntax/tag-scanner';
 import { Markup } from '../runtime/values';
 
 /* eslint-disable no-control-regex -- matching control characters is the point here */
+// U+FDD0–U+FDEF too: the engine's private markers (tag delimiters, the rich writer's paragraph
+// and page marks), so that no value from data can forge one.
 const XML_FORBIDDEN = new RegExp(
-  '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]',
+  '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ufdd0-\\ufdef\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]',
   'g',
 );
 /* eslint-enable no-control-regex */
 
-/** Removes characters that XML 1.0 forbids (control characters, lone surrogates, U+FFFE/F). */
+/** Removes characters that XML 1.0 forbids (control characters, lone surrogates, U+FFFE/F) and our markers. */
 function xmlSafe(s: string): string {
   return s.replace(XML_FORBIDDEN, '');
 }
 
+/** Text for XML element content: `&`, `<`, `>` escaped, forbidden characters and markers dropped. */
+export function escapeText(s: string): string {
+  return xmlSafe(s).replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Text for XML attribute values (and content): `"` escaped too. */
 export function escapeXml(s: string): string {
-  return xmlSafe(s)
-    .replace(/&/g, '&amp;')
-    .replace(/</g, '&lt;')
-    .replace(/>/g, '&gt;')
-    .replace(/"/g, '&quot;');
+  return escapeText(s).replace(/"/g, '&quot;');
 }
 
 /** docxtpl's literal braces: `{_{`, `}_}`, `{_%`, `%_}` print as `{{`, `}}`, `{%`, `%}`. */

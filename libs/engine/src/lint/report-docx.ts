@@ -3,14 +3,11 @@
  * report goes through the same pipeline as any document (the queue, a worker, the converter)
  * instead of a second PDF generator.
  */
+import { escapeText } from '../docx/run-text';
 import PizZip from 'pizzip';
 import type { LintFinding, LintReport } from './lint-template';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
-
-function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
 
 /** One paragraph; `style` sets size (half-points), bold and colour. */
 function para(
@@ -23,7 +20,7 @@ function para(
     style.size ? `<w:sz w:val="${style.size}"/>` : '',
     style.mono ? '<w:rFonts w:ascii="DejaVu Sans Mono" w:hAnsi="DejaVu Sans Mono"/>' : '',
   ].join('');
-  return `<w:p><w:pPr><w:spacing w:after="80"/></w:pPr><w:r>${rPr ? `<w:rPr>${rPr}</w:rPr>` : ''}<w:t xml:space="preserve">${escapeXml(text)}</w:t></w:r></w:p>`;
+  return `<w:p><w:pPr><w:spacing w:after="80"/></w:pPr><w:r>${rPr ? `<w:rPr>${rPr}</w:rPr>` : ''}<w:t xml:space="preserve">${escapeText(text)}</w:t></w:r></w:p>`;
 }
 
 function findingBlock(list: string, kind: string): string[] {

@@ -6,7 +6,7 @@
  */
 import type PizZip from 'pizzip';
 import { relsPathOf } from '../docx/docx-images';
-import { escapeAttr } from './runs';
+import { escapeXml } from '../docx/run-text';
 
 export const REL_HYPERLINK = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
 export const REL_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
@@ -75,7 +75,7 @@ export class RelationshipWriter {
       const added = p.added
         .map(
           (r) =>
-            `<Relationship Id="${r.id}" Type="${r.type}" Target="${escapeAttr(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`,
+            `<Relationship Id="${r.id}" Type="${r.type}" Target="${escapeXml(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`,
         )
         .join('');
       this.zip.file(

@@ -3,30 +3,15 @@
  * schema's element order) and `w:t` text with line breaks and tabs as Word elements. Text and
  * attribute values are escaped here and only here; nothing from data becomes markup.
  */
+import { escapeText, escapeXml } from '../docx/run-text';
 import type { RunProps } from './model';
-
-/* eslint-disable no-control-regex -- removing the characters XML 1.0 forbids is the point */
-// U+FDD0–U+FDEF too: the engine's private markers (tag delimiters, paragraph and page marks).
-const XML_FORBIDDEN = new RegExp(
-  '[\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\ufdd0-\\ufdef\\ufffe\\uffff]|[\\ud800-\\udbff](?![\\udc00-\\udfff])|(?<![\\ud800-\\udbff])[\\udc00-\\udfff]',
-  'g',
-);
-/* eslint-enable no-control-regex */
-
-export function escapeText(s: string): string {
-  return s.replace(XML_FORBIDDEN, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
-
-export function escapeAttr(s: string): string {
-  return escapeText(s).replace(/"/g, '&quot;');
-}
 
 /** `w:rPr` for the properties; `styleId` is the resolved character style. Empty when none. */
 export function runPropsXml(props: RunProps, styleId?: string): string {
   let x = '';
-  if (styleId) x += `<w:rStyle w:val="${escapeAttr(styleId)}"/>`;
+  if (styleId) x += `<w:rStyle w:val="${escapeXml(styleId)}"/>`;
   if (props.font) {
-    const f = escapeAttr(props.font);
+    const f = escapeXml(props.font);
     x += `<w:rFonts w:ascii="${f}" w:hAnsi="${f}" w:cs="${f}" w:eastAsia="${f}"/>`;
   }
   if (props.bold !== undefined) x += props.bold ? '<w:b/><w:bCs/>' : '<w:b w:val="0"/><w:bCs w:val="0"/>';
@@ -39,7 +24,7 @@ export function runPropsXml(props: RunProps, styleId?: string): string {
   if (props.shading) x += `<w:shd w:val="clear" w:color="auto" w:fill="${props.shading}"/>`;
   if (props.vertAlign) x += `<w:vertAlign w:val="${props.vertAlign}"/>`;
   if (props.rtl) x += '<w:rtl/>';
-  if (props.lang) x += `<w:lang w:val="${escapeAttr(props.lang)}"/>`;
+  if (props.lang) x += `<w:lang w:val="${escapeXml(props.lang)}"/>`;
   return x ? `<w:rPr>${x}</w:rPr>` : '';
 }
 

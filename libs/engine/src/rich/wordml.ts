@@ -7,7 +7,8 @@ import { JinjaRuntimeError } from '../runtime/ops';
 import type { Block, Inline, ParagraphBlock, RunProps, TableBlock } from './model';
 import type { NumberingWriter } from './numbering';
 import { REL_HYPERLINK, REL_IMAGE, type RelationshipWriter } from './relationships';
-import { escapeAttr, PAGE_BREAK_RUN, runPropsXml, runXml } from './runs';
+import { PAGE_BREAK_RUN, runPropsXml, runXml } from './runs';
+import { escapeXml } from '../docx/run-text';
 import type { TemplateStyles } from './styles';
 
 const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
@@ -105,7 +106,7 @@ function paragraphXml(block: ParagraphBlock, ctx: WordContext): string {
     }
   }
   let pPr = '';
-  if (styleId) pPr += `<w:pStyle w:val="${escapeAttr(styleId)}"/>`;
+  if (styleId) pPr += `<w:pStyle w:val="${escapeXml(styleId)}"/>`;
   if (block.list)
     pPr += `<w:numPr><w:ilvl w:val="${block.list.level}"/><w:numId w:val="${ctx.numbering.numIdFor(block.list.list)}"/></w:numPr>`;
   if (block.indent) pPr += `<w:ind w:left="${block.indent}"/>`;
@@ -151,7 +152,7 @@ function tableXml(table: TableBlock, ctx: WordContext): string {
         .join('') +
       '</w:tblBorders>';
   let xml =
-    `<w:tbl><w:tblPr>${tableStyle ? `<w:tblStyle w:val="${escapeAttr(tableStyle)}"/>` : ''}` +
+    `<w:tbl><w:tblPr>${tableStyle ? `<w:tblStyle w:val="${escapeXml(tableStyle)}"/>` : ''}` +
     `<w:tblW w:w="5000" w:type="pct"/>${borders}<w:tblLook w:val="04A0" w:firstRow="1" w:lastRow="0" w:firstColumn="1" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/></w:tblPr>` +
     `<w:tblGrid>${`<w:gridCol w:w="${colTwips}"/>`.repeat(columns)}</w:tblGrid>`;
   grid.forEach((slots, r) => {
@@ -191,7 +192,7 @@ function drawingXml(image: PreparedImage, ctx: WordContext): string {
   const rId = ctx.rels.add(ctx.partPath, REL_IMAGE, target, false);
   const id = ctx.nextDrawingId();
   const { widthEmu: cx, heightEmu: cy } = image;
-  const name = escapeAttr(image.name);
+  const name = escapeXml(image.name);
   return (
     `<w:drawing><wp:inline xmlns:wp="${NS_WP}" distT="0" distB="0" distL="0" distR="0">` +
     `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/>` +

@@ -2,16 +2,13 @@
  * Compile pass, first of all: `{% raw %}…{% endraw %}` turns the tags between into the text they
  * are written as (before they are parsed, so they need not be valid Jinja).
  */
+import { escapeText } from '../run-text';
 import { decodeXmlText } from '../../syntax/tag-scanner';
 import { isJinja, type JinjaPart, type Part, type Report } from '../parts';
 
 const RAW = /^[-+]?\s*raw\s*[-+]?%$/;
 const ENDRAW = /^[-+]?\s*endraw\s*[-+]?%$/;
 const SIGIL = { expr: '{', block: '%', comment: '#' } as const;
-
-function escapeXml(s: string): string {
-  return s.replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
-}
 
 export function applyRaw(parsed: Part[], report: Report): Part[] {
   if (!parsed.some((p) => isJinja(p) && p.kind === 'block' && RAW.test(decodeXmlText(p.value))))
@@ -33,7 +30,7 @@ export function applyRaw(parsed: Part[], report: Report): Part[] {
       openedBy = undefined;
       continue;
     }
-    out.push({ type: 'content', position: 'insidetag', value: escapeXml(`{${SIGIL[p.kind]}${raw}}`) });
+    out.push({ type: 'content', position: 'insidetag', value: escapeText(`{${SIGIL[p.kind]}${raw}}`) });
   }
   if (openedBy) {
     openedBy.source = `{%${decodeXmlText(openedBy.value)}}`;
