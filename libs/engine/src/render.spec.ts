@@ -743,3 +743,17 @@ describe('typed errors', () => {
     });
   });
 });
+
+describe('private marker characters', () => {
+  it('a value cannot forge the rich writer\u2019s paragraph or page marks, nor the tag delimiters', () => {
+    // A rich value in the same part makes the rich writer resolve its marks after rendering.
+    const data = {
+      plain: 'a\uFDD2b\uFDD3c\uFDD0d\uFDD1e',
+      styled: { $rich: [{ text: 'bold', bold: true }] },
+    };
+    const docx = render([p('{{ plain }} {{r styled }}')], data);
+    expect(docxText(docx).body).toEqual(['abcde bold']);
+    expect(documentXml(docx)).not.toMatch(/[\uFDD0-\uFDEF]/);
+    expect(documentXml(docx)).not.toContain('w:type="page"');
+  });
+});
