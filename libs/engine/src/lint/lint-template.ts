@@ -324,8 +324,11 @@ function warningsOf(outline: TemplateOutline, options: LintOptions): LintWarning
 
 export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): LintReport {
   const started = performance.now();
-  const outline = templateOutline(checkDocxTemplate(template, options.limits));
-  const { problems } = compileProblems(checkDocxTemplate(template, options.limits));
+  // One package for both: the outline reads the parts as they are, then the compile passes mark
+  // their tags in place.
+  const zip = checkDocxTemplate(template, options.limits);
+  const outline = templateOutline(zip);
+  const { problems } = compileProblems(zip);
   const seen = new Map<string, number>();
   const errors: LintError[] = problems.map((problem) => {
     const where = locate(outline, problem, seen);
