@@ -614,6 +614,21 @@ describe('differential: renderDocx against docxtpl', () => {
       expect(visible(ours)).toEqual(docxtplText(i));
     });
 
+    it('renderDocx gives the same parts from the compile a render with other data kept (the worker)', () => {
+      const { CompiledTemplates, renderDocx } = engine();
+      const cache = new CompiledTemplates();
+      try {
+        renderDocx(templates[i], { template_data: {} }, { compiledTemplates: cache });
+      } catch {
+        // A render that fails on missing data still leaves its compile behind.
+      }
+      const kept = renderDocx(templates[i], { template_data: c.context }, { compiledTemplates: cache });
+      expect(cache.hits).toBe(1);
+      expect(new DocxPackage(kept).partsDigest()).toEqual(
+        new DocxPackage(renderDocx(templates[i], { template_data: c.context })).partsDigest(),
+      );
+    });
+
     if (c.want.title !== undefined) {
       const title = c.want.title;
       it('docxtpl and renderDocx render the document title alike', () => {

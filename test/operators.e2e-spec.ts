@@ -338,6 +338,14 @@ describe('metrics', () => {
     expect(sample(body, 'docgen_converter_queue_length')).toBe(0);
     expect(sample(body, 'docgen_converter_restarts_total')).toEqual(expect.any(Number));
     expect(sample(body, 'docgen_converter_healthy')).toBe(1);
+    // Every job that reached the fill looked its template up among those compiled before.
+    const hits = sample(body, 'docgen_compiled_template_lookups_total', { result: 'hit' }) ?? NaN;
+    const misses = sample(body, 'docgen_compiled_template_lookups_total', { result: 'miss' }) ?? NaN;
+    expect(misses).toBeGreaterThanOrEqual(1);
+    expect(hits + misses).toBeGreaterThanOrEqual(
+      sample(body, 'docgen_render_duration_seconds_count') ?? Infinity,
+    );
+    expect(sample(body, 'docgen_compiled_templates')).toBeGreaterThanOrEqual(1);
     expect(sample(body, 'process_resident_memory_bytes')).toBeGreaterThan(0);
   });
 });

@@ -18,6 +18,7 @@
  */
 import { DOMParser } from '@xmldom/xmldom';
 import type { Document as XmlDocument, Element as XmlElement, Node as XmlNode } from '@xmldom/xmldom';
+import { createHash } from 'node:crypto';
 import PizZip from 'pizzip';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
@@ -92,6 +93,19 @@ export class DocxPackage {
 
   has(path: string): boolean {
     return this.zip.file(path) !== null;
+  }
+
+  /** Every part by name with a digest of its bytes: equal for packages that read the same, whatever their zip dates. */
+  partsDigest(): Record<string, string> {
+    return Object.fromEntries(
+      Object.keys(this.zip.files)
+        .filter((name) => !this.zip.files[name].dir)
+        .sort()
+        .map((name) => [
+          name,
+          createHash('sha256').update(this.zip.files[name].asNodeBuffer()).digest('hex'),
+        ]),
+    );
   }
 
   text(path: string): string {

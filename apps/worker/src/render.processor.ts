@@ -16,7 +16,13 @@ import {
   type RenderJobResult,
   TypedError,
 } from '@app/contracts';
-import { type ImageLimits, renderDocx, type RenderRequest, type RichLimits } from '@app/engine';
+import {
+  CompiledTemplates,
+  type ImageLimits,
+  renderDocx,
+  type RenderRequest,
+  type RichLimits,
+} from '@app/engine';
 import type { Logger } from 'pino';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
@@ -39,6 +45,8 @@ export interface ProcessorDeps {
   maxLoopIterations?: number;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
+  /** Templates compiled by earlier jobs of this worker (one per process; created if absent). */
+  compiledTemplates?: CompiledTemplates;
   /** Each job logs through a child carrying its requestId and jobId. */
   logger: Logger;
   metrics?: WorkerMetrics;
@@ -87,6 +95,9 @@ export function jobFailure(error: unknown): Error {
 }
 
 export function createRenderProcessor(deps: ProcessorDeps) {
+  // Callers send the same few templates over and over: each is compiled once per worker.
+  const compiledTemplates = deps.compiledTemplates ?? new CompiledTemplates();
+  deps.metrics?.watchCompiledTemplates(compiledTemplates);
   return function processRenderJob(job: Job<RenderJob, RenderJobResult>): Promise<RenderJobResult> {
     const requestId = job.data.requestId;
     const jobId = String(job.id);
@@ -129,6 +140,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         imagesVerified: true,
         // Checked once per request, by the API; the worker still bounds what it inflates.
         templateChecked: job.data.templateChecked === true,
+        compiledTemplates,
         // A .docx for the converter is stored, not deflated: it is read once, right here.
         compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
         // What LibreOffice could not convert within the budget is refused now, not at the timeout.

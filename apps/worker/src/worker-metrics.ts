@@ -5,6 +5,7 @@
  */
 import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
 import { type PdfConverter } from '@app/converters';
+import type { CompiledTemplates } from '@app/engine';
 
 export class WorkerMetrics {
   readonly registry: Registry;
@@ -35,6 +36,34 @@ export class WorkerMetrics {
       help: 'Job attempts run by this worker, by outcome (success or the error_type); a retried job counts once per attempt',
       labelNames: ['outcome'],
       registers: [registry],
+    });
+  }
+
+  /** How often a job's template was compiled before (read on each scrape). */
+  watchCompiledTemplates(cache: CompiledTemplates): void {
+    const registers = [this.registry];
+    new Gauge({
+      name: 'docgen_compiled_templates',
+      help: 'Templates this worker keeps compiled (a job with one of them skips compiling it)',
+      registers,
+      collect() {
+        this.set(cache.size);
+      },
+    });
+    const seen = { hit: 0, miss: 0 };
+    new Counter({
+      name: 'docgen_compiled_template_lookups_total',
+      help: 'Jobs that found their template compiled by an earlier job (result="hit") or compiled it (result="miss")',
+      labelNames: ['result'],
+      registers,
+      collect() {
+        // The cache keeps running totals; the counter adds what they grew since the last scrape.
+        const now = { hit: cache.hits, miss: cache.misses };
+        for (const result of ['hit', 'miss'] as const) {
+          if (now[result] > seen[result]) this.inc({ result }, now[result] - seen[result]);
+          seen[result] = Math.max(seen[result], now[result]);
+        }
+      },
     });
   }
 

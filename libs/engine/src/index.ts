@@ -9,6 +9,8 @@ export type { ImageData, ImageLimits, PreparedImage } from './docx/images';
 export { DEFAULT_RICH_LIMITS } from './rich/limits';
 export type { RichLimits } from './rich/limits';
 export { compileTemplate } from './render';
+export { CompiledTemplates, DEFAULT_COMPILED_TEMPLATES_LIMITS } from './docx/compiled-templates';
+export type { CompiledTemplatesLimits } from './docx/compiled-templates';
 export { lintDocxTemplate } from './lint/lint-template';
 export type { LintError, LintOptions, LintReport, LintWarning } from './lint/lint-template';
 export { lintReportData, lintReportTemplate } from './lint/report-docx';

@@ -17,6 +17,7 @@ import {
   type TemplateProblem,
 } from './errors';
 import { prepareImages, type ImageData, type ImageLimits, type PreparedImage } from './docx/images';
+import { CompiledTemplates } from './docx/compiled-templates';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
@@ -67,6 +68,11 @@ export interface RenderOptions {
   maxTableCells?: number;
   /** Rich content (HTML, Markdown, sub-documents): input length, nesting, tables, documents. */
   richLimits?: Partial<RichLimits>;
+  /**
+   * Templates compiled by earlier renders in this process (the worker keeps one): a template
+   * seen before is not compiled again, and one compiled here without errors is kept.
+   */
+  compiledTemplates?: CompiledTemplates;
 }
 
 interface DxtError extends Error {
@@ -190,13 +196,17 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     options,
     checks: { docx: checkDocxTemplate, xmlFault: findXmlFault },
   });
-  const module = new JinjaModule(state, imageWriter, rich);
+  const cache = options.compiledTemplates;
+  const cacheKey = cache ? CompiledTemplates.keyOf(template) : undefined;
+  const compiled = cacheKey ? cache!.get(cacheKey) : undefined;
+  const module = new JinjaModule(state, imageWriter, rich, compiled);
   let doc: Docxtemplater;
   try {
     doc = compileTemplate(zip, module);
   } catch (e) {
     translateCompileError(e);
   }
+  if (cacheKey && !compiled) cache!.set(cacheKey, module.compiled());
   try {
     doc.render({});
   } catch (e) {

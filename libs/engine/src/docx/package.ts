@@ -162,6 +162,22 @@ export class DocxPackage {
     return raw;
   }
 
+  /**
+   * What a part held, to tell whether rendering changed it: its bytes if something read them,
+   * else (a template rendered from its kept compile, whose parts nobody read) inflated now when
+   * the size says it may be unchanged. Undefined when it cannot be the same.
+   */
+  private originalOf(entry: TemplateEntry, name: string, length: number): Buffer | undefined {
+    if (entry.content) return entry.content;
+    // A byte-order mark (3 bytes) is dropped on reading.
+    if (length !== entry.uncompressedSize && length !== entry.uncompressedSize - 3) return undefined;
+    try {
+      return this.read(name);
+    } catch {
+      return undefined;
+    }
+  }
+
   readText(name: string): string {
     return this.read(name).toString('utf8');
   }
@@ -193,7 +209,8 @@ export class DocxPackage {
       });
       if (entry && entry.method >= 0 && file === entry.object) return copy(entry);
       const content = file.asNodeBuffer();
-      if (entry && entry.method >= 0 && entry.content && content.equals(entry.content)) return copy(entry);
+      const original = entry && entry.method >= 0 ? this.originalOf(entry, name, content.length) : undefined;
+      if (entry && original && content.equals(original)) return copy(entry);
       return {
         name,
         content,

@@ -41,6 +41,16 @@ function joined(v: string | string[]): string {
   return Array.isArray(v) ? v.join('') : v;
 }
 
+/**
+ * docxtemplater's render options for a body, as its loop module makes them but without copying:
+ * its loop module spreads ~30 options per iteration; a derived object reads the rest through its
+ * prototype, and render's own writes (index, resolvedId) stay on the derived object. Nothing
+ * that renders our parts spreads options, so no property is lost.
+ */
+function derive<T extends object, E extends object>(options: T, extra: E): T & E {
+  return Object.assign(Object.create(options) as T, extra);
+}
+
 export class BlockRenderer {
   private readonly rootFrames = new Map<string, Frame>();
   private callDepth = 0;
@@ -273,20 +283,22 @@ export class BlockRenderer {
           return markup(joined(r.value));
         }
       : undefined;
-    items.forEach((item, i) => {
+    const body = derive(options, { compiled: part.loopBody!, jinjaFrame: frame });
+    for (let i = 0; i < items.length; i++) {
       const f = new Frame(frame);
-      this.assign(f, st.targets, item);
+      this.assign(f, st.targets, items[i]);
       f.set('loop', new LoopInfo(items, i, depth0, run, recurse));
-      const r = options.render({ ...options, compiled: part.loopBody!, jinjaFrame: f });
-      values.push(...r.parts);
-      errors.push(...r.errors);
-    });
-    return { value: options.joinUncorrupt(values, { ...options, basePart: part }), errors };
+      body.jinjaFrame = f;
+      const r = options.render(body);
+      for (const p of r.parts) values.push(p);
+      for (const e of r.errors) errors.push(e);
+    }
+    return { value: options.joinUncorrupt(values, derive(options, { basePart: part })), errors };
   }
 
   private renderBody(body: Part[], frame: Frame, part: JinjaPart, options: RenderOptions): Rendered {
-    const r = options.render({ ...options, compiled: body, jinjaFrame: frame });
-    return { value: options.joinUncorrupt(r.parts, { ...options, basePart: part }), errors: r.errors };
+    const r = options.render(derive(options, { compiled: body, jinjaFrame: frame }));
+    return { value: options.joinUncorrupt(r.parts, derive(options, { basePart: part })), errors: r.errors };
   }
 
   /** A body rendered into a value (macro output, block set): its errors are raised at once. */
