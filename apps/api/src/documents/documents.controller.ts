@@ -40,7 +40,7 @@ import { parseRenderFields } from './render-request.dto';
 import { type LinterRequest } from './compat-fields';
 import { lintFailure, type ValidationFailedBody } from './template-validation';
 import { LintReportService } from '../lint/lint-report.service';
-import { CheckedTemplates } from './checked-templates';
+import { CheckedTemplates, DecodedImages } from './checked-templates';
 import { VALIDATION_FAILED_REF } from '../docs/compat-schemas';
 
 /** What multer's memory storage gives for the `file` part (the fields used here). */
@@ -72,6 +72,7 @@ export class DocumentsController {
     private readonly config: ServiceConfig,
     private readonly lintReports: LintReportService,
     private readonly checkedTemplates: CheckedTemplates,
+    private readonly decodedImages: DecodedImages,
   ) {}
 
   @Post('process-template-document')
@@ -139,11 +140,16 @@ export class DocumentsController {
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
     });
     this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
-    prepareImages(request.images, {
-      maxImages: this.config.MAX_IMAGES,
-      maxImageBytes: this.config.MAX_IMAGE_BYTES,
-      maxImagePixels: this.config.MAX_IMAGE_PIXELS,
-    });
+    prepareImages(
+      request.images,
+      {
+        maxImages: this.config.MAX_IMAGES,
+        maxImageBytes: this.config.MAX_IMAGE_BYTES,
+        maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+      },
+      // A logo or signature sent with every request is decoded once per process.
+      { decodedBefore: this.decodedImages },
+    );
 
     if (linter?.enabled) {
       const failed = await this.validate(file, request, linter, req, res);

@@ -3,7 +3,7 @@ import { MulterModule } from '@nestjs/platform-express';
 import { ServiceConfig } from '@app/config';
 import { QueueModule } from '../queue/queue.module';
 import { LintModule } from '../lint/lint.module';
-import { CheckedTemplates } from './checked-templates';
+import { CheckedTemplates, DecodedImages } from './checked-templates';
 import { DocumentsController } from './documents.controller';
 
 @Module({
@@ -30,7 +30,10 @@ import { DocumentsController } from './documents.controller';
     }),
   ],
   controllers: [DocumentsController],
-  // One per API process: a template checked once is not checked again (checked-templates.ts).
-  providers: [{ provide: CheckedTemplates, useValue: new CheckedTemplates() }],
+  // One per API process: a template checked or an image decoded once is not again (checked-templates.ts).
+  providers: [
+    { provide: CheckedTemplates, useValue: new CheckedTemplates() },
+    { provide: DecodedImages, useValue: new DecodedImages() },
+  ],
 })
 export class DocumentsModule {}

@@ -6,6 +6,7 @@
  * decode (pngjs); the pixel count is capped from IHDR *before* decoding, so a small file that
  * claims 100k×100k pixels is refused without inflating it.
  */
+import type { RecentDigests } from './recent-digests';
 import { PNG } from 'pngjs';
 import { crc32, inflateSync } from 'node:zlib';
 import { ImageProcessingError, PayloadTooLargeError } from '../errors';
@@ -306,6 +307,8 @@ export interface PrepareOptions {
    * Base64, chunk CRCs, IHDR and the pixel cap are still checked; sizes need them anyway.
    */
   pixelsVerified?: boolean;
+  /** PNGs whose pixels decoded before in this process (the API keeps one): not decoded again. */
+  decodedBefore?: RecentDigests;
 }
 
 export function prepareImage(
@@ -331,7 +334,7 @@ export function prepareImage(
       'ImageTooLarge',
       'Scale the image down before sending it; print needs about 300 pixels per inch at most.',
     );
-  if (!options.pixelsVerified) {
+  if (!options.pixelsVerified && !options.decodedBefore?.has(png)) {
     inflateImageData(name, info);
     try {
       PNG.sync.read(png, { checkCRC: true });
@@ -343,6 +346,7 @@ export function prepareImage(
         'Re-export the image with a standard tool.',
       );
     }
+    options.decodedBefore?.add(png);
   }
   const { widthMm, heightMm } = imageSizeMm(name, record, info);
   return {
