@@ -6,7 +6,19 @@
 import { spawn } from 'node:child_process';
 import { join } from 'node:path';
 import { createInterface } from 'node:readline';
-import { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE } from '@app/converters';
+import {
+  DEFAULT_BRIDGE_SCRIPT,
+  DEFAULT_PYTHON,
+  DEFAULT_SOFFICE,
+  libreOfficeExport,
+  type LibreOfficeExport,
+} from '@app/converters';
+
+/**
+ * What the service asks of LibreOffice for a request without PDF options (lossless images; fields
+ * and indexes refreshed when the document has any): a floor that makes the same PDF.
+ */
+export const SERVICE_EXPORT: LibreOfficeExport = libreOfficeExport({});
 
 export interface BareReply {
   ok: boolean;
@@ -18,7 +30,8 @@ export interface BareReply {
 }
 
 export interface BareBridge {
-  convert(inPath: string, outPath: string): Promise<BareReply>;
+  /** `exportOptions`: what the pool sends for a request's PDF options (libreOfficeExport); none by default. */
+  convert(inPath: string, outPath: string, exportOptions?: LibreOfficeExport): Promise<BareReply>;
   stop(): void;
 }
 
@@ -51,9 +64,11 @@ export async function startBareBridge(
   if (!ready.ready) throw new Error(`bare bridge did not start: ${JSON.stringify(ready)}`);
   let id = 0;
   return {
-    async convert(inPath: string, outPath: string) {
+    async convert(inPath: string, outPath: string, exportOptions?: LibreOfficeExport) {
       const answer = next();
-      child.stdin.write(JSON.stringify({ id: ++id, in: inPath, out: outPath }) + '\n');
+      child.stdin.write(
+        JSON.stringify({ id: ++id, cmd: 'convert', in: inPath, out: outPath, ...exportOptions }) + '\n',
+      );
       const reply = (await answer) as unknown as BareReply;
       if (!reply.ok) throw new Error(`bare bridge: ${JSON.stringify(reply)}`);
       return reply;

@@ -35,7 +35,7 @@ import {
   testEnv,
 } from '../test/service-harness';
 import { intArg, stringArg } from './args';
-import { startBareBridge, type BareBridge } from './bare-uno';
+import { SERVICE_EXPORT, startBareBridge, type BareBridge } from './bare-uno';
 import { corpusRequest, corpusTemplate, type CorpusName } from './corpus';
 import { elapsedMs, formatMs, machineLine, ms, peakRssMiB, summarize } from './report';
 
@@ -194,7 +194,7 @@ async function gallery(dir: string, bare: BareBridge, post: Post): Promise<void>
   const request = corpusRequest('gallery', { rows: 2000 });
   const filledPath = join(dir, 'gallery.docx');
   await writeFile(filledPath, fill('gallery', 2000));
-  await bare.convert(filledPath, join(dir, 'g.pdf')); // warm-up, both sides
+  await bare.convert(filledPath, join(dir, 'g.pdf'), SERVICE_EXPORT); // warm-up, both sides
   const warm = await post('gallery', request);
   if (warm.status !== 200)
     throw new Error(`service answered ${warm.status}: ${warm.body.toString().slice(0, 300)}`);
@@ -202,7 +202,7 @@ async function gallery(dir: string, bare: BareBridge, post: Post): Promise<void>
   const e2e: number[] = [];
   for (let i = 0; i < RUNS; i++) {
     const t0 = performance.now();
-    await bare.convert(filledPath, join(dir, 'g.pdf'));
+    await bare.convert(filledPath, join(dir, 'g.pdf'), SERVICE_EXPORT);
     floor.push(performance.now() - t0);
     e2e.push((await post('gallery', request)).ms);
   }

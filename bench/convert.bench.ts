@@ -20,7 +20,7 @@ import { join } from 'node:path';
 import { DEFAULT_SOFFICE, LibreOfficePool } from '@app/converters';
 import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../test/support/converter-fixtures';
 import { flag, intArg as arg } from './args';
-import { startBareBridge } from './bare-uno';
+import { SERVICE_EXPORT, startBareBridge } from './bare-uno';
 
 const ITERATIONS = arg('iterations', 60);
 const WARMUP = 5;
@@ -91,7 +91,7 @@ async function main() {
     const poolTimes: number[] = [];
     const timeBare = async () => {
       const t0 = performance.now();
-      await bare.convert(docxPath, join(dir, 'bare.pdf'));
+      await bare.convert(docxPath, join(dir, 'bare.pdf'), SERVICE_EXPORT);
       return performance.now() - t0;
     };
     const timePool = async () => {

@@ -34,7 +34,7 @@ import {
   testEnv,
 } from '../test/service-harness';
 import { flag, intArg, stringArg } from './args';
-import { startBareBridge } from './bare-uno';
+import { SERVICE_EXPORT, startBareBridge } from './bare-uno';
 import { corpusRequest, corpusTemplate } from './corpus';
 import { formatMs, machineLine, median, ms, summarize } from './report';
 
@@ -42,6 +42,8 @@ const REQUESTS = intArg('requests', 20);
 const INSTANCES = intArg('instances', availableParallelism());
 const ROWS = stringArg('rows', '20,500').split(',').map(Number);
 const ROUNDS = intArg('rounds', 2);
+/** The worker's WORKER_CONCURRENCY; 0 leaves the service's default. */
+const CONCURRENCY = intArg('concurrency', 0);
 const CHECK = flag('check');
 const WARMUP = 3;
 
@@ -101,7 +103,7 @@ async function main(): Promise<void> {
     redis = await RedisServer.start();
     const env = testEnv(redis.url, {
       LIBREOFFICE_INSTANCES: String(INSTANCES),
-      WORKER_CONCURRENCY: String(INSTANCES),
+      ...(CONCURRENCY ? { WORKER_CONCURRENCY: String(CONCURRENCY) } : {}),
       JOB_TIMEOUT_MS: '120000',
       MAX_WAITING_JOBS: '1000',
       HEARTBEAT_INTERVAL_MS: '2000',
@@ -129,7 +131,7 @@ async function main(): Promise<void> {
       const ids: Array<{ id: string; start: number; end: number }> = [];
       for (let i = 0; i < WARMUP + REQUESTS; i++) {
         const t0 = performance.now();
-        await bare.convert(filledPath, join(dir, 'floor.pdf'));
+        await bare.convert(filledPath, join(dir, 'floor.pdf'), SERVICE_EXPORT);
         const f = performance.now() - t0;
         const id = `bench-${rows}-${i}`;
         const t = await post(api.url, body, id);

@@ -53,7 +53,9 @@ async function main(): Promise<void> {
   // Which converter and version, published with each heartbeat for the API's GET /version.
   const converterInfo: ConverterInfo = { kind: converter.name, version: 'unknown' };
   void converterVersion(converter, converterConfig).then((version) => (converterInfo.version = version));
-  const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity;
+  // One job more than the converter runs at once: that job is filled (and its payload read) while
+  // the others convert, so no LibreOffice instance waits for a fill between two documents.
+  const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity + 1;
   log(`converter ${converter.name} (capacity ${converter.capacity}), concurrency ${concurrency}`);
   const converterHealth = new ConverterHealthMonitor(converter, logger);
   const metrics = new WorkerMetrics();

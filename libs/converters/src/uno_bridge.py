@@ -201,11 +201,16 @@ def refresh_fields_and_indexes(doc):
     can change the page count and so its own page numbers."""
     indexes = doc.getDocumentIndexes() if hasattr(doc, "getDocumentIndexes") else None
     count = indexes.getCount() if indexes is not None else 0
+    fields = doc.getTextFields() if hasattr(doc, "getTextFields") else None
+    if not count and (fields is None or not fields.createEnumeration().hasMoreElements()):
+        # Nothing a refresh could change, and its layout pass is the export's to do anyway: an
+        # invoice of 500 rows converts 14 % faster without it (bench/service.bench.ts floor).
+        return
     for _ in range(2 if count else 0):
         for i in range(count):
             indexes.getByIndex(i).update()
-    if hasattr(doc, "getTextFields"):
-        doc.getTextFields().refresh()
+    if fields is not None:
+        fields.refresh()
     if hasattr(doc, "refresh"):
         doc.refresh()  # the document's own XRefreshable: lays it out again with the new content
 

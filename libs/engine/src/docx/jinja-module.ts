@@ -18,6 +18,7 @@ import { JinjaRuntimeError, type RenderState } from '../runtime/ops';
 import { markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 import { annotate } from './compile/annotate';
 import { buildTree } from './compile/block-tree';
+import { mergeStaticParts } from './compile/merge-static';
 import { applyPlacement } from './compile/placement';
 import { applyRaw } from './compile/raw';
 import { CORE_PROPERTIES_PART, markPropertyTags, TEMPLATED_PROPERTIES } from './doc-properties';
@@ -173,7 +174,7 @@ export class JinjaModule {
     const cells = applyTableTags(literal, report);
     const ws = applyWhitespaceControl(cells);
     const placed = applyPlacement(ws, report);
-    const postparsed = buildTree(placed, report);
+    const postparsed = mergeStaticParts(buildTree(placed, report));
     this.postparsedParts.set(filePath, postparsed);
 
     const errors = problems.map((problem) => {
