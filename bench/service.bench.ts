@@ -89,7 +89,8 @@ interface Breakdown {
 async function main(): Promise<void> {
   console.log(`service benchmark, corpus invoice.docx; ${machineLine()}`);
   console.log(
-    `${INSTANCES} LibreOffice instance(s), ${REQUESTS} requests per measurement, rows ${ROWS.join(', ')}`,
+    `${INSTANCES} LibreOffice instance(s), worker concurrency ${CONCURRENCY || `${INSTANCES + 1} (the default)`}, ` +
+      `${REQUESTS} requests per measurement, rows ${ROWS.join(', ')}`,
   );
   buildService();
   const dir = await mkdtemp(join(tmpdir(), 'service-bench-'));
@@ -109,6 +110,8 @@ async function main(): Promise<void> {
       HEARTBEAT_INTERVAL_MS: '2000',
       HEARTBEAT_TTL_MS: '10000',
     });
+    // testEnv pins one job per worker for the tests; the benchmark measures the service's default.
+    if (!CONCURRENCY) delete env.WORKER_CONCURRENCY;
     const bare = await startBareBridge(dir);
     [worker, api] = await Promise.all([startWorker(env), startApi({ ...env, LOG_LEVEL: 'warn' })]);
     queue = new Queue(config.QUEUE_NAME, { connection: { url: redis.url }, prefix: config.QUEUE_PREFIX });
