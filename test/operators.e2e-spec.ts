@@ -568,27 +568,37 @@ describe('when parts are missing', () => {
 
   it('with Redis gone: readiness names Redis, liveness stays 200', async () => {
     await redis.stop();
-    await waitUntil(
-      async () => {
-        const r = await readiness();
-        return r.status === 503 && r.body.failed.join() === 'redis';
-      },
-      30_000,
-      'readiness to name Redis',
-    );
-    const worker503 = await fetch(`${gotenbergWorkerUrl}${WORKER_HTTP_PATHS.ready}`);
-    expect(worker503.status).toBe(503);
-    expect(((await worker503.json()) as { failed: string[] }).failed).toContain('redis');
-    for (const path of [API_PATHS.root, API_PATHS.live]) {
-      const res = await fetch(`${api.url}${path}`);
-      expect(res.status).toBe(200);
-      expect(await res.json()).toEqual({ status: 'Service is healthy !' });
+    try {
+      await waitUntil(
+        async () => {
+          const r = await readiness();
+          return r.status === 503 && r.body.failed.join() === 'redis';
+        },
+        30_000,
+        'readiness to name Redis',
+      );
+      // The worker notices on its own connection, maybe a moment after the API: wait for it too.
+      await waitUntil(
+        async () => {
+          const res = await fetch(`${gotenbergWorkerUrl}${WORKER_HTTP_PATHS.ready}`);
+          return res.status === 503 && ((await res.json()) as { failed: string[] }).failed.includes('redis');
+        },
+        30_000,
+        "the worker's readiness to name Redis",
+      );
+      for (const path of [API_PATHS.root, API_PATHS.live]) {
+        const res = await fetch(`${api.url}${path}`);
+        expect(res.status).toBe(200);
+        expect(await res.json()).toEqual({ status: 'Service is healthy !' });
+      }
+      expect((await fetch(`${gotenbergWorkerUrl}${WORKER_HTTP_PATHS.live}`)).status).toBe(200);
+      const metrics = await (await fetch(`${api.url}${API_PATHS.metrics}`)).text();
+      expect(sample(metrics, 'docgen_redis_up')).toBe(0);
+      expect(sample(metrics, 'docgen_queue_jobs', { state: 'waiting' })).toBeUndefined();
+    } finally {
+      // The tests after this one need Redis back, whatever happened here.
+      await redis.restart();
     }
-    expect((await fetch(`${gotenbergWorkerUrl}${WORKER_HTTP_PATHS.live}`)).status).toBe(200);
-    const metrics = await (await fetch(`${api.url}${API_PATHS.metrics}`)).text();
-    expect(sample(metrics, 'docgen_redis_up')).toBe(0);
-    expect(sample(metrics, 'docgen_queue_jobs', { state: 'waiting' })).toBeUndefined();
-    await redis.restart();
   });
 
   it('with no worker alive: readiness names the workers', async () => {
