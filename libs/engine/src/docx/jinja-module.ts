@@ -190,8 +190,8 @@ export class JinjaModule {
    * here as its own postrender would next), then docxtpl's table-grid repair where columns may
    * have been added or merged, then the part as one UTF-8 buffer. docxtemplater would encode the
    * tens of thousands of parts of a long table character by character in JavaScript and join
-   * them again; Buffer.from does it natively, which is most of what our fill saves over it on
-   * long tables. Its own joinUncorrupt skips a buffer, so nothing runs twice.
+   * them again; Buffer.from does it natively (a fifth of a 500-row fill, before static parts were
+   * merged at compile). Its own joinUncorrupt skips a buffer, so nothing runs twice.
    */
   postrender(
     parts: unknown[],
