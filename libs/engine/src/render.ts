@@ -196,7 +196,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     options,
     checks: { docx: checkDocxTemplate, xmlFault: findXmlFault },
   });
-  const cache = options.compiledTemplates;
+  const cache = rich.templateChanged ? undefined : options.compiledTemplates;
   const cacheKey = cache ? CompiledTemplates.keyOf(template) : undefined;
   const compiled = cacheKey ? cache!.get(cacheKey) : undefined;
   const module = new JinjaModule(state, imageWriter, rich, compiled);

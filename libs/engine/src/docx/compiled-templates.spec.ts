@@ -1,6 +1,7 @@
 import { corpusRequest, corpusTemplate, CORPUS_NAMES } from '../../../../bench/corpus';
 import { buildDocx, p, table } from '../../../../test/support/docx-builder';
 import { DocxPackage, docxText } from '../../../../test/support/docx-text';
+import { b64, solid } from '../../../../test/support/hostile-png';
 import { TemplateSyntaxError } from '../errors';
 import { renderDocx, type RenderOptions, type RenderRequest } from '../render';
 import { CompiledTemplates, type CompiledTemplate } from './compiled-templates';
@@ -84,6 +85,25 @@ describe('CompiledTemplates', () => {
       expect(cache.hits).toBe(1);
       expect(partsOf(kept)).toEqual(partsOf(fresh));
     }
+  });
+
+  it("neither keeps nor reuses a compile whose parts held this request's placeholder pictures", () => {
+    const placeholder = solid(10, 10);
+    const template = buildDocx([
+      { runs: ['Logo: ', { image: { png: placeholder, widthMm: 30, heightMm: 20, name: 'logo' } }] },
+      p('{{ x }}'),
+    ]);
+    const plain: RenderRequest = { template_data: { x: 1 } };
+    const withLogo: RenderRequest = { template_data: { x: 1 }, images: { logo: { data: b64(solid(4, 4)) } } };
+    const cache = new CompiledTemplates();
+    renderDocx(template, plain, { compiledTemplates: cache });
+    // A kept compile of the bare template would keep the placeholder: this render compiles its own.
+    const swapped = renderDocx(template, withLogo, { compiledTemplates: cache });
+    expect(partsOf(swapped)).toEqual(partsOf(renderDocx(template, withLogo)));
+    // And what it compiled (pointing at this request's image) is not kept for the next one.
+    const after = renderDocx(template, plain, { compiledTemplates: cache });
+    expect(partsOf(after)).toEqual(partsOf(renderDocx(template, plain)));
+    expect([cache.size, cache.hits, cache.misses]).toEqual([1, 1, 1]);
   });
 
   it('keeps only templates that compile: one with errors reports them every time', () => {

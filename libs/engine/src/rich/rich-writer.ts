@@ -84,8 +84,14 @@ export class RichWriter {
     if (options.maxWordXmlBytes !== undefined) templateLimits.maxWordXmlBytes = options.maxWordXmlBytes;
     this.documents = prepareDocuments(request.documents, this.limits, templateLimits, setup.checks);
     const requestImages = request.images as Record<string, unknown> | undefined;
-    replacePicturePlaceholders(zip, setup.images, requestImages, this.rels);
+    this.templateChanged = replacePicturePlaceholders(zip, setup.images, requestImages, this.rels) > 0;
   }
+
+  /**
+   * Placeholder pictures were swapped in the templated parts before the compile: that compile
+   * holds this request's images, so it must be neither kept nor replaced by a kept one.
+   */
+  readonly templateChanged: boolean;
 
   private word() {
     if (!this.package) {
