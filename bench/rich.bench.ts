@@ -11,6 +11,7 @@ import PizZip from 'pizzip';
 import { buildDocx, p } from '../test/support/docx-builder';
 import { renderDocx } from '../libs/engine/src';
 import { intArg } from './args';
+import { elapsedMs, median } from './report';
 
 const ITERATIONS = intArg('iterations', 40);
 const WARMUP = intArg('warmup', 5);
@@ -35,17 +36,6 @@ const plainText = html.replace(/<[^>]+>/g, ' ');
 const template = buildDocx([p('Report for {{ name }}'), p('{{p body | html }}'), p('The end')]);
 const plainTemplate = buildDocx([p('Report for {{ name }}'), p('{{ body }}'), p('The end')]);
 
-function time(fn: () => void): number {
-  const t0 = process.hrtime.bigint();
-  fn();
-  return Number(process.hrtime.bigint() - t0) / 1e6;
-}
-
-function median(xs: number[]): number {
-  const s = [...xs].sort((a, b) => a - b);
-  return s.length % 2 ? s[(s.length - 1) / 2] : (s[s.length / 2 - 1] + s[s.length / 2]) / 2;
-}
-
 const contenders: [string, () => void][] = [
   [
     'plain fill (same text, {{ body }})',
@@ -62,7 +52,7 @@ for (const [, fn] of contenders) for (let i = 0; i < WARMUP; i++) fn();
 const perRound: number[][][] = [];
 const perRun = Math.ceil(ITERATIONS / ROUNDS);
 for (let r = 0; r < ROUNDS; r++) {
-  perRound.push(contenders.map(([, fn]) => Array.from({ length: perRun }, () => time(fn))));
+  perRound.push(contenders.map(([, fn]) => Array.from({ length: perRun }, () => elapsedMs(fn))));
 }
 const sample = new PizZip(renderDocx(template, { template_data: { name: 'Ada', body: html } }));
 const documentXml = sample.file('word/document.xml')!.asText();

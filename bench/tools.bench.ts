@@ -7,6 +7,7 @@
 import { readFileSync } from 'node:fs';
 import { inspectTemplate, lintDocxTemplate, renderDocx, type RenderRequest } from '@app/engine';
 import { intArg, stringArg } from './args';
+import { elapsedMs, median } from './report';
 
 const template = readFileSync(stringArg('template', 'examples/invoice.docx'));
 const request = JSON.parse(
@@ -14,21 +15,14 @@ const request = JSON.parse(
 ) as RenderRequest;
 const iterations = intArg('iterations', 50);
 
-function median(fn: () => unknown): number {
+function medianMs(fn: () => unknown): number {
   for (let i = 0; i < 5; i++) fn(); // warm-up
-  const times: number[] = [];
-  for (let i = 0; i < iterations; i++) {
-    const t = performance.now();
-    fn();
-    times.push(performance.now() - t);
-  }
-  times.sort((a, b) => a - b);
-  return times[Math.floor(times.length / 2)];
+  return median(Array.from({ length: iterations }, () => elapsedMs(fn)));
 }
 
-const render = median(() => renderDocx(template, request));
-const lint = median(() => lintDocxTemplate(template));
-const inspect = median(() => inspectTemplate(template));
+const render = medianMs(() => renderDocx(template, request));
+const lint = medianMs(() => lintDocxTemplate(template));
+const inspect = medianMs(() => inspectTemplate(template));
 console.log(`template ${template.length} bytes, ${iterations} iterations, medians:`);
 console.log(`  renderDocx        ${render.toFixed(2)} ms`);
 console.log(`  lintDocxTemplate  ${lint.toFixed(2)} ms (${(lint / render).toFixed(2)}× a render)`);

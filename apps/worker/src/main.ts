@@ -67,10 +67,8 @@ async function main(): Promise<void> {
     lastError = Date.now();
     logger.warn(`redis: ${e instanceof Error ? e.message : String(e)}`);
   };
-  const retryStrategy = (times: number) => Math.min(100 * times, 2000);
   // One connection for payloads and heartbeats; BullMQ's worker makes its own blocking one.
   const redis = connectRedis(config.redisTarget, {
-    retryStrategy,
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker',
   });
@@ -78,7 +76,6 @@ async function main(): Promise<void> {
 
   // BullMQ's own connection (it duplicates it for its blocking reads).
   const queueRedis = connectRedis(config.redisTarget, {
-    retryStrategy,
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker-queue',
   });

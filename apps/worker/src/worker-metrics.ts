@@ -50,27 +50,18 @@ export class WorkerMetrics {
         this.set(cache.size);
       },
     });
-    const seen = { hit: 0, miss: 0 };
-    new Counter({
-      name: 'docgen_compiled_template_lookups_total',
-      help: 'Jobs that found their template compiled by an earlier job (result="hit") or compiled it (result="miss")',
-      labelNames: ['result'],
-      registers,
-      collect() {
-        // The cache keeps running totals; the counter adds what they grew since the last scrape.
-        const now = { hit: cache.hits, miss: cache.misses };
-        for (const result of ['hit', 'miss'] as const) {
-          if (now[result] > seen[result]) this.inc({ result }, now[result] - seen[result]);
-          seen[result] = Math.max(seen[result], now[result]);
-        }
+    totalsCounter(
+      {
+        name: 'docgen_compiled_template_lookups_total',
+        help: 'Jobs that found their template compiled by an earlier job (result="hit") or compiled it (result="miss")',
+        registers,
+        labelName: 'result',
       },
-    });
+      () => ({ hit: cache.hits, miss: cache.misses }),
+    );
   }
 
-  /**
-   * Converter gauges, read on each scrape. `converter.stats().restarts` is a running total;
-   * the counter follows it by adding what it grew since the last scrape.
-   */
+  /** Converter gauges, read on each scrape; restarts follow the pool's running total. */
   watchConverter(converter: PdfConverter, healthy: () => boolean | undefined): void {
     const registers = [this.registry];
     new Gauge({
@@ -97,17 +88,14 @@ export class WorkerMetrics {
         this.set(converter.stats().queueLength);
       },
     });
-    let restartsSeen = 0;
-    new Counter({
-      name: 'docgen_converter_restarts_total',
-      help: 'LibreOffice instances replaced (after N conversions, a crash or a hang); always 0 with Gotenberg',
-      registers,
-      collect() {
-        const restarts = converter.stats().restarts;
-        if (restarts > restartsSeen) this.inc(restarts - restartsSeen);
-        restartsSeen = Math.max(restartsSeen, restarts);
+    totalsCounter(
+      {
+        name: 'docgen_converter_restarts_total',
+        help: 'LibreOffice instances replaced (after N conversions, a crash or a hang); always 0 with Gotenberg',
+        registers,
       },
-    });
+      () => ({ '': converter.stats().restarts }),
+    );
     new Gauge({
       name: 'docgen_converter_healthy',
       help: '1 when the last converter health check passed (refreshed with each heartbeat)',
@@ -117,4 +105,33 @@ export class WorkerMetrics {
       },
     });
   }
+}
+
+/**
+ * A counter that follows running totals kept elsewhere (the pool's restarts, the compiled
+ * templates' hits and misses), read on each scrape: it adds what each grew since the last one.
+ * Without `labelName` the totals have one key, ''.
+ */
+function totalsCounter(
+  config: { name: string; help: string; registers: Registry[]; labelName?: string },
+  read: () => Record<string, number>,
+): void {
+  const seen: Record<string, number> = {};
+  const { labelName } = config;
+  new Counter({
+    name: config.name,
+    help: config.help,
+    registers: config.registers,
+    labelNames: labelName ? [labelName] : [],
+    collect() {
+      for (const [label, total] of Object.entries(read())) {
+        const before = seen[label] ?? 0;
+        if (total > before) {
+          if (labelName) this.inc({ [labelName]: label }, total - before);
+          else this.inc(total - before);
+        }
+        seen[label] = Math.max(before, total);
+      }
+    },
+  });
 }

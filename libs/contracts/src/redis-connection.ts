@@ -25,12 +25,22 @@ function credentialsOf(url: string): Pick<RedisOptions, 'username' | 'password' 
 }
 
 /**
- * A new connection with these options. On a cluster, `retryStrategy` paces both the
+ * Reconnect quickly and forever, every ≤ 2 s: the API keeps answering 503 and the worker keeps
+ * its jobs until Redis is back. The default of every connection the service makes.
+ */
+function reconnectForever(times: number): number {
+  return Math.min(100 * times, 2000);
+}
+
+/**
+ * A new connection with these options (reconnecting forever unless `retryStrategy` says
+ * otherwise). On a cluster, `retryStrategy` paces both the
  * reconnection to the seed nodes and to a lost node (a restarted master comes back on its
  * address with its slots), and `enableOfflineQueue` applies to the cluster as a whole; the other
  * options go to each node's connection.
  */
-export function connectRedis(target: RedisTarget, options: RedisOptions = {}): RedisConnection {
+export function connectRedis(target: RedisTarget, given: RedisOptions = {}): RedisConnection {
+  const options: RedisOptions = { retryStrategy: reconnectForever, ...given };
   if (!target.clusterNodes) return new Redis(target.url, options);
   const { retryStrategy, enableOfflineQueue, ...nodeOptions } = options;
   return new Cluster(target.clusterNodes, {

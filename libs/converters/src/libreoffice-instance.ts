@@ -192,15 +192,15 @@ export class LibreOfficeInstance {
 
   /**
    * Converts `inPath` (.docx) to `outPath` (.pdf) as `exportSpec` says (refresh, properties,
-   * filter data; default: libreOfficeExport()'s); kills the instance when `timeoutMs` passes.
+   * filter data: libreOfficeExport()'s); kills the instance when `timeoutMs` passes.
    */
   async convert(
     inPath: string,
     outPath: string,
-    exportSpec: LibreOfficeExport | undefined,
+    exportSpec: LibreOfficeExport,
     timeoutMs: number,
   ): Promise<void> {
-    const reply = await this.request({ in: inPath, out: outPath, ...(exportSpec ?? {}) }, timeoutMs);
+    const reply = await this.request({ in: inPath, out: outPath, ...exportSpec }, timeoutMs);
     this.conversions++;
     if (!reply.ok) {
       throw new InstanceError('failed', reply.error ?? 'unknown LibreOffice error');

@@ -6,7 +6,7 @@ import { isTypedError, type UndefinedMode } from '@app/contracts';
 import Docxtemplater, { type DXT } from 'docxtemplater';
 import type PizZip from 'pizzip';
 import { DocxImageWriter } from './docx/docx-images';
-import { checkDocxTemplate, findXmlFault, openDocxPackage } from './docx/package';
+import { openDocxPackage, type TemplateLimits } from './docx/package';
 import {
   InvalidRequestError,
   InvalidTemplateError,
@@ -144,9 +144,11 @@ function checkTableCells(zip: PizZip, limit: number): void {
   let cells = 0;
   for (const name of Object.keys(zip.files)) {
     if (!FILLED_PART.test(name)) continue;
-    const xml = zip.files[name].asText();
+    // The bytes as rendered, not decoded to a string: the tags counted are ASCII.
+    const u8 = zip.files[name].asUint8Array();
+    const xml = Buffer.from(u8.buffer, u8.byteOffset, u8.length);
     for (let i = xml.indexOf('<w:tc'); i >= 0; i = xml.indexOf('<w:tc', i + 5)) {
-      const next = xml.charCodeAt(i + 5);
+      const next = xml[i + 5];
       if (next === 0x3e /* > */ || next === 0x20 /* space */ || next === 0x2f /* / */) cells++;
     }
   }
@@ -164,14 +166,16 @@ const FILLED_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.x
 export function renderDocx(template: Buffer, request: RenderRequest, options: RenderOptions = {}): Buffer {
   if (!isPlainObject(request) || !isPlainObject(request.template_data))
     throw new InvalidRequestError('template_data must be a JSON object', { field: 'template_data' });
+  // The template's package limits; sub-documents get the same.
+  const templateLimits: Partial<TemplateLimits> = {
+    ...(options.maxUncompressedBytes !== undefined
+      ? { maxUncompressedBytes: options.maxUncompressedBytes }
+      : {}),
+    ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
+  };
   const pkg = openDocxPackage(template, {
     checked: options.templateChecked === true,
-    limits: {
-      ...(options.maxUncompressedBytes !== undefined
-        ? { maxUncompressedBytes: options.maxUncompressedBytes }
-        : {}),
-      ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
-    },
+    limits: templateLimits,
   });
   const zip = pkg.zip;
   const images =
@@ -194,11 +198,11 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     images,
     request,
     options,
-    checks: { docx: checkDocxTemplate, xmlFault: findXmlFault },
+    templateLimits,
   });
   const cache = rich.templateChanged ? undefined : options.compiledTemplates;
-  const cacheKey = cache ? CompiledTemplates.keyOf(template) : undefined;
-  const compiled = cacheKey ? cache!.get(cacheKey) : undefined;
+  const cacheKey = cache && CompiledTemplates.keyOf(template);
+  const compiled = cacheKey ? cache.get(cacheKey) : undefined;
   const module = new JinjaModule(state, imageWriter, rich, compiled);
   let doc: Docxtemplater;
   try {
@@ -206,7 +210,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   } catch (e) {
     translateCompileError(e);
   }
-  if (cacheKey && !compiled) cache!.set(cacheKey, module.compiled());
+  if (cacheKey && !compiled) cache.set(cacheKey, module.compiled());
   try {
     doc.render({});
   } catch (e) {

@@ -71,11 +71,6 @@ export interface QueueProbe {
   healthyConverters?: number;
 }
 
-/** Reconnect quickly and forever: the API keeps answering 503 until Redis is back. */
-function retryStrategy(times: number): number {
-  return Math.min(100 * times, 2000);
-}
-
 /** How often, after a Redis error, the API looks for lost jobs until Redis answers. */
 const LOST_JOB_CHECK_MS = 1000;
 
@@ -104,7 +99,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   }
 
   onModuleInit(): void {
-    const base: RedisOptions = { retryStrategy, connectionName: 'docx-api' };
+    const base: RedisOptions = { connectionName: 'docx-api' };
     // Commands fail at once while Redis is away, instead of queueing up behind a request, and
     // after REDIS_COMMAND_TIMEOUT_MS while it is stalled but still connected (a frozen process, a
     // fork stall, a partition): the request then gets 503 instead of hanging. This connection runs
@@ -309,9 +304,17 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     if (this.redis.status !== 'ready') throw new ServiceUnavailableError('Redis is unreachable', retryAfter);
     let workers: number;
     let waiting: number;
+    const waitingJobs = () => this.queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
     try {
-      workers = await this.workersAfterWait(signal);
-      waiting = await this.queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
+      // One round trip for both while workers are up; the count is read again only after a hold.
+      [workers, waiting] = await Promise.all([
+        liveWorkers(this.redis, heartbeatKey(this.names)),
+        waitingJobs(),
+      ]);
+      if (workers === 0) {
+        workers = await this.workersAfterWait(signal);
+        waiting = await waitingJobs();
+      }
     } catch (e) {
       throw this.unavailable('Redis is unreachable', e);
     }

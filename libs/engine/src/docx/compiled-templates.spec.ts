@@ -135,7 +135,6 @@ describe('CompiledTemplates', () => {
     const entry = (xmlChars: number): CompiledTemplate => ({
       parts: new Map(),
       gridsMayChange: false,
-      tagCount: 0,
       xmlChars,
     });
     const byCount = new CompiledTemplates({ maxEntries: 2 });

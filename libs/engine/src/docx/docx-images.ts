@@ -21,6 +21,34 @@ export function relsPathOf(partPath: string): string {
   return `${partPath.slice(0, slash + 1)}_rels/${partPath.slice(slash + 1)}.rels`;
 }
 
+/**
+ * An inline picture (`w:drawing`) sized cx × cy EMU, showing the image of relationship `rId`;
+ * `descr` and `fileName` are XML-escaped already. The one drawing the engine writes, for `{{ img }}`
+ * tags and for pictures in rich content.
+ */
+export function inlineDrawingXml(d: {
+  id: number;
+  descr: string;
+  fileName: string;
+  rId: string;
+  cx: number;
+  cy: number;
+}): string {
+  const { id, rId, cx, cy } = d;
+  return (
+    `<w:drawing><wp:inline xmlns:wp="${NS_WP}" distT="0" distB="0" distL="0" distR="0">` +
+    `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/>` +
+    `<wp:docPr id="${id}" name="Picture ${id}" descr="${d.descr}"/>` +
+    `<wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="${NS_A}" noChangeAspect="1"/></wp:cNvGraphicFramePr>` +
+    `<a:graphic xmlns:a="${NS_A}"><a:graphicData uri="${NS_PIC}"><pic:pic xmlns:pic="${NS_PIC}">` +
+    `<pic:nvPicPr><pic:cNvPr id="${id}" name="${d.fileName}"/><pic:cNvPicPr/></pic:nvPicPr>` +
+    `<pic:blipFill><a:blip xmlns:r="${NS_R}" r:embed="${rId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
+    `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm>` +
+    `<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>` +
+    `</wp:inline></w:drawing>`
+  );
+}
+
 export class DocxImageWriter {
   private readonly media = new Map<string, string>(); // image name → media file name
   private readonly rels = new Map<string, Map<string, string>>(); // part → image name → rId
@@ -39,20 +67,9 @@ export class DocxImageWriter {
     if (!rId) partRels.set(imageName, (rId = `rIdDocgenImg${partRels.size + 1}`));
     // docPr ids must be unique in the document; start far above what Word assigns.
     const id = 100000 + ++this.drawingCount;
-    const name = escapeXml(imageName);
     const { widthEmu: cx, heightEmu: cy } = img;
-    return (
-      `<w:drawing><wp:inline xmlns:wp="${NS_WP}" distT="0" distB="0" distL="0" distR="0">` +
-      `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/>` +
-      `<wp:docPr id="${id}" name="Picture ${id}" descr="${name}"/>` +
-      `<wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="${NS_A}" noChangeAspect="1"/></wp:cNvGraphicFramePr>` +
-      `<a:graphic xmlns:a="${NS_A}"><a:graphicData uri="${NS_PIC}"><pic:pic xmlns:pic="${NS_PIC}">` +
-      `<pic:nvPicPr><pic:cNvPr id="${id}" name="${name}.png"/><pic:cNvPicPr/></pic:nvPicPr>` +
-      `<pic:blipFill><a:blip xmlns:r="${NS_R}" r:embed="${rId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
-      `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm>` +
-      `<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>` +
-      `</wp:inline></w:drawing>`
-    );
+    const name = escapeXml(imageName);
+    return inlineDrawingXml({ id, descr: name, fileName: `${name}.png`, rId, cx, cy });
   }
 
   /** Writes media files, relationships and the PNG content type into the package. */

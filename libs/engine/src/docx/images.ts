@@ -334,19 +334,22 @@ export function prepareImage(
       'ImageTooLarge',
       'Scale the image down before sending it; print needs about 300 pixels per inch at most.',
     );
-  if (!options.pixelsVerified && !options.decodedBefore?.has(png)) {
-    inflateImageData(name, info);
-    try {
-      PNG.sync.read(png, { checkCRC: true });
-    } catch (e) {
-      fail(
-        name,
-        `the PNG cannot be decoded: ${(e as Error).message}`,
-        'PngDecodeError',
-        'Re-export the image with a standard tool.',
-      );
-    }
-    options.decodedBefore?.add(png);
+  if (!options.pixelsVerified) {
+    const decode = () => {
+      inflateImageData(name, info);
+      try {
+        PNG.sync.read(png, { checkCRC: true });
+      } catch (e) {
+        fail(
+          name,
+          `the PNG cannot be decoded: ${(e as Error).message}`,
+          'PngDecodeError',
+          'Re-export the image with a standard tool.',
+        );
+      }
+    };
+    if (options.decodedBefore) options.decodedBefore.ensure(png, decode);
+    else decode();
   }
   const { widthMm, heightMm } = imageSizeMm(name, record, info);
   return {

@@ -31,7 +31,6 @@ import { unescapeLiteralBraces } from './run-text';
 import { fixTableGrids } from './table-grid';
 
 export { TAG_START, TAG_END };
-export { textToRunXml } from './run-text';
 
 const BODY_PART = 'word/document.xml';
 const XML_WORDS_PART =
@@ -61,10 +60,7 @@ export class JinjaModule {
     private readonly reuse?: CompiledTemplate,
   ) {
     this.renderer = new BlockRenderer(state, images, rich);
-    if (reuse) {
-      this.tagCount = reuse.tagCount;
-      this.gridsMayChange = reuse.gridsMayChange;
-    }
+    if (reuse) this.gridsMayChange = reuse.gridsMayChange;
   }
 
   /** This compile's result, to render the same template again without compiling it. */
@@ -72,7 +68,6 @@ export class JinjaModule {
     return {
       parts: this.postparsedParts,
       gridsMayChange: this.gridsMayChange,
-      tagCount: this.tagCount,
       xmlChars: this.xmlChars,
     };
   }

@@ -32,7 +32,7 @@ import {
 } from '../runtime/values';
 import { CORE_PROPERTIES_PART } from './doc-properties';
 import { isJinja, type JinjaPart, type Part, type RenderOptions } from './parts';
-import { escapeXml, markup, textToRunXml } from './run-text';
+import { escapeText, escapeXml, markup, textToRunXml } from './run-text';
 
 type Rendered = { value: string | string[]; errors?: unknown[] };
 
@@ -339,7 +339,7 @@ export class BlockRenderer {
     if (v instanceof Markup) return v.xml;
     this.state.use(v);
     // A document property is plain text: no runs, breaks or paragraphs to make there.
-    if (options.filePath === CORE_PROPERTIES_PART) return escapeXml(str(v)).replace(/&quot;/g, '"');
+    if (options.filePath === CORE_PROPERTIES_PART) return escapeText(str(v));
     return textToRunXml(v instanceof Undefined ? this.state.missingText(v) : str(v), part ?? {});
   }
 }

@@ -48,9 +48,7 @@ export interface RunContext {
 export function textToRunXml(s: string, where: RunContext = {}): string {
   const escaped = unescapeLiteralBraces(s)
     .split(/(\u0007|\u000c)/)
-    .map((piece) =>
-      piece === '\u0007' || piece === '\u000c' ? piece : escapeXml(piece).replace(/&quot;/g, '"'),
-    )
+    .map((piece) => (piece === '\u0007' || piece === '\u000c' ? piece : escapeText(piece)))
     .join('');
   const { paragraphProperties: pPr, runProperties: rPr } = where;
   const newParagraph =

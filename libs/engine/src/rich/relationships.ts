@@ -62,10 +62,6 @@ export class RelationshipWriter {
     return name;
   }
 
-  get hasMedia(): boolean {
-    return this.media.length > 0;
-  }
-
   finalize(): void {
     for (const [name, data] of this.media) this.zip.file(`word/${name}`, data);
     for (const [part, p] of this.parts) {

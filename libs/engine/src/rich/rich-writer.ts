@@ -22,12 +22,7 @@ import { RelationshipWriter } from './relationships';
 import { jsonRichForm, RichMarkup } from './rich-value';
 import { PAGE_BREAK_RUN } from './runs';
 import { TemplateStyles } from './styles';
-import {
-  prepareDocuments,
-  SubdocumentWriter,
-  type PackageChecks,
-  type PreparedDocument,
-} from './subdocument';
+import { prepareDocuments, SubdocumentWriter, type PreparedDocument } from './subdocument';
 import {
   blocksXml,
   flattenToInlines,
@@ -51,8 +46,8 @@ export interface RichSetup {
   images: ReadonlyMap<string, PreparedImage>;
   request: RenderRequest;
   options: RenderOptions;
-  /** render.ts's template checks, passed in (rich/ does not import render.ts at run time). */
-  checks: PackageChecks;
+  /** The template's package limits, which sub-documents get too. */
+  templateLimits: Partial<TemplateLimits>;
 }
 
 export class RichWriter {
@@ -77,12 +72,7 @@ export class RichWriter {
     this.limits = { ...DEFAULT_RICH_LIMITS, ...options.richLimits };
     this.imageLimits = { ...DEFAULT_IMAGE_LIMITS, ...options.imageLimits };
     this.rels = new RelationshipWriter(zip);
-    // Sub-documents get the template's own package limits.
-    const templateLimits: Partial<TemplateLimits> = {};
-    if (options.maxUncompressedBytes !== undefined)
-      templateLimits.maxUncompressedBytes = options.maxUncompressedBytes;
-    if (options.maxWordXmlBytes !== undefined) templateLimits.maxWordXmlBytes = options.maxWordXmlBytes;
-    this.documents = prepareDocuments(request.documents, this.limits, templateLimits, setup.checks);
+    this.documents = prepareDocuments(request.documents, this.limits, setup.templateLimits);
     const requestImages = request.images as Record<string, unknown> | undefined;
     this.templateChanged = replacePicturePlaceholders(zip, setup.images, requestImages, this.rels) > 0;
   }

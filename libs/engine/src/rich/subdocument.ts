@@ -8,18 +8,11 @@
 import type PizZip from 'pizzip';
 import { isTypedError } from '@app/contracts';
 import { InvalidTemplateError, PayloadTooLargeError } from '../errors';
-import type { TemplateLimits } from '../docx/package';
+import { checkDocxTemplate, findXmlFault, type TemplateLimits } from '../docx/package';
 import type { RichLimits } from './limits';
 import type { NumberingWriter } from './numbering';
 import { REL_HYPERLINK, REL_IMAGE, type RelationshipWriter } from './relationships';
 import { readStyles, type StyleEntry, type TemplateStyles } from './styles';
-
-export interface PackageChecks {
-  /** checkDocxTemplate: zip, sizes, content types, macros, DTDs, well-formed Word parts. */
-  docx: (docx: Buffer, limits: Partial<TemplateLimits>) => PizZip;
-  /** findXmlFault: the first nesting fault of an XML text, or null. */
-  xmlFault: (xml: string) => string | null;
-}
 
 interface Rel {
   type: string;
@@ -52,7 +45,6 @@ function prepareDocument(
   value: unknown,
   limits: RichLimits,
   templateLimits: Partial<TemplateLimits>,
-  checks: PackageChecks,
 ): PreparedDocument {
   const data =
     value !== null && typeof value === 'object' ? (value as Record<string, unknown>).data : undefined;
@@ -68,7 +60,7 @@ function prepareDocument(
     });
   let zip: PizZip;
   try {
-    zip = checks.docx(Buffer.from(compact, 'base64'), templateLimits);
+    zip = checkDocxTemplate(Buffer.from(compact, 'base64'), templateLimits);
   } catch (e) {
     if (!isTypedError(e)) throw e;
     const message = `Sub-document '${key}': ${e.message.replace(/\btemplate\b/g, 'sub-document')}`;
@@ -102,7 +94,7 @@ function prepareDocument(
     ['word/styles.xml', stylesXml || '<w:styles/>'],
     ['word/numbering.xml', numberingXml || '<w:numbering/>'],
   ]) {
-    const fault = checks.xmlFault(xml);
+    const fault = findXmlFault(xml);
     if (fault)
       throw bad(key, `${what} is not well-formed XML (${fault})`, { reason: 'malformed_xml', part: what });
   }
@@ -133,7 +125,6 @@ export function prepareDocuments(
   documents: unknown,
   limits: RichLimits,
   templateLimits: Partial<TemplateLimits>,
-  checks: PackageChecks,
 ): Map<string, PreparedDocument> {
   const out = new Map<string, PreparedDocument>();
   if (documents === undefined || documents === null) return out;
@@ -152,7 +143,7 @@ export function prepareDocuments(
     );
   for (const key of keys) {
     const value = Object.getOwnPropertyDescriptor(documents, key)?.value;
-    out.set(key, prepareDocument(key, value, limits, templateLimits, checks));
+    out.set(key, prepareDocument(key, value, limits, templateLimits));
   }
   return out;
 }

@@ -2,6 +2,7 @@
  * The model (model.ts) as WordprocessingML: paragraphs with the template's styles, runs,
  * hyperlinks with their relationships, numbered lists, tables with spans, and images.
  */
+import { inlineDrawingXml } from '../docx/docx-images';
 import type { PreparedImage } from '../docx/images';
 import { JinjaRuntimeError } from '../runtime/ops';
 import type { Block, Inline, ParagraphBlock, RunProps, TableBlock } from './model';
@@ -12,9 +13,6 @@ import { escapeXml } from '../docx/run-text';
 import type { TemplateStyles } from './styles';
 
 const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-const NS_WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
-const NS_A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
-const NS_PIC = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
 /** Text width of an A4 page with 2 cm margins, in twips, when the template does not say. */
 const DEFAULT_TEXT_TWIPS = 9638;
 
@@ -190,21 +188,9 @@ export function blocksXml(blocks: Block[], ctx: WordContext, needsParagraphLast:
 function drawingXml(image: PreparedImage, ctx: WordContext): string {
   const target = ctx.rels.addMedia(image.png);
   const rId = ctx.rels.add(ctx.partPath, REL_IMAGE, target, false);
-  const id = ctx.nextDrawingId();
-  const { widthEmu: cx, heightEmu: cy } = image;
   const name = escapeXml(image.name);
-  return (
-    `<w:drawing><wp:inline xmlns:wp="${NS_WP}" distT="0" distB="0" distL="0" distR="0">` +
-    `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/>` +
-    `<wp:docPr id="${id}" name="Picture ${id}" descr="${name}"/>` +
-    `<wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="${NS_A}" noChangeAspect="1"/></wp:cNvGraphicFramePr>` +
-    `<a:graphic xmlns:a="${NS_A}"><a:graphicData uri="${NS_PIC}"><pic:pic xmlns:pic="${NS_PIC}">` +
-    `<pic:nvPicPr><pic:cNvPr id="${id}" name="${name}"/><pic:cNvPicPr/></pic:nvPicPr>` +
-    `<pic:blipFill><a:blip xmlns:r="${NS_R}" r:embed="${rId}"/><a:stretch><a:fillRect/></a:stretch></pic:blipFill>` +
-    `<pic:spPr><a:xfrm><a:off x="0" y="0"/><a:ext cx="${cx}" cy="${cy}"/></a:xfrm>` +
-    `<a:prstGeom prst="rect"><a:avLst/></a:prstGeom></pic:spPr></pic:pic></a:graphicData></a:graphic>` +
-    `</wp:inline></w:drawing>`
-  );
+  const { widthEmu: cx, heightEmu: cy } = image;
+  return inlineDrawingXml({ id: ctx.nextDrawingId(), descr: name, fileName: name, rId, cx, cy });
 }
 
 /**

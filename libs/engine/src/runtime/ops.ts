@@ -138,7 +138,8 @@ function pathOf(base: Value, name: string, bracket: boolean): string {
   return bracket ? `${prefix}[${JSON.stringify(name)}]` : `${prefix}.${name}`;
 }
 
-function chars(s: string): string[] {
+/** A string's characters as Python counts them (code points, not UTF-16 units). */
+export function chars(s: string): string[] {
   return Array.from(s);
 }
 
@@ -201,7 +202,8 @@ export function getPythonAttr(obj: Value, name: string): Value {
   return getAttr(obj, name);
 }
 
-function normIndex(i: number, len: number): number {
+/** A Python index: negative counts from the end. */
+export function normIndex(i: number, len: number): number {
   return i < 0 ? i + len : i;
 }
 

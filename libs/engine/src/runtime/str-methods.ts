@@ -4,15 +4,16 @@
  */
 import { Callable, isFloat, isNumber, num, str, truthy, tuple, typeName, type Value } from './values';
 import { FormatError, strFormat } from './pyformat';
-import { DEFAULT_EVAL_LIMITS, getAttr, getItem, getSlice, iterate, JinjaRuntimeError } from './ops';
-
-function chars(s: string): string[] {
-  return Array.from(s);
-}
-
-function normIndex(i: number, len: number): number {
-  return i < 0 ? i + len : i;
-}
+import {
+  chars,
+  DEFAULT_EVAL_LIMITS,
+  getAttr,
+  getItem,
+  getSlice,
+  iterate,
+  JinjaRuntimeError,
+  normIndex,
+} from './ops';
 
 function pyTitle(s: string): string {
   let out = '';

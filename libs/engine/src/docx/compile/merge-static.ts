@@ -46,7 +46,9 @@ function canJoin(p: Part): boolean {
 /** May take the part after it. */
 function canTake(v: string): boolean {
   if (v.length === 0 || /^[ \n\r\t]+$/.test(v) || v.startsWith('<w:bookmarkEnd')) return false;
-  if (CONTAINER_ENDS.has(v) || v.endsWith('</w:tbl>')) return false;
+  // A part ending in </w:tbl> is </w:tbl> itself: no other part may end with it (text holds no
+  // `<`, and </w:tbl> never joins), so the container ends cover joinUncorrupt's table check.
+  if (CONTAINER_ENDS.has(v)) return false;
   return !CONTAINERS.some((t) => isStarting(v, t) && v.indexOf('<', 1) === -1);
 }
 
