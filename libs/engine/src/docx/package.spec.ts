@@ -169,3 +169,32 @@ describe('writeZip', () => {
     expect(crc32(text)).toBe(raw.crc);
   });
 });
+
+describe('looking a part up by name in an opened package', () => {
+  it('answers as pizzip does: a copy of the entry, null for a folder or a missing name', () => {
+    const bytes = buildDocx({ body: [p('Hello {{ name }}')], footer: ['Page footer'] });
+    const plain = new PizZip(bytes);
+    const { zip } = openDocxPackage(bytes);
+    for (const name of Object.keys(plain.files)) {
+      const ours = zip.file(name);
+      const theirs = plain.file(name);
+      if (!theirs) {
+        expect(ours).toBeNull();
+        continue;
+      }
+      expect(ours).not.toBeNull();
+      expect(ours!.name).toBe(theirs.name);
+      expect(ours!.asText()).toBe(theirs.asText());
+      // A copy, as pizzip hands out: changing it leaves the package alone.
+      expect(ours).not.toBe(zip.files[name]);
+      ours!.name = 'renamed.xml';
+      expect(zip.files[name].name).toBe(name);
+    }
+    for (const missing of ['word/nothing.xml', '__proto__', 'constructor', 'toString'])
+      expect(zip.file(missing)).toBeNull();
+    // Search by pattern and writing still take pizzip's own path.
+    expect(zip.file(/\.rels$/).length).toBe(plain.file(/\.rels$/).length);
+    zip.file('word/added.xml', '<x/>');
+    expect(zip.file('word/added.xml')!.asText()).toBe('<x/>');
+  });
+});

@@ -86,6 +86,7 @@ export class DocxPackage {
     readonly zip: PizZip,
     private readonly keepContent = true,
   ) {
+    indexLookups(zip);
     for (const [name, object] of Object.entries(zip.files)) {
       const data = (object as unknown as { _data?: unknown })._data as CompressedData | undefined;
       if (object.dir || !data || typeof data.getCompressedContent !== 'function') continue;
@@ -223,6 +224,31 @@ export class DocxPackage {
 }
 
 const CONTENT_TYPES = '[Content_Types].xml';
+
+/** pizzip's folder prefix of lookups ('' unless `zip.folder()` made one); not in its types. */
+type RootedZip = PizZip & { root: string };
+type FileLookup = (this: RootedZip, name: string | RegExp, data?: unknown, options?: unknown) => unknown;
+const pizzipFile = PizZip.prototype.file as unknown as FileLookup;
+const pizzipFilter = PizZip.prototype.filter;
+
+/**
+ * Makes `zip.file(name)` a lookup by key. pizzip answers it with `filter`, which clones every
+ * entry of the package to find one (a ZipObject and a copy of its options each): docxtemplater
+ * and the engine look parts up dozens of times per fill, and docxtemplater does so once per
+ * content-type override, so a package of n parts cost O(n²) clones per render. The answer is
+ * the clone pizzip's own `filter` makes of that one entry, so callers get what they got before.
+ */
+function indexLookups(zip: PizZip): void {
+  const lookup: FileLookup = function (this: RootedZip, name, ...rest) {
+    if (rest.length > 0 || typeof name !== 'string') return pizzipFile.call(this, name, ...rest);
+    const key = this.root + name;
+    const entry = Object.hasOwn(this.files, key) ? this.files[key] : undefined;
+    if (!entry || entry.dir) return null;
+    const one = { files: { [key]: entry }, root: this.root } as unknown as PizZip;
+    return pizzipFilter.call(one, () => true)[0] ?? null;
+  };
+  (zip as unknown as { file: FileLookup }).file = lookup;
+}
 
 /** Byte-level search for a DTD (`<!DOCTYPE`, `<!ENTITY`, any case), without decoding the part. */
 function declaresDtd(xml: Buffer): boolean {
