@@ -284,11 +284,26 @@ async function main(): Promise<void> {
       console.log(
         '  CPU ms per document, by process (all bursts of each kind; "other" is the rest of the machine)',
       );
+      const totals = new Map<string, number>();
       for (const [label, sums] of cpu) {
         const docs = cpuDocs.get(label)!;
         const perDoc = [...sums].map(([role, total]): [string, number] => [role, total / docs]);
+        // The rest of the machine (other tenants, kernel threads) is neither side's cost.
+        totals.set(
+          label,
+          perDoc.reduce((sum, [role, ms]) => (role === 'other' ? sum : sum + ms), 0),
+        );
         console.log(`    ${label.padEnd(width)}${formatCpu(perDoc.sort((a, b) => b[1] - a[1]))}`);
       }
+      // With every core busy, throughput is the inverse of CPU per document: this ratio (without
+      // "other") is what the throughput ratio comes to when nothing else shares the cores.
+      const poolCpu = totals.get(poolLabel)!;
+      console.log(
+        `  CPU per document without "other", pool alone ÷ service: ` +
+          [INSTANCES, 2 * INSTANCES]
+            .map((c) => `${(poolCpu / totals.get(serviceLabel(c))!).toFixed(2)}× at ${c} callers`)
+            .join(', '),
+      );
     }
   } finally {
     await queue?.close();
