@@ -49,24 +49,21 @@ export function cpuSnapshot(known: Record<number, string>): CpuSnapshot | undefi
 }
 
 /**
- * CPU ms per document by role between two snapshots, largest first. A process started in between
- * counts from zero; one that ended in between is missing (its time is lost, not misassigned).
+ * CPU ms used by each role between two snapshots. A process started in between counts from zero;
+ * one that ended in between is missing (its time is lost, not misassigned).
  */
-export function cpuPerDocument(
-  before: CpuSnapshot,
-  after: CpuSnapshot,
-  documents: number,
-): Array<[string, number]> {
+export function cpuUsed(before: CpuSnapshot, after: CpuSnapshot): Map<string, number> {
   const byRole = new Map<string, number>();
   for (const [pid, now] of after) {
     const used = now.ms - (before.get(pid)?.ms ?? 0);
-    if (used > 0) byRole.set(now.role, (byRole.get(now.role) ?? 0) + used / documents);
+    if (used > 0) byRole.set(now.role, (byRole.get(now.role) ?? 0) + used);
   }
-  return [...byRole].sort((a, b) => b[1] - a[1]);
+  return byRole;
 }
 
-/** `LibreOffice 201.3, worker 17.9, …; total 251.0` (CPU ms per document). */
-export function formatCpu(perDocument: Array<[string, number]>): string {
-  const total = perDocument.reduce((sum, [, ms]) => sum + ms, 0);
-  return `${perDocument.map(([role, ms]) => `${role} ${ms.toFixed(1)}`).join(', ')}; total ${total.toFixed(1)}`;
+/** `LibreOffice 201.3, worker 17.9, …; total 251.0` (CPU ms per document), largest first. */
+export function formatCpu(perDocument: ReadonlyMap<string, number>): string {
+  const sorted = [...perDocument].sort((a, b) => b[1] - a[1]);
+  const total = sorted.reduce((sum, [, ms]) => sum + ms, 0);
+  return `${sorted.map(([role, ms]) => `${role} ${ms.toFixed(1)}`).join(', ')}; total ${total.toFixed(1)}`;
 }

@@ -40,7 +40,7 @@ import {
 import { flag, intArg, stringArg } from './args';
 import { SERVICE_EXPORT, startBareBridge } from './bare-uno';
 import { corpusRequest, corpusTemplate } from './corpus';
-import { cpuPerDocument, cpuSnapshot, formatCpu, type CpuSnapshot } from './process-cpu';
+import { cpuSnapshot, cpuUsed, formatCpu } from './process-cpu';
 import { formatMs, machineLine, median, ms, summarize } from './report';
 
 const REQUESTS = intArg('requests', 20);
@@ -222,11 +222,16 @@ async function main(): Promise<void> {
       [worker.pid]: 'worker',
       [redis.proc.pid]: 'Redis',
     };
-    const cpu = new Map<string, Map<string, number>>();
-    let cpuDocs = new Map<string, number>();
-    const burst = async (label: string, callers: number, total: number, one: () => Promise<unknown>) => {
+    const cpu = new Map<string, { docs: number; ms: Map<string, number> }>();
+    /** One burst; its CPU is added to `label`'s (none for a warm-up). Returns documents per second. */
+    const burst = async (
+      label: string | undefined,
+      callers: number,
+      total: number,
+      one: () => Promise<unknown>,
+    ) => {
       let left = total;
-      const before = cpuSnapshot(known);
+      const before = label ? cpuSnapshot(known) : undefined;
       const t0 = performance.now();
       await Promise.all(
         Array.from({ length: callers }, async () => {
@@ -234,26 +239,22 @@ async function main(): Promise<void> {
         }),
       );
       const rate = (total / (performance.now() - t0)) * 1000;
-      const after = cpuSnapshot(known);
-      if (before && after) addCpu(label, before, after, total);
+      const after = before && cpuSnapshot(known);
+      if (label && before && after) {
+        const sums = cpu.get(label) ?? { docs: 0, ms: new Map<string, number>() };
+        sums.docs += total;
+        for (const [role, ms] of cpuUsed(before, after)) sums.ms.set(role, (sums.ms.get(role) ?? 0) + ms);
+        cpu.set(label, sums);
+      }
       return rate;
-    };
-    const addCpu = (label: string, before: CpuSnapshot, after: CpuSnapshot, docs: number) => {
-      const sums = cpu.get(label) ?? new Map<string, number>();
-      for (const [role, perDoc] of cpuPerDocument(before, after, 1))
-        sums.set(role, (sums.get(role) ?? 0) + perDoc);
-      cpu.set(label, sums);
-      cpuDocs.set(label, (cpuDocs.get(label) ?? 0) + docs);
     };
     const body = bodies.get(rows)!;
     let n = 0;
     const viaService = () => post(api!.url, body, `bench-thr-${n++}`);
     const poolLabel = `pool alone, ${INSTANCES} instances, ${INSTANCES} callers`;
     const serviceLabel = (c: number) => `service, ${c} concurrent callers`;
-    await burst('warm-up', INSTANCES, INSTANCES * 2, () => pool.convert(filled));
-    await burst('warm-up', INSTANCES, INSTANCES * 2, viaService);
-    cpu.clear();
-    cpuDocs = new Map();
+    await burst(undefined, INSTANCES, INSTANCES * 2, () => pool.convert(filled));
+    await burst(undefined, INSTANCES, INSTANCES * 2, viaService);
     const poolThr: number[] = [];
     const serviceThr: Record<number, number[]> = { [INSTANCES]: [], [2 * INSTANCES]: [] };
     const roundRatios: number[] = [];
@@ -286,14 +287,13 @@ async function main(): Promise<void> {
       );
       const totals = new Map<string, number>();
       for (const [label, sums] of cpu) {
-        const docs = cpuDocs.get(label)!;
-        const perDoc = [...sums].map(([role, total]): [string, number] => [role, total / docs]);
+        const perDoc = new Map([...sums.ms].map(([role, ms]) => [role, ms / sums.docs]));
         // The rest of the machine (other tenants, kernel threads) is neither side's cost.
         totals.set(
           label,
-          perDoc.reduce((sum, [role, ms]) => (role === 'other' ? sum : sum + ms), 0),
+          [...perDoc].reduce((sum, [role, ms]) => (role === 'other' ? sum : sum + ms), 0),
         );
-        console.log(`    ${label.padEnd(width)}${formatCpu(perDoc.sort((a, b) => b[1] - a[1]))}`);
+        console.log(`    ${label.padEnd(width)}${formatCpu(perDoc)}`);
       }
       // With every core busy, throughput is the inverse of CPU per document: this ratio (without
       // "other") is what the throughput ratio comes to when nothing else shares the cores.
