@@ -10,6 +10,7 @@ import {
   DEFAULT_BRIDGE_SCRIPT,
   DEFAULT_PYTHON,
   DEFAULT_SOFFICE,
+  findJemalloc,
   libreOfficeExport,
   type LibreOfficeExport,
 } from '@app/converters';
@@ -35,12 +36,17 @@ export interface BareBridge {
   stop(): void;
 }
 
-/** Starts a bridge whose profile and temporary files live in `dir`. */
-/** `soffice` and `python` may name another LibreOffice and its pyuno (a version under test). */
+/**
+ * Starts a bridge whose profile and temporary files live in `dir`. `soffice` and `python` may name
+ * another LibreOffice and its pyuno (a version under test). `preload`: the allocator, as the
+ * service's pool starts soffice by default (jemalloc when installed), so the floor is the same
+ * LibreOffice the service runs; pass null for glibc's malloc.
+ */
 export async function startBareBridge(
   dir: string,
   soffice = DEFAULT_SOFFICE,
   python = DEFAULT_PYTHON,
+  preload: string | null = findJemalloc() ?? null,
 ): Promise<BareBridge> {
   const child = spawn(
     python,
@@ -54,6 +60,7 @@ export async function startBareBridge(
       `bench_${process.pid}_${Math.random().toString(36).slice(2, 8)}`,
       '--start-timeout',
       '60',
+      ...(preload ? ['--preload', preload] : []),
     ],
     { detached: true, stdio: ['pipe', 'pipe', 'inherit'], env: { ...process.env, TMPDIR: dir } },
   );

@@ -56,7 +56,9 @@ async function main(): Promise<void> {
   // One job more than the converter runs at once: that job is filled (and its payload read) while
   // the others convert, so no LibreOffice instance waits for a fill between two documents.
   const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity + 1;
-  log(`converter ${converter.name} (capacity ${converter.capacity}), concurrency ${concurrency}`);
+  log(
+    `converter ${converter.name} (capacity ${converter.capacity}${converter.setup ? `, ${converter.setup}` : ''}), concurrency ${concurrency}`,
+  );
   const converterHealth = new ConverterHealthMonitor(converter, logger);
   const metrics = new WorkerMetrics();
   metrics.watchConverter(converter, () => converterHealth.health?.healthy);

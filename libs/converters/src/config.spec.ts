@@ -54,6 +54,17 @@ describe('converterConfigFromEnv', () => {
     expect((err as Error).message).toMatch(/^Invalid converter configuration: GOTENBERG_URL/);
   });
 
+  it('reads LIBREOFFICE_ALLOCATOR and names a value it does not know', () => {
+    expect(converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: 'system' })).toEqual({ allocator: 'system' });
+    expect(converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: ' auto ' })).toEqual({ allocator: 'auto' });
+    // Installed by the set-up, so requiring it passes here.
+    expect(converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: 'jemalloc' })).toEqual({ allocator: 'jemalloc' });
+    expect(() => converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: 'tcmalloc' })).toThrow(
+      "LIBREOFFICE_ALLOCATOR must be one of auto, jemalloc, system, got 'tcmalloc'",
+    );
+    expect(() => createConverter({ allocator: 'mimalloc' as never })).toThrow(/allocator must be one of/);
+  });
+
   it('rejects a URL that is not http(s) or carries a query', () => {
     expect(() => converterConfigFromEnv({ GOTENBERG_URL: 'ftp://x' })).toThrow(/GOTENBERG_URL must use http/);
     expect(() => converterConfigFromEnv({ GOTENBERG_URL: 'http://x/?a=1' })).toThrow(/query/);

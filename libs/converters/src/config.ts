@@ -1,4 +1,5 @@
 /** Converter configuration from the environment, validated up front so a typo fails at start. */
+import { chooseAllocator, LIBREOFFICE_ALLOCATORS, type LibreOfficeAllocator } from './allocator';
 
 export interface ConverterConfig {
   /** Set: Gotenberg 8 at this address; unset: the embedded LibreOffice pool. */
@@ -13,6 +14,8 @@ export interface ConverterConfig {
   maxQueue?: number;
   /** Gotenberg: further attempts after a connection error, 429 or 503. */
   gotenbergRetries?: number;
+  /** LibreOffice: the allocator soffice.bin runs with (allocator.ts); default `auto`. */
+  allocator?: LibreOfficeAllocator;
 }
 
 export class ConverterConfigError extends Error {
@@ -58,6 +61,25 @@ export function converterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Co
     }
   }
 
+  const allocator = env.LIBREOFFICE_ALLOCATOR?.trim();
+  if (allocator) {
+    if (!(LIBREOFFICE_ALLOCATORS as readonly string[]).includes(allocator)) {
+      problems.push(
+        `LIBREOFFICE_ALLOCATOR must be one of ${LIBREOFFICE_ALLOCATORS.join(', ')}, got '${allocator}'`,
+      );
+    } else {
+      config.allocator = allocator as LibreOfficeAllocator;
+      // Required but not installed: said at start, not at the first conversion.
+      if (!config.gotenbergUrl) {
+        try {
+          chooseAllocator(config.allocator);
+        } catch (e) {
+          problems.push((e as Error).message);
+        }
+      }
+    }
+  }
+
   if (problems.length > 0) throw new ConverterConfigError(problems);
   return config;
 }
@@ -75,6 +97,11 @@ export function validateConverterConfig(config: ConverterConfig): void {
     if (!Number.isSafeInteger(value) || value < min || value > max) {
       problems.push(`${key} must be a whole number from ${min} to ${max}, got ${value}`);
     }
+  }
+  if (config.allocator !== undefined && !LIBREOFFICE_ALLOCATORS.includes(config.allocator)) {
+    problems.push(
+      `allocator must be one of ${LIBREOFFICE_ALLOCATORS.join(', ')}, got ${String(config.allocator)}`,
+    );
   }
   if (problems.length > 0) throw new ConverterConfigError(problems);
 }

@@ -11,6 +11,13 @@ export * from './pdf-options';
 export { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE } from './libreoffice-instance';
 export * from './config';
 export {
+  chooseAllocator,
+  findJemalloc,
+  LIBREOFFICE_ALLOCATORS,
+  type AllocatorChoice,
+  type LibreOfficeAllocator,
+} from './allocator';
+export {
   GotenbergConverter,
   GOTENBERG_DEFAULTS,
   type GotenbergConverterOptions,
@@ -55,6 +62,7 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
     conversionTimeoutMs: config.conversionTimeoutMs,
     startTimeoutMs: config.startTimeoutMs,
     maxQueue: config.maxQueue,
+    allocator: config.allocator,
   });
   // Failures show in health() and in the first conversion's error; nothing to throw here.
   pool.start().catch(() => undefined);

@@ -20,6 +20,8 @@ export interface LibreOfficeInstanceOptions {
   sofficePath?: string;
   pythonPath?: string;
   bridgeScript?: string;
+  /** A library soffice.bin (not the bridge) is started with in LD_PRELOAD: the allocator. */
+  preload?: string;
 }
 
 /**
@@ -128,6 +130,7 @@ export class LibreOfficeInstance {
         pipe,
         '--start-timeout',
         String(o.startTimeoutMs / 1000),
+        ...(o.preload ? ['--preload', o.preload] : []),
       ],
       {
         // Own process group (kill(-pid) reaches soffice too, never us); LibreOffice's own

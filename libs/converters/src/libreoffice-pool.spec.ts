@@ -1,8 +1,10 @@
 import { randomBytes } from 'node:crypto';
+import { readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { findJemalloc } from './allocator';
 import { ConversionFailedError } from './errors';
 import { LibreOfficePool } from './libreoffice-pool';
 import { isConverterQueueFull, QUEUE_FULL_REASON } from './pdf-converter';
@@ -26,6 +28,11 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): 
 
 function pids(pool: LibreOfficePool): number[] {
   return pool.describe().map((s) => s.pid ?? -1);
+}
+
+/** Whether a running process has jemalloc mapped (loaded through LD_PRELOAD). */
+function runsJemalloc(pid: number): boolean {
+  return readFileSync(`/proc/${pid}/maps`, 'utf8').includes('libjemalloc.so');
 }
 
 function allIdle(pool: LibreOfficePool): boolean {
@@ -82,6 +89,16 @@ describe('LibreOfficePool with two instances', () => {
     expect(text).toContain('249.00');
     expect(text).toContain('Total: 626.50 EUR');
     expect(pool.stats().conversions).toBe(before + 1);
+  });
+
+  it('runs every soffice.bin, and only soffice.bin, with jemalloc (installed by the set-up)', () => {
+    expect(findJemalloc()).toBeDefined();
+    expect(pool.allocator).toBe('jemalloc');
+    expect(pool.setup).toBe('allocator jemalloc');
+    for (const slot of pool.describe()) {
+      expect(runsJemalloc(slot.pid!)).toBe(true);
+      expect(runsJemalloc(slot.bridgePid!)).toBe(false); // the Python bridge keeps its own
+    }
   });
 
   it('keeps its files private and removes each job directory, after success and failure', async () => {
@@ -222,6 +239,18 @@ describe('LibreOfficePool supervision', () => {
       expect(pids(pool).some((p) => first.includes(p))).toBe(false);
       for (const pid of first) expect(processAlive(pid)).toBe(false);
       expect(pool.stats()).toMatchObject({ conversions: 4, failures: 0, restarts: 2 });
+    } finally {
+      await pool.close();
+    }
+  });
+
+  it('runs soffice.bin with glibc malloc when the allocator is `system`, and converts the same', async () => {
+    const pool = new LibreOfficePool({ instances: 1, restartAfter: 0, allocator: 'system' });
+    try {
+      await pool.start();
+      expect(pool.allocator).toBe('system');
+      expect(runsJemalloc(pids(pool)[0])).toBe(false);
+      expectPdfOfInvoice(await pool.convert(invoice));
     } finally {
       await pool.close();
     }

@@ -3,6 +3,7 @@ import { availableParallelism, tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import { isTypedError } from '@app/contracts';
+import { chooseAllocator, type AllocatorChoice, type LibreOfficeAllocator } from './allocator';
 import { ConversionFailedError } from './errors';
 import { InstanceError, LibreOfficeInstance } from './libreoffice-instance';
 import { libreOfficeExport, type LibreOfficeExport } from './pdf-options';
@@ -32,6 +33,8 @@ export interface LibreOfficePoolOptions {
   sofficePath?: string;
   pythonPath?: string;
   bridgeScript?: string;
+  /** The allocator soffice.bin runs with (allocator.ts): `auto` (default), `jemalloc`, `system`. */
+  allocator?: LibreOfficeAllocator;
   /** Told about restarts, crashes and start failures (one line each); default: silent. */
   log?: (message: string) => void;
 }
@@ -89,6 +92,12 @@ export interface SlotInfo {
 export class LibreOfficePool implements PdfConverter {
   readonly name = 'libreoffice';
   readonly capacity: number;
+  /** jemalloc when it is preloaded into every soffice.bin, else `system` (glibc's malloc). */
+  readonly allocator: AllocatorChoice['allocator'];
+  private readonly preload?: string;
+  get setup(): string {
+    return `allocator ${this.allocator}`;
+  }
   private readonly restartAfter: number;
   private readonly conversionTimeoutMs: number;
   private readonly startTimeoutMs: number;
@@ -111,6 +120,7 @@ export class LibreOfficePool implements PdfConverter {
     this.startTimeoutMs = options.startTimeoutMs ?? POOL_DEFAULTS.startTimeoutMs;
     this.maxQueue = options.maxQueue ?? POOL_DEFAULTS.maxQueue;
     this.log = options.log ?? (() => undefined);
+    ({ allocator: this.allocator, preload: this.preload } = chooseAllocator(options.allocator));
     if (!Number.isInteger(this.capacity) || this.capacity < 1) {
       throw new RangeError(`instances must be a positive integer, got ${this.capacity}`);
     }
@@ -370,6 +380,7 @@ export class LibreOfficePool implements PdfConverter {
       sofficePath: this.options.sofficePath,
       pythonPath: this.options.pythonPath,
       bridgeScript: this.options.bridgeScript,
+      preload: this.preload,
     });
     slot.instance = instance;
     instance.onExit(() => {

@@ -32,6 +32,8 @@ export interface ConverterStats {
 export interface PdfConverter {
   readonly name: string; // 'libreoffice' | 'gotenberg'
   readonly capacity: number; // how many conversions it runs at once
+  /** What else it runs with, for the start-up log line (the pool: `allocator jemalloc`). */
+  readonly setup?: string;
   convert(docx: Buffer, options?: ConvertOptions): Promise<Buffer>;
   health(): Promise<ConverterHealth>;
   stats(): ConverterStats;

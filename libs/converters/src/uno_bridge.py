@@ -84,11 +84,17 @@ def parse_args(argv):
 
 
 class Office:
-    def __init__(self, soffice, profile, pipe, start_timeout):
+    def __init__(self, soffice, profile, pipe, start_timeout, preload=None):
         self.soffice = soffice
         self.profile = profile
         self.pipe = pipe
         self.start_timeout = start_timeout
+        # A library for soffice.bin's LD_PRELOAD only (the allocator, allocator.ts): this
+        # interpreter keeps its own.
+        self.env = None
+        if preload:
+            self.env = dict(os.environ)
+            self.env["LD_PRELOAD"] = " ".join(p for p in (preload, os.environ.get("LD_PRELOAD")) if p)
         self.proc = None
         self.desktop = None
 
@@ -110,6 +116,7 @@ class Office:
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
             stderr=sys.stderr,
+            env=self.env,
             preexec_fn=die_with_parent,
         )
 
@@ -248,7 +255,8 @@ def watch(office):
 
 def main():
     args = parse_args(sys.argv[1:])
-    office = Office(args["soffice"], args["profile"], args["pipe"], float(args.get("start-timeout", "20")))
+    office = Office(args["soffice"], args["profile"], args["pipe"], float(args.get("start-timeout", "20")),
+                    args.get("preload"))
     try:
         ms = office.start()
     except Exception as exc:

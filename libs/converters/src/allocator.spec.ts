@@ -1,0 +1,36 @@
+import { chooseAllocator, findJemalloc } from './allocator';
+
+const only =
+  (...present: string[]) =>
+  (path: string) =>
+    present.includes(path);
+
+describe('chooseAllocator', () => {
+  const debian = process.arch === 'arm64' ? '/usr/lib/aarch64-linux-gnu' : '/usr/lib/x86_64-linux-gnu';
+
+  it('preloads jemalloc by default when it is installed, else runs glibc malloc', () => {
+    expect(chooseAllocator('auto', only(`${debian}/libjemalloc.so.2`))).toEqual({
+      allocator: 'jemalloc',
+      preload: `${debian}/libjemalloc.so.2`,
+    });
+    expect(chooseAllocator(undefined, only('/usr/local/lib/libjemalloc.so.2'))).toEqual({
+      allocator: 'jemalloc',
+      preload: '/usr/local/lib/libjemalloc.so.2',
+    });
+    expect(chooseAllocator('auto', only())).toEqual({ allocator: 'system' });
+  });
+
+  it('never preloads with `system`, even when jemalloc is installed', () => {
+    expect(chooseAllocator('system', only(`${debian}/libjemalloc.so.2`))).toEqual({ allocator: 'system' });
+  });
+
+  it('refuses `jemalloc` when it is not installed, saying where it looked and what to install', () => {
+    expect(() => chooseAllocator('jemalloc', only())).toThrow(
+      /libjemalloc\.so\.2 is in none of .*apt-get install libjemalloc2/,
+    );
+  });
+
+  it('finds the library this machine has (the set-up installs libjemalloc2)', () => {
+    expect(findJemalloc()).toMatch(/\/libjemalloc\.so\.2$/);
+  });
+});
