@@ -119,10 +119,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
     );
     try {
-      const [template, requestJson] = await Promise.all([
-        deps.redis.getBuffer(templateKey),
-        deps.redis.get(requestKey),
-      ]);
+      const [template, requestJson] = await readPayload(deps.redis, templateKey, requestKey);
       if (!template || requestJson === null) {
         // The API gave up on this request (timeout or hang-up) and deleted its payload.
         throw new InternalError('The request expired before a worker could take it', {
@@ -196,6 +193,18 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       throw failure;
     }
   }
+}
+
+/** The template's bytes and the request's JSON, in one write to Redis (a pipeline). */
+async function readPayload(
+  redis: RedisConnection,
+  templateKey: string,
+  requestKey: string,
+): Promise<[Buffer | null, string | null]> {
+  const replies = await redis.pipeline().getBuffer(templateKey).get(requestKey).exec();
+  if (!replies) throw new Error('Redis discarded the pipeline');
+  for (const [error] of replies) if (error) throw error;
+  return [replies[0][1] as Buffer | null, replies[1][1] as string | null];
 }
 
 /** Time the answer needs to reach the API after the conversion ends. */

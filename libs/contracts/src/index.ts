@@ -9,4 +9,5 @@ export * from './render-job';
 export * from './pdf-options';
 export * from './worker-registry';
 export * from './redis-connection';
+export * from './redis-script';
 export * from './health-paths';

@@ -5,23 +5,24 @@
  * key in the queue's hash slot: works on Redis Cluster.
  */
 import type { RedisConnection as Redis } from './redis-connection';
+import { RedisScript } from './redis-script';
 
-const BEAT = `
+const BEAT = new RedisScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 redis.call('ZREMRANGEBYSCORE', KEYS[1], '-inf', now)
 redis.call('ZADD', KEYS[1], now + tonumber(ARGV[2]), ARGV[1])
 redis.call('PEXPIRE', KEYS[1], ARGV[2])
-return 1`;
+return 1`);
 
-const COUNT = `
+const COUNT = new RedisScript(`
 local t = redis.call('TIME')
 local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-return redis.call('ZCOUNT', KEYS[1], now, '+inf')`;
+return redis.call('ZCOUNT', KEYS[1], now, '+inf')`);
 
 /** Registers (or refreshes) `workerId` for `ttlMs`. */
 export async function beat(redis: Redis, key: string, workerId: string, ttlMs: number): Promise<void> {
-  await redis.eval(BEAT, 1, key, workerId, String(ttlMs));
+  await BEAT.run(redis, [key], [workerId, String(ttlMs)]);
 }
 
 /** Removes `workerId` at once (graceful shutdown). */
@@ -31,5 +32,5 @@ export async function unregister(redis: Redis, key: string, workerId: string): P
 
 /** Number of workers whose heartbeat has not expired. */
 export async function liveWorkers(redis: Redis, key: string): Promise<number> {
-  return Number(await redis.eval(COUNT, 1, key));
+  return Number(await COUNT.run(redis, [key], []));
 }

@@ -33,6 +33,7 @@ import {
   RenderJobResult,
 } from '@app/contracts';
 import { liveWorkers } from '@app/contracts';
+import { admitAndStore, type Admission } from './admission';
 
 export type { RenderJob } from '@app/contracts';
 
@@ -156,7 +157,9 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
    * (503) or ProcessingTimeoutError (504). `signal` aborts the wait when the caller hangs up.
    */
   async render(input: RenderInput, signal?: AbortSignal): Promise<RenderOutput> {
-    await this.admit(signal);
+    const retryAfter = this.config.RETRY_AFTER_SECONDS;
+    if (this.closing) throw new ServiceUnavailableError('The service is shutting down', retryAfter);
+    if (this.redis.status !== 'ready') throw new ServiceUnavailableError('Redis is unreachable', retryAfter);
     // Unique whatever the caller sent as X-Request-Id: it names the job and the payload keys.
     const jobId = randomUUID();
     const keys = payloadKeys(this.names, jobId);
@@ -171,19 +174,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       templateChecked: input.templateChecked,
       options: input.options,
     };
+    await this.admit(keys, input.template, requestJson, signal);
     const started = Date.now();
     // Listen before adding, so a fast worker's answer is not missed.
     const outcome = this.wait(jobId, signal);
     try {
       try {
-        const ttl = this.config.payloadTtlMs;
-        const stored = await this.redis
-          .multi()
-          .set(keys.templateKey, input.template, 'PX', ttl)
-          .set(keys.requestKey, requestJson, 'PX', ttl)
-          .exec();
-        const failed = stored?.find(([err]) => err);
-        if (!stored || failed) throw failed?.[0] ?? new Error('MULTI aborted');
         await this.queue.add('render', job, {
           jobId,
           attempts: this.config.JOB_ATTEMPTS,
@@ -285,45 +281,57 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   }
 
   /**
-   * Live workers, waiting up to NO_WORKER_WAIT_MS for one to register when there is none: a
-   * request that arrives while workers restart is held briefly instead of refused.
+   * Live workers after waiting up to NO_WORKER_WAIT_MS for one to register (asked every 250 ms):
+   * a request that arrives while workers restart is held briefly instead of refused. 0 when none
+   * came, at once when there is no hold.
    */
   private async workersAfterWait(signal?: AbortSignal): Promise<number> {
     const deadline = Date.now() + this.config.NO_WORKER_WAIT_MS;
     for (;;) {
-      const workers = await liveWorkers(this.redis, heartbeatKey(this.names));
-      if (workers > 0 || Date.now() >= deadline || signal?.aborted || this.closing) return workers;
+      if (Date.now() >= deadline || signal?.aborted || this.closing) return 0;
       await new Promise((r) => setTimeout(r, Math.min(250, Math.max(deadline - Date.now(), 1))));
+      const workers = await liveWorkers(this.redis, heartbeatKey(this.names));
+      if (workers > 0) return workers;
     }
   }
 
-  /** Refuses what would only time out: Redis down, no worker alive (after a short hold), queue full. */
-  private async admit(signal?: AbortSignal): Promise<void> {
+  /**
+   * Refuses what would only time out (no worker alive after a short hold, the queue full) and
+   * otherwise stores the request's payload, in one round trip (admission.ts).
+   */
+  private async admit(
+    keys: ReturnType<typeof payloadKeys>,
+    template: Buffer,
+    requestJson: string,
+    signal?: AbortSignal,
+  ): Promise<void> {
     const retryAfter = this.config.RETRY_AFTER_SECONDS;
-    if (this.closing) throw new ServiceUnavailableError('The service is shutting down', retryAfter);
-    if (this.redis.status !== 'ready') throw new ServiceUnavailableError('Redis is unreachable', retryAfter);
-    let workers: number;
-    let waiting: number;
-    const waitingJobs = () => this.queue.getJobCountByTypes('waiting', 'prioritized', 'delayed');
+    const run = () =>
+      admitAndStore(
+        this.redis,
+        {
+          heartbeat: heartbeatKey(this.names),
+          wait: this.queue.keys.wait,
+          prioritized: this.queue.keys.prioritized,
+          delayed: this.queue.keys.delayed,
+          template: keys.templateKey,
+          request: keys.requestKey,
+        },
+        { maxWaiting: this.config.MAX_WAITING_JOBS, ttlMs: this.config.payloadTtlMs, template, requestJson },
+      );
+    let admission: Admission;
     try {
-      // One round trip for both while workers are up; the count is read again only after a hold.
-      [workers, waiting] = await Promise.all([
-        liveWorkers(this.redis, heartbeatKey(this.names)),
-        waitingJobs(),
-      ]);
-      if (workers === 0) {
-        workers = await this.workersAfterWait(signal);
-        waiting = await waitingJobs();
-      }
+      admission = await run();
+      if (admission.workers === 0 && (await this.workersAfterWait(signal)) > 0) admission = await run();
     } catch (e) {
       throw this.unavailable('Redis is unreachable', e);
     }
-    if (workers === 0) {
+    if (admission.workers === 0) {
       throw new ServiceUnavailableError('No worker is running', retryAfter, { live_workers: 0 });
     }
-    if (waiting >= this.config.MAX_WAITING_JOBS) {
+    if (!admission.stored) {
       throw new ServiceUnavailableError('Too many documents are waiting; try again shortly', retryAfter, {
-        waiting_jobs: waiting,
+        waiting_jobs: admission.waiting,
         max_waiting_jobs: this.config.MAX_WAITING_JOBS,
       });
     }

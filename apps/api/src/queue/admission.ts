@@ -1,0 +1,64 @@
+/**
+ * A request's admission and its payload in one Redis round trip. The API asks three things of
+ * Redis before a job is queued: is a worker alive, is there room in the queue, and store the
+ * template and the request. One script answers the first two and stores only when both say yes;
+ * the job itself is then added by BullMQ's own script. Two round trips instead of three (four
+ * commands before), which is ~0.5 ms of every request's latency on loopback.
+ *
+ * Waiting jobs are counted as BullMQ's getJobCountByTypes('waiting', 'prioritized', 'delayed')
+ * counts them: the length of the wait list and the sizes of the prioritized and delayed sets.
+ * Every key lies in the queue's hash slot (heartbeatKey, payloadKeys, BullMQ's own), so the
+ * script runs unchanged on Redis Cluster.
+ */
+import { RedisScript, type RedisConnection } from '@app/contracts';
+
+const ADMIT_AND_STORE = new RedisScript(`
+local t = redis.call('TIME')
+local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
+local workers = redis.call('ZCOUNT', KEYS[1], now, '+inf')
+local waiting = redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[4])
+if workers == 0 or waiting >= tonumber(ARGV[1]) then
+  return {workers, waiting, 0}
+end
+redis.call('SET', KEYS[5], ARGV[3], 'PX', ARGV[2])
+redis.call('SET', KEYS[6], ARGV[4], 'PX', ARGV[2])
+return {workers, waiting, 1}`);
+
+export interface AdmissionKeys {
+  /** The workers' heartbeat set (heartbeatKey). */
+  heartbeat: string;
+  /** BullMQ's wait list, prioritized and delayed sets (Queue.keys). */
+  wait: string;
+  prioritized: string;
+  delayed: string;
+  /** Where the payload goes (payloadKeys). */
+  template: string;
+  request: string;
+}
+
+export interface AdmissionPayload {
+  maxWaiting: number;
+  ttlMs: number;
+  template: Buffer;
+  requestJson: string;
+}
+
+export interface Admission {
+  workers: number;
+  waiting: number;
+  /** Both said yes and the payload is stored. */
+  stored: boolean;
+}
+
+export async function admitAndStore(
+  redis: RedisConnection,
+  keys: AdmissionKeys,
+  payload: AdmissionPayload,
+): Promise<Admission> {
+  const reply = (await ADMIT_AND_STORE.run(
+    redis,
+    [keys.heartbeat, keys.wait, keys.prioritized, keys.delayed, keys.template, keys.request],
+    [String(payload.maxWaiting), String(payload.ttlMs), payload.template, payload.requestJson],
+  )) as [number, number, number];
+  return { workers: Number(reply[0]), waiting: Number(reply[1]), stored: reply[2] === 1 };
+}
