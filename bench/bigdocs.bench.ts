@@ -20,7 +20,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { defaultWorkDir } from '@app/converters';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
 import { renderDocx, type RenderRequest } from '@app/engine';
@@ -173,7 +173,7 @@ function measureFill(name: CorpusName, rows: number): { times: number[]; baselin
 
 async function main(): Promise<void> {
   console.log(`big documents benchmark; ${machineLine()}`);
-  const dir = await mkdtemp(join(tmpdir(), 'bigdocs-bench-'));
+  const dir = await mkdtemp(join(defaultWorkDir(), 'bigdocs-bench-'));
   try {
     if (!SKIP.includes('fill')) {
       console.log(

@@ -14,10 +14,10 @@
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { availableParallelism, cpus, loadavg, tmpdir } from 'node:os';
+import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
-import { DEFAULT_SOFFICE, LibreOfficePool } from '@app/converters';
+import { DEFAULT_SOFFICE, defaultWorkDir, LibreOfficePool } from '@app/converters';
 import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../test/support/converter-fixtures';
 import { flag, intArg as arg } from './args';
 import { SERVICE_EXPORT, startBareBridge } from './bare-uno';
@@ -63,7 +63,7 @@ async function sofficeCli(docxPath: string, dir: string, run: number): Promise<n
 }
 
 async function main() {
-  const dir = await mkdtemp(join(tmpdir(), 'convert-bench-'));
+  const dir = await mkdtemp(join(defaultWorkDir(), 'convert-bench-'));
   const docx = makeInvoiceDocx();
   const docxPath = join(dir, 'invoice.docx');
   await writeFile(docxPath, docx);

@@ -20,10 +20,10 @@
 import { Queue } from 'bullmq';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
-import { availableParallelism, tmpdir } from 'node:os';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadConfig } from '@app/config';
-import { LibreOfficePool } from '@app/converters';
+import { defaultWorkDir, LibreOfficePool } from '@app/converters';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import {
   buildService,
@@ -127,7 +127,7 @@ async function main(): Promise<void> {
       `${REQUESTS} requests per measurement, rows ${ROWS.join(', ')}`,
   );
   buildService();
-  const dir = await mkdtemp(join(tmpdir(), 'service-bench-'));
+  const dir = await mkdtemp(join(defaultWorkDir(), 'service-bench-'));
   const config = loadConfig({});
   let redis: RedisServer | undefined;
   let worker: ManagedProcess | undefined;

@@ -65,6 +65,17 @@ describe('converterConfigFromEnv', () => {
     expect(() => createConverter({ allocator: 'mimalloc' as never })).toThrow(/allocator must be one of/);
   });
 
+  it('reads LIBREOFFICE_WORK_DIR and refuses one that cannot hold the pool', () => {
+    expect(converterConfigFromEnv({ LIBREOFFICE_WORK_DIR: '/tmp' })).toEqual({ workDir: '/tmp' });
+    expect(() => converterConfigFromEnv({ LIBREOFFICE_WORK_DIR: 'shm' })).toThrow(
+      "LIBREOFFICE_WORK_DIR must be an absolute path, got 'shm'",
+    );
+    expect(() => converterConfigFromEnv({ LIBREOFFICE_WORK_DIR: '/no/such/dir' })).toThrow(
+      "LIBREOFFICE_WORK_DIR is not a writable directory (ENOENT), got '/no/such/dir'",
+    );
+    expect(() => createConverter({ workDir: 'relative' })).toThrow(/workDir must be an absolute path/);
+  });
+
   it('rejects a URL that is not http(s) or carries a query', () => {
     expect(() => converterConfigFromEnv({ GOTENBERG_URL: 'ftp://x' })).toThrow(/GOTENBERG_URL must use http/);
     expect(() => converterConfigFromEnv({ GOTENBERG_URL: 'http://x/?a=1' })).toThrow(/query/);

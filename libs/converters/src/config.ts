@@ -1,5 +1,6 @@
 /** Converter configuration from the environment, validated up front so a typo fails at start. */
 import { chooseAllocator, LIBREOFFICE_ALLOCATORS, type LibreOfficeAllocator } from './allocator';
+import { workDirProblem } from './work-dir';
 
 export interface ConverterConfig {
   /** Set: Gotenberg 8 at this address; unset: the embedded LibreOffice pool. */
@@ -16,6 +17,8 @@ export interface ConverterConfig {
   gotenbergRetries?: number;
   /** LibreOffice: the allocator soffice.bin runs with (allocator.ts); default `auto`. */
   allocator?: LibreOfficeAllocator;
+  /** LibreOffice: parent of the pool's private directory (work-dir.ts); default /dev/shm or the temporary directory. */
+  workDir?: string;
 }
 
 export class ConverterConfigError extends Error {
@@ -80,6 +83,13 @@ export function converterConfigFromEnv(env: NodeJS.ProcessEnv = process.env): Co
     }
   }
 
+  const workDir = env.LIBREOFFICE_WORK_DIR?.trim();
+  if (workDir) {
+    const problem = workDirProblem(workDir);
+    if (problem) problems.push(`LIBREOFFICE_WORK_DIR ${problem}, got '${workDir}'`);
+    else config.workDir = workDir;
+  }
+
   if (problems.length > 0) throw new ConverterConfigError(problems);
   return config;
 }
@@ -97,6 +107,10 @@ export function validateConverterConfig(config: ConverterConfig): void {
     if (!Number.isSafeInteger(value) || value < min || value > max) {
       problems.push(`${key} must be a whole number from ${min} to ${max}, got ${value}`);
     }
+  }
+  if (config.workDir !== undefined) {
+    const problem = workDirProblem(config.workDir);
+    if (problem) problems.push(`workDir ${problem}, got '${config.workDir}'`);
   }
   if (config.allocator !== undefined && !LIBREOFFICE_ALLOCATORS.includes(config.allocator)) {
     problems.push(

@@ -10,6 +10,7 @@ export * from './pdf-converter';
 export * from './pdf-options';
 export { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE } from './libreoffice-instance';
 export * from './config';
+export { defaultWorkDir } from './work-dir';
 export {
   chooseAllocator,
   findJemalloc,
@@ -63,6 +64,7 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
     startTimeoutMs: config.startTimeoutMs,
     maxQueue: config.maxQueue,
     allocator: config.allocator,
+    tmpDir: config.workDir,
   });
   // Failures show in health() and in the first conversion's error; nothing to throw here.
   pool.start().catch(() => undefined);

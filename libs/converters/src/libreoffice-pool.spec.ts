@@ -94,7 +94,7 @@ describe('LibreOfficePool with two instances', () => {
   it('runs every soffice.bin, and only soffice.bin, with jemalloc (installed by the set-up)', () => {
     expect(findJemalloc()).toBeDefined();
     expect(pool.allocator).toBe('jemalloc');
-    expect(pool.setup).toBe('allocator jemalloc');
+    expect(pool.setup).toBe(`allocator jemalloc, work dir ${workParent}`);
     for (const slot of pool.describe()) {
       expect(runsJemalloc(slot.pid!)).toBe(true);
       expect(runsJemalloc(slot.bridgePid!)).toBe(false); // the Python bridge keeps its own
@@ -108,9 +108,22 @@ describe('LibreOfficePool with two instances', () => {
     await pool.convert(invoice);
     await expect(pool.convert(randomBytes(3000))).rejects.toBeInstanceOf(ConversionFailedError);
 
-    const entries = await readdir(join(workParent, poolDir));
-    expect(entries.filter((e) => !e.startsWith('instance-'))).toEqual([]);
-    expect(entries).toHaveLength(2); // one directory (profile + tmp) per running instance
+    // Removed in the background, after the answer.
+    const jobDirs = async () =>
+      (await readdir(join(workParent, poolDir))).filter((e) => !e.startsWith('instance-'));
+    const deadline = Date.now() + 10_000;
+    while ((await jobDirs()).length > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 20));
+    expect(await jobDirs()).toEqual([]);
+    expect(await readdir(join(workParent, poolDir))).toHaveLength(2); // one directory (profile + tmp) per running instance
+  });
+
+  it("gives each soffice.bin a TMPDIR inside the pool's private directory", async () => {
+    const [poolDir] = await readdir(workParent);
+    for (const slot of pool.describe()) {
+      const environ = readFileSync(`/proc/${slot.pid!}/environ`, 'latin1').split('\0');
+      const tmp = environ.find((v) => v.startsWith('TMPDIR='))!.slice('TMPDIR='.length);
+      expect(tmp.startsWith(join(workParent, poolDir, 'instance-'))).toBe(true);
+    }
   });
 
   it('runs parallel conversions on all instances', async () => {

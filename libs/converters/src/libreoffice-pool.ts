@@ -1,10 +1,11 @@
-import { mkdtempSync, readFileSync, rmdirSync, rmSync, writeFileSync } from 'node:fs';
-import { mkdtemp, rm } from 'node:fs/promises';
-import { availableParallelism, tmpdir } from 'node:os';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
+import { mkdtemp, rm, rmdir, unlink } from 'node:fs/promises';
+import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 import { isTypedError } from '@app/contracts';
 import { chooseAllocator, type AllocatorChoice, type LibreOfficeAllocator } from './allocator';
+import { defaultWorkDir } from './work-dir';
 import { ConversionFailedError } from './errors';
 import { InstanceError, LibreOfficeInstance } from './libreoffice-instance';
 import { libreOfficeExport, type LibreOfficeExport } from './pdf-options';
@@ -29,7 +30,7 @@ export interface LibreOfficePoolOptions {
   maxQueue?: number;
   /** health() pings idle instances; one that does not answer in this time is replaced. */
   healthTimeoutMs?: number;
-  /** Parent of the pool's private directory; default os.tmpdir(). */
+  /** Parent of the pool's private directory; default defaultWorkDir() (/dev/shm when roomy, work-dir.ts). */
   tmpDir?: string;
   sofficePath?: string;
   pythonPath?: string;
@@ -51,15 +52,11 @@ function readPdf(path: string): Buffer {
 
 /**
  * Removes a job's directory: its two known files, then the directory (a recursive rm stats and
- * lists first); recursively only if something else was left in it.
+ * lists first); recursively only if something else was left in it. Never rejects.
  */
-function removeJobDir(dir: string, files: string[]): void {
-  for (const file of files) rmSync(file, { force: true });
-  try {
-    rmdirSync(dir);
-  } catch {
-    rmSync(dir, { recursive: true, force: true });
-  }
+async function removeJobDir(dir: string, files: string[]): Promise<void> {
+  await Promise.all(files.map((file) => unlink(file).catch(() => undefined)));
+  await rmdir(dir).catch(() => rm(dir, { recursive: true, force: true }).catch(() => undefined));
 }
 
 export const POOL_DEFAULTS = {
@@ -118,8 +115,10 @@ export class LibreOfficePool implements PdfConverter {
   /** jemalloc when it is preloaded into every soffice.bin, else `system` (glibc's malloc). */
   readonly allocator: AllocatorChoice['allocator'];
   private readonly preload?: string;
+  /** Where the pool's private directory goes (profiles, LibreOffice's temporary files, jobs). */
+  readonly workParent: string;
   get setup(): string {
-    return `allocator ${this.allocator}`;
+    return `allocator ${this.allocator}, work dir ${this.workParent}`;
   }
   private readonly restartAfter: number;
   private readonly conversionTimeoutMs: number;
@@ -132,6 +131,8 @@ export class LibreOfficePool implements PdfConverter {
   private closed = false;
   private closing?: Promise<void>;
   private counters = { conversions: 0, failures: 0, restarts: 0 };
+  /** Job directories being removed, so close() can wait for them. */
+  private readonly removals = new Set<Promise<void>>();
   /** kill() of replaced instances still running, so close() can wait for them. */
   private readonly dying = new Set<Promise<void>>();
   private readonly log: (message: string) => void;
@@ -144,6 +145,7 @@ export class LibreOfficePool implements PdfConverter {
     this.maxQueue = options.maxQueue ?? POOL_DEFAULTS.maxQueue;
     this.log = options.log ?? (() => undefined);
     ({ allocator: this.allocator, preload: this.preload } = chooseAllocator(options.allocator));
+    this.workParent = options.tmpDir ?? defaultWorkDir();
     if (!Number.isInteger(this.capacity) || this.capacity < 1) {
       throw new RangeError(`instances must be a positive integer, got ${this.capacity}`);
     }
@@ -179,9 +181,10 @@ export class LibreOfficePool implements PdfConverter {
       if (this.closed) throw this.closedError();
       // Not awaited: a conversion waits for the first free instance, not for all of them.
       this.start().catch(() => undefined);
-      // The job's files are written, read and removed synchronously: a few hundred microseconds
-      // of the worker's loop for an invoice against eleven round trips to libuv's thread pool,
-      // which cost ~1.5 ms of each conversion's latency (bench/service.bench.ts, 1 caller).
+      // The job's files are written and read synchronously: a few hundred microseconds of the
+      // worker's loop for an invoice against seven round trips to libuv's thread pool. Their
+      // removal goes on in the background (close() waits for it): on a disk it waits for the
+      // journal, 1–2 ms under load, which no caller needs to wait for.
       const dir = mkdtempSync(join(await this.privateDir(), 'job-'));
       const inPath = join(dir, 'in.docx');
       const outPath = join(dir, 'out.pdf');
@@ -199,7 +202,8 @@ export class LibreOfficePool implements PdfConverter {
         this.counters.conversions++;
         return pdf;
       } finally {
-        removeJobDir(dir, [inPath, outPath]);
+        const removal = removeJobDir(dir, [inPath, outPath]).finally(() => this.removals.delete(removal));
+        this.removals.add(removal);
       }
     } catch (e) {
       this.counters.failures++;
@@ -264,6 +268,7 @@ export class LibreOfficePool implements PdfConverter {
       await Promise.all(this.slots.map((s) => s.instance?.kill()));
       await Promise.all(this.slots.map((s) => s.launching));
       await Promise.all(this.dying);
+      await Promise.all(this.removals);
       if (this.workDir) {
         const dir = await this.workDir.catch(() => undefined);
         if (dir) await rm(dir, { recursive: true, force: true });
@@ -456,7 +461,7 @@ export class LibreOfficePool implements PdfConverter {
 
   private privateDir(): Promise<string> {
     // mkdtemp creates the directory with mode 0700: documents and profiles stay private.
-    this.workDir ??= mkdtemp(join(this.options.tmpDir ?? tmpdir(), 'docx-pdf-lo-'));
+    this.workDir ??= mkdtemp(join(this.workParent, 'docx-pdf-lo-'));
     return this.workDir;
   }
 
