@@ -6,6 +6,8 @@
 import { Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { buildDocx, p } from './support/docx-builder';
+import { docxPlainText } from './support/docx-text';
+import { noise } from './support/hostile-png';
 import {
   buildService,
   freePort,
@@ -19,7 +21,8 @@ import {
   testEnv,
   waitUntil,
 } from './service-harness';
-import { heartbeatKey } from '@app/contracts';
+import { heartbeatKey, templateKey } from '@app/contracts';
+import { digestOf } from '@app/engine';
 import { beat, unregister } from '@app/contracts';
 
 jest.setTimeout(60_000);
@@ -203,5 +206,50 @@ describe('with a worker whose converter is down', () => {
     expect(res.status).toBe(200);
     const docx = Buffer.from(await res.arrayBuffer());
     expect(docx.subarray(0, 2).toString()).toBe('PK');
+  });
+
+  it('sends a template to Redis once, shares it between requests, and sends it again when Redis lost it', async () => {
+    // 120 KB of noise the zip cannot shrink: a template whose bytes crossing Redis show.
+    const big = buildDocx({
+      body: [
+        p('Shared {{ name }}'),
+        { runs: [{ image: { png: noise(200, 200), widthMm: 20, heightMm: 20 } }] },
+      ],
+    });
+    expect(big.length).toBeGreaterThan(100_000);
+    const docxOf = (name: string) => ({
+      file: big,
+      request_data: { template_data: { name }, options: { output: 'docx' as const } },
+    });
+    /** Bytes Redis received during `f` (heartbeats and the stalled check add a few hundred more). */
+    const redisInput = async (f: () => Promise<void>): Promise<number> => {
+      const inputBytes = async () =>
+        Number(/total_net_input_bytes:(\d+)/.exec(await client.info('stats'))![1]);
+      const before = await inputBytes();
+      await f();
+      return (await inputBytes()) - before;
+    };
+    const render = async (name: string) => {
+      const res = await postRender(api.url, docxOf(name));
+      expect(res.status).toBe(200);
+      expect(docxPlainText(Buffer.from(await res.arrayBuffer()))).toContain(`Shared ${name}`);
+    };
+
+    // Each request also stores its result (the filled .docx, as large): the template is the difference.
+    const first = await redisInput(() => render('first'));
+    const second = await redisInput(() => render('second'));
+    expect(first - second).toBeGreaterThan(big.length * 0.9);
+    // One key, named by the bytes' digest, for both requests; it ends by itself (no request
+    // deletes a shared key).
+    const key = templateKey(names, digestOf(big));
+    expect(await client.getBuffer(key)).toEqual(big);
+    expect(await client.pttl(key)).toBeGreaterThan(0);
+    expect(await payloadKeysLeft()).toEqual([]);
+
+    // Gone from Redis (evicted, a restart): the API is told and sends the bytes again.
+    await client.del(key);
+    const third = await redisInput(() => render('third'));
+    expect(third - second).toBeGreaterThan(big.length * 0.9);
+    expect(await client.exists(key)).toBe(1);
   });
 });

@@ -252,6 +252,7 @@ describe('template errors cross the queue with their type, status and details', 
         'resultKey',
         'templateBytes',
         'templateChecked',
+        'templateDigest',
         'templateKey',
       ].sort(),
     );

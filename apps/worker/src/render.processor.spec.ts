@@ -1,8 +1,20 @@
-import { UnrecoverableError } from 'bullmq';
-import { ConversionFailedError } from '@app/converters';
-import { TemplateSyntaxError, UndefinedVariableError } from '@app/engine';
-import { decodeFailure, httpStatusOf } from '@app/contracts';
-import { conversionBudget, isRetryable, jobFailure } from './render.processor';
+import { type Job, UnrecoverableError } from 'bullmq';
+import { Redis } from 'ioredis';
+import pino from 'pino';
+import { ConversionFailedError, type PdfConverter } from '@app/converters';
+import { digestOf, TemplateSyntaxError, UndefinedVariableError } from '@app/engine';
+import {
+  decodeFailure,
+  httpStatusOf,
+  payloadKeys,
+  type RenderJob,
+  type RenderJobResult,
+  templateKey,
+} from '@app/contracts';
+import { buildDocx, p } from '../../../test/support/docx-builder';
+import { docxPlainText } from '../../../test/support/docx-text';
+import { RedisServer, stopAll } from '../../../test/service-harness';
+import { conversionBudget, createRenderProcessor, isRetryable, jobFailure } from './render.processor';
 
 describe('job failure classification', () => {
   it('fails caller mistakes at once, with the error body as reason', () => {
@@ -52,5 +64,72 @@ describe('the conversion time limit', () => {
     // Never zero or negative: the converter refuses those.
     expect(conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000 }, enqueuedAt + 70_000)).toBe(100);
     expect(conversionBudget(enqueuedAt, { convertTimeoutMs: 30_000 })).toBe(30_000);
+  });
+});
+
+describe('the template bytes a worker keeps', () => {
+  let server: RedisServer;
+  let redis: Redis;
+
+  beforeAll(async () => {
+    server = await RedisServer.start();
+    redis = new Redis(server.url);
+  });
+
+  afterAll(async () => {
+    redis.disconnect();
+    await stopAll(server);
+  });
+
+  /** A job of the API's shape, rendered to .docx (no converter needed). */
+  async function runJob(
+    process: ReturnType<typeof createRenderProcessor>,
+    id: string,
+    template: Buffer,
+    name: string,
+  ): Promise<string> {
+    const q = { prefix: '{w}', name: 'render' };
+    const digest = digestOf(template);
+    const keys = { ...payloadKeys(q, id), templateKey: templateKey(q, digest) };
+    await redis.set(keys.requestKey, JSON.stringify({ template_data: { name } }));
+    const data: RenderJob = {
+      requestId: id,
+      ...keys,
+      templateDigest: digest,
+      filename: 't.docx',
+      templateBytes: template.length,
+      requestBytes: 0,
+      imageCount: 0,
+      templateChecked: true,
+      options: { undefined: 'empty', output: 'docx' },
+    };
+    const job = { id, data, attemptsStarted: 1, timestamp: Date.now() } as unknown as Job<
+      RenderJob,
+      RenderJobResult
+    >;
+    const result = await process(job);
+    return docxPlainText((await redis.getBuffer(result.resultKey))!);
+  }
+
+  it('renders a template it read before without reading it again, and reads one it lacks', async () => {
+    const process = createRenderProcessor({
+      redis,
+      converter: { name: 'none' } as unknown as PdfConverter, // .docx output: never called
+      workerId: 'w',
+      payloadTtlMs: 60_000,
+      logger: pino({ level: 'silent' }),
+    });
+    const template = buildDocx({ body: [p('Hello {{ name }}')] });
+    await redis.set(templateKey({ prefix: '{w}', name: 'render' }, digestOf(template)), template);
+    expect(await runJob(process, 'a', template, 'first')).toContain('Hello first');
+
+    await redis.flushall(); // the shared key is gone: the worker still has the bytes
+    expect(await runJob(process, 'b', template, 'second')).toContain('Hello second');
+
+    // Another template, not in Redis either: the request has expired for this worker.
+    const other = buildDocx({ body: [p('Bye {{ name }}')] });
+    await expect(runJob(process, 'c', other, 'third')).rejects.toThrow(
+      /expired before a worker could take it/,
+    );
   });
 });

@@ -18,6 +18,7 @@ import {
 } from '@app/contracts';
 import {
   CompiledTemplates,
+  DigestLru,
   type ImageLimits,
   renderDocx,
   type RenderRequest,
@@ -47,6 +48,8 @@ export interface ProcessorDeps {
   richLimits?: Partial<RichLimits>;
   /** Templates compiled by earlier jobs of this worker (one per process; created if absent). */
   compiledTemplates?: CompiledTemplates;
+  /** Templates' bytes read by earlier jobs, by digest (one per process; created if absent). */
+  templateBytes?: TemplateBytes;
   /** Each job logs through a child carrying its requestId and jobId. */
   logger: Logger;
   metrics?: WorkerMetrics;
@@ -97,6 +100,7 @@ export function jobFailure(error: unknown): Error {
 export function createRenderProcessor(deps: ProcessorDeps) {
   // Callers send the same few templates over and over: each is compiled once per worker.
   const compiledTemplates = deps.compiledTemplates ?? new CompiledTemplates();
+  const templateBytes = deps.templateBytes ?? new TemplateBytes();
   deps.metrics?.watchCompiledTemplates(compiledTemplates);
   return function processRenderJob(job: Job<RenderJob, RenderJobResult>): Promise<RenderJobResult> {
     const requestId = job.data.requestId;
@@ -106,7 +110,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
   };
 
   async function runJob(job: Job<RenderJob, RenderJobResult>, log: Logger): Promise<RenderJobResult> {
-    const { requestId, templateKey, requestKey, resultKey, options } = job.data;
+    const { requestId, templateDigest, resultKey, options } = job.data;
     // Ids and sizes only: template data and images never reach the log.
     log.info(
       {
@@ -119,7 +123,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
     );
     try {
-      const [template, requestJson] = await readPayload(deps.redis, templateKey, requestKey);
+      const [template, requestJson] = await readPayload(deps.redis, job.data, templateBytes);
       if (!template || requestJson === null) {
         // The API gave up on this request (timeout or hang-up) and deleted its payload.
         throw new InternalError('The request expired before a worker could take it', {
@@ -138,6 +142,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         // Checked once per request, by the API; the worker still bounds what it inflates.
         templateChecked: job.data.templateChecked === true,
         compiledTemplates,
+        ...(templateDigest ? { templateDigest } : {}),
         // A .docx for the converter is stored, not deflated: it is read once, right here.
         compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
         // What LibreOffice could not convert within the budget is refused now, not at the timeout.
@@ -195,16 +200,35 @@ export function createRenderProcessor(deps: ProcessorDeps) {
   }
 }
 
-/** The template's bytes and the request's JSON, in one write to Redis (a pipeline). */
+/**
+ * Templates' bytes by digest, read from Redis by earlier jobs: callers send the same few templates
+ * over and over, and a job whose template is here reads only its request. Bounded by entries and
+ * bytes, least recently used out first.
+ */
+export class TemplateBytes extends DigestLru<Buffer> {
+  constructor(maxEntries = 32, maxBytes = 64 * 1024 * 1024) {
+    super(maxEntries, maxBytes);
+  }
+}
+
+/**
+ * The template's bytes and the request's JSON: the request alone when the template is kept here,
+ * else both in one write to Redis (a pipeline). The template's key is named by the digest the API
+ * computed (templateKey), so bytes read under it are kept under that digest.
+ */
 async function readPayload(
   redis: RedisConnection,
-  templateKey: string,
-  requestKey: string,
+  job: Pick<RenderJob, 'templateKey' | 'templateDigest' | 'requestKey'>,
+  kept: TemplateBytes,
 ): Promise<[Buffer | null, string | null]> {
-  const replies = await redis.pipeline().getBuffer(templateKey).get(requestKey).exec();
+  const cached = job.templateDigest ? kept.get(job.templateDigest) : undefined;
+  if (cached) return [cached, await redis.get(job.requestKey)];
+  const replies = await redis.pipeline().getBuffer(job.templateKey).get(job.requestKey).exec();
   if (!replies) throw new Error('Redis discarded the pipeline');
   for (const [error] of replies) if (error) throw error;
-  return [replies[0][1] as Buffer | null, replies[1][1] as string | null];
+  const template = replies[0][1] as Buffer | null;
+  if (template && job.templateDigest) kept.set(job.templateDigest, template, template.length);
+  return [template, replies[1][1] as string | null];
 }
 
 /** Time the answer needs to reach the API after the conversion ends. */

@@ -1,5 +1,5 @@
 import { httpStatusOf, TypedError } from './errors';
-import { decodeFailure, encodeFailure, heartbeatKey, payloadKeys } from './render-job';
+import { decodeFailure, encodeFailure, heartbeatKey, payloadKeys, templateKey } from './render-job';
 import { ServiceUnavailableError } from './service-errors';
 
 class TemplateRuntimeError extends TypedError {
@@ -13,8 +13,12 @@ describe('render job protocol', () => {
   it('keeps every key in the queue prefix hash slot', () => {
     const q = { prefix: '{docx}', name: 'render' };
     const keys = payloadKeys(q, 'abc');
-    for (const key of [...Object.values(keys), heartbeatKey(q)]) expect(key.startsWith('{docx}:')).toBe(true);
-    expect(new Set(Object.values(keys)).size).toBe(3);
+    const template = templateKey(q, 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=');
+    for (const key of [...Object.values(keys), template, heartbeatKey(q)])
+      expect(key.startsWith('{docx}:')).toBe(true);
+    expect(new Set(Object.values(keys)).size).toBe(2);
+    // base64url: no '/' to read as a path, no '+' or '=' to quote
+    expect(template).toBe('{docx}:render-template:n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg');
   });
 
   it('carries a typed error across the queue with type and details; the catalogue gives its status', () => {

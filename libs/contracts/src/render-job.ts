@@ -2,9 +2,10 @@
  * What travels between the API and the workers, and where it is kept in Redis.
  *
  * A job carries ids, sizes, the file name and options only (Bull Board shows job data; it must not
- * show documents). The template, the request (data and images) and the result live under their own
- * keys with a TTL, beside the queue's keys under the same Redis Cluster hash tag, and the API
- * deletes them once it has answered or given up.
+ * show documents). The request (data and images) and the result live under the job's own keys
+ * with a TTL, beside the queue's keys under the same Redis Cluster hash tag, and the API deletes
+ * them once it has answered or given up. The template lives under a key named by its digest,
+ * shared by the requests that send the same bytes, and ends with its TTL (renewed by each use).
  *
  * A failure crosses the queue as the JSON error body in the job's failed reason, so the caller gets
  * the error type, status and details the worker raised.
@@ -36,9 +37,18 @@ export interface RenderJob {
    * to the converter. Not the job id: callers may reuse an id, job ids must be unique.
    */
   requestId: string;
-  /** Redis keys of the template (.docx bytes) and of the request (JSON: template_data, images). */
+  /**
+   * Redis keys of the template (.docx bytes) and of the request (JSON: template_data, images).
+   * The template's key is its digest's (templateKey): requests with the same bytes share it, so a
+   * template sent over and over crosses Redis once per PAYLOAD_TTL_MS, not with every request.
+   */
   templateKey: string;
   requestKey: string;
+  /**
+   * SHA-256 (base64) of the template's bytes, as the API computed it: workers keep recent
+   * templates by it and read from Redis only what they lack. Absent in jobs of older APIs.
+   */
+  templateDigest?: string;
   /** Where the worker leaves the result (PDF or .docx bytes). */
   resultKey: string;
   filename: string;
@@ -74,10 +84,19 @@ export interface QueueNames {
   name: string;
 }
 
-/** Keys of one job's payload, in the queue's hash slot. */
+/** Keys of one job's own payload (its request and its result), in the queue's hash slot. */
 export function payloadKeys(q: QueueNames, jobId: string) {
   const base = `${q.prefix}:${q.name}-payload:${jobId}`;
-  return { templateKey: `${base}:template`, requestKey: `${base}:request`, resultKey: `${base}:result` };
+  return { requestKey: `${base}:request`, resultKey: `${base}:result` };
+}
+
+/**
+ * The key of a template's bytes, named by their digest (digestOf: SHA-256, base64) and shared by
+ * every request that sends those bytes; in the queue's hash slot. Each request that uses it sets
+ * its TTL to PAYLOAD_TTL_MS again; no request deletes it.
+ */
+export function templateKey(q: QueueNames, digest: string): string {
+  return `${q.prefix}:${q.name}-template:${digest.replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
 }
 
 /** The sorted set where workers register their heartbeats. */

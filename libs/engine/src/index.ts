@@ -10,7 +10,7 @@ export { DEFAULT_RICH_LIMITS } from './rich/limits';
 export type { RichLimits } from './rich/limits';
 export { compileTemplate } from './render';
 export { CompiledTemplates, DEFAULT_COMPILED_TEMPLATES_LIMITS } from './docx/compiled-templates';
-export { RecentDigests } from './docx/recent-digests';
+export { DigestLru, digestOf, RecentDigests } from './docx/recent-digests';
 export type { CompiledTemplatesLimits } from './docx/compiled-templates';
 export { lintDocxTemplate } from './lint/lint-template';
 export type { LintError, LintOptions, LintReport, LintWarning } from './lint/lint-template';

@@ -73,6 +73,11 @@ export interface RenderOptions {
    * seen before is not compiled again, and one compiled here without errors is kept.
    */
   compiledTemplates?: CompiledTemplates;
+  /**
+   * The template's digest (digestOf, SHA-256 of its bytes) when the caller has it already (the
+   * worker: the API's, carried by the job): the compile cache's key, not computed again.
+   */
+  templateDigest?: string;
 }
 
 interface DxtError extends Error {
@@ -201,7 +206,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     templateLimits,
   });
   const cache = rich.templateChanged ? undefined : options.compiledTemplates;
-  const cacheKey = cache && CompiledTemplates.keyOf(template);
+  const cacheKey = cache && (options.templateDigest ?? CompiledTemplates.keyOf(template));
   const compiled = cacheKey ? cache.get(cacheKey) : undefined;
   const module = new JinjaModule(state, imageWriter, rich, compiled);
   let doc: Docxtemplater;

@@ -139,7 +139,7 @@ export class DocumentsController {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
     });
-    this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     prepareImages(
       request.images,
       {
@@ -171,6 +171,7 @@ export class DocumentsController {
         filename,
         request,
         templateChecked: true,
+        templateDigest,
         options: {
           undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
           output,

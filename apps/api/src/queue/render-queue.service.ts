@@ -8,7 +8,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { Queue, QueueEvents } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { type RenderRequest } from '@app/engine';
+import { digestOf, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   connectRedis,
@@ -29,6 +29,7 @@ import {
   payloadKeys,
   QueueNames,
   RenderJob,
+  templateKey,
   RenderJobOptions,
   RenderJobResult,
 } from '@app/contracts';
@@ -45,6 +46,8 @@ export interface RenderInput {
   request: RenderRequest;
   /** checkDocxTemplate passed on this template (the controller runs it before queueing). */
   templateChecked: boolean;
+  /** digestOf(template), when the caller has it (the controller's check computed it). */
+  templateDigest?: string;
   options: RenderJobOptions;
 }
 
@@ -72,6 +75,9 @@ export interface QueueProbe {
   healthyConverters?: number;
 }
 
+/** Templates remembered as stored (the oldest is forgotten first). */
+const STORED_TEMPLATES = 256;
+
 /** How often, after a Redis error, the API looks for lost jobs until Redis answers. */
 const LOST_JOB_CHECK_MS = 1000;
 
@@ -86,6 +92,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private eventsRedis!: RedisConnection;
   private queue!: Queue<RenderJob, RenderJobResult>;
   private events!: QueueEvents;
+  /** Templates this API stored in Redis, by digest: until when it sends none (admit()). */
+  private readonly storedTemplates = new Map<string, number>();
   /** Requests waiting for their job, by job id. */
   private readonly waiters = new Map<string, (outcome: Outcome) => void>();
   /** Jobs of waiting requests that are in the queue (added, not yet settled). */
@@ -163,10 +171,13 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     // Unique whatever the caller sent as X-Request-Id: it names the job and the payload keys.
     const jobId = randomUUID();
     const keys = payloadKeys(this.names, jobId);
+    const digest = input.templateDigest ?? digestOf(input.template);
     const requestJson = JSON.stringify(input.request);
     const job: RenderJob = {
       requestId: input.requestId,
       ...keys,
+      templateKey: templateKey(this.names, digest),
+      templateDigest: digest,
       filename: input.filename,
       templateBytes: input.template.length,
       requestBytes: Buffer.byteLength(requestJson),
@@ -174,7 +185,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       templateChecked: input.templateChecked,
       options: input.options,
     };
-    await this.admit(keys, input.template, requestJson, signal);
+    await this.admit(job, input.template, requestJson, signal);
     const started = Date.now();
     // Listen before adding, so a fast worker's answer is not missed.
     const outcome = this.wait(jobId, signal);
@@ -227,7 +238,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
           );
       }
     } finally {
-      this.redis.del(keys.templateKey, keys.requestKey, keys.resultKey).catch(() => undefined);
+      // The template's key is shared with other requests: its TTL ends it.
+      this.redis.del(keys.requestKey, keys.resultKey).catch(() => undefined);
     }
   }
 
@@ -297,15 +309,19 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Refuses what would only time out (no worker alive after a short hold, the queue full) and
-   * otherwise stores the request's payload, in one round trip (admission.ts).
+   * otherwise stores the request's payload, in one round trip (admission.ts). The template's bytes
+   * go only when this API has not stored them within the last half PAYLOAD_TTL_MS, or when Redis
+   * no longer has them.
    */
   private async admit(
-    keys: ReturnType<typeof payloadKeys>,
+    job: RenderJob,
     template: Buffer,
     requestJson: string,
     signal?: AbortSignal,
   ): Promise<void> {
     const retryAfter = this.config.RETRY_AFTER_SECONDS;
+    const digest = job.templateDigest!;
+    let sendTemplate = !((this.storedTemplates.get(digest) ?? 0) > Date.now());
     const run = () =>
       admitAndStore(
         this.redis,
@@ -314,26 +330,41 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
           wait: this.queue.keys.wait,
           prioritized: this.queue.keys.prioritized,
           delayed: this.queue.keys.delayed,
-          template: keys.templateKey,
-          request: keys.requestKey,
+          template: job.templateKey,
+          request: job.requestKey,
         },
-        { maxWaiting: this.config.MAX_WAITING_JOBS, ttlMs: this.config.payloadTtlMs, template, requestJson },
+        {
+          maxWaiting: this.config.MAX_WAITING_JOBS,
+          ttlMs: this.config.payloadTtlMs,
+          template: sendTemplate ? template : null,
+          requestJson,
+        },
       );
     let admission: Admission;
     try {
       admission = await run();
       if (admission.workers === 0 && (await this.workersAfterWait(signal)) > 0) admission = await run();
+      if (admission.outcome === 'template_missing') {
+        sendTemplate = true;
+        admission = await run();
+      }
     } catch (e) {
       throw this.unavailable('Redis is unreachable', e);
     }
     if (admission.workers === 0) {
       throw new ServiceUnavailableError('No worker is running', retryAfter, { live_workers: 0 });
     }
-    if (!admission.stored) {
+    if (admission.outcome !== 'stored') {
       throw new ServiceUnavailableError('Too many documents are waiting; try again shortly', retryAfter, {
         waiting_jobs: admission.waiting,
         max_waiting_jobs: this.config.MAX_WAITING_JOBS,
       });
+    }
+    // Stored or renewed: the key lives PAYLOAD_TTL_MS from now.
+    this.storedTemplates.delete(digest);
+    this.storedTemplates.set(digest, Date.now() + this.config.payloadTtlMs / 2);
+    if (this.storedTemplates.size > STORED_TEMPLATES) {
+      this.storedTemplates.delete(this.storedTemplates.keys().next().value!);
     }
   }
 

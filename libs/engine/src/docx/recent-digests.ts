@@ -57,12 +57,13 @@ export class RecentDigests {
     this.passed = new DigestLru(capacity);
   }
 
-  /** Runs `check` unless these bytes passed it before; remembers a pass. */
-  ensure<T extends Uint8Array>(bytes: T, check: (bytes: T) => unknown): void {
+  /** Runs `check` unless these bytes passed it before; remembers a pass. Returns their digest. */
+  ensure<T extends Uint8Array>(bytes: T, check: (bytes: T) => unknown): string {
     const digest = digestOf(bytes);
-    if (this.passed.get(digest)) return;
+    if (this.passed.get(digest)) return digest;
     check(bytes);
     this.passed.set(digest, true);
+    return digest;
   }
 
   get size(): number {
