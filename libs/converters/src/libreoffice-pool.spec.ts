@@ -257,6 +257,16 @@ describe('LibreOfficePool supervision', () => {
     }
   });
 
+  it('replaces instances after 1,000 conversions with jemalloc, 200 with glibc malloc, unless told', () => {
+    // No process starts before start() or a conversion.
+    expect(new LibreOfficePool({ instances: 1 }).restartAfter).toBe(1000);
+    expect(new LibreOfficePool({ instances: 1, allocator: 'system' }).restartAfter).toBe(200);
+    expect(new LibreOfficePool({ instances: 1, restartAfter: 0 }).restartAfter).toBe(0);
+    expect(new LibreOfficePool({ instances: 1, allocator: 'system', restartAfter: 50 }).restartAfter).toBe(
+      50,
+    );
+  });
+
   it('runs soffice.bin with glibc malloc when the allocator is `system`, and converts the same', async () => {
     const pool = new LibreOfficePool({ instances: 1, restartAfter: 0, allocator: 'system' });
     try {
