@@ -318,6 +318,23 @@ export async function memoryAfterGc(proc: ManagedProcess): Promise<MemoryFigures
   return JSON.parse(line.slice(MEMORY_PROBE_PREFIX.length)) as MemoryFigures;
 }
 
+/**
+ * A fresh redis-server and a client for the tests of the enclosing file or describe: started
+ * before all of them, stopped after. Read `.server` and `.client` inside the tests.
+ */
+export function redisForTests(): { readonly server: RedisServer; readonly client: Redis } {
+  const state = {} as { server: RedisServer; client: Redis };
+  beforeAll(async () => {
+    state.server = await RedisServer.start();
+    state.client = state.server.client();
+  });
+  afterAll(async () => {
+    state.client?.disconnect();
+    await stopAll(state.server);
+  });
+  return state;
+}
+
 export async function stopAll(
   ...procs: Array<ManagedProcess | RedisServer | RunningApi | undefined>
 ): Promise<void> {

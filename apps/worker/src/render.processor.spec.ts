@@ -1,5 +1,4 @@
 import { type Job, UnrecoverableError } from 'bullmq';
-import { Redis } from 'ioredis';
 import pino from 'pino';
 import { ConversionFailedError, type PdfConverter } from '@app/converters';
 import { digestOf, TemplateSyntaxError, UndefinedVariableError } from '@app/engine';
@@ -13,7 +12,7 @@ import {
 } from '@app/contracts';
 import { buildDocx, p } from '../../../test/support/docx-builder';
 import { docxPlainText } from '../../../test/support/docx-text';
-import { RedisServer, stopAll } from '../../../test/service-harness';
+import { redisForTests } from '../../../test/service-harness';
 import { conversionBudget, createRenderProcessor, isRetryable, jobFailure } from './render.processor';
 
 describe('job failure classification', () => {
@@ -68,18 +67,7 @@ describe('the conversion time limit', () => {
 });
 
 describe('the template bytes a worker keeps', () => {
-  let server: RedisServer;
-  let redis: Redis;
-
-  beforeAll(async () => {
-    server = await RedisServer.start();
-    redis = new Redis(server.url);
-  });
-
-  afterAll(async () => {
-    redis.disconnect();
-    await stopAll(server);
-  });
+  const redisServer = redisForTests();
 
   /** A job of the API's shape, rendered to .docx (no converter needed). */
   async function runJob(
@@ -91,7 +79,7 @@ describe('the template bytes a worker keeps', () => {
     const q = { prefix: '{w}', name: 'render' };
     const digest = digestOf(template);
     const keys = { ...payloadKeys(q, id), templateKey: templateKey(q, digest) };
-    await redis.set(keys.requestKey, JSON.stringify({ template_data: { name } }));
+    await redisServer.client.set(keys.requestKey, JSON.stringify({ template_data: { name } }));
     const data: RenderJob = {
       requestId: id,
       ...keys,
@@ -108,22 +96,25 @@ describe('the template bytes a worker keeps', () => {
       RenderJobResult
     >;
     const result = await process(job);
-    return docxPlainText((await redis.getBuffer(result.resultKey))!);
+    return docxPlainText((await redisServer.client.getBuffer(result.resultKey))!);
   }
 
   it('renders a template it read before without reading it again, and reads one it lacks', async () => {
     const process = createRenderProcessor({
-      redis,
+      redis: redisServer.client,
       converter: { name: 'none' } as unknown as PdfConverter, // .docx output: never called
       workerId: 'w',
       payloadTtlMs: 60_000,
       logger: pino({ level: 'silent' }),
     });
     const template = buildDocx({ body: [p('Hello {{ name }}')] });
-    await redis.set(templateKey({ prefix: '{w}', name: 'render' }, digestOf(template)), template);
+    await redisServer.client.set(
+      templateKey({ prefix: '{w}', name: 'render' }, digestOf(template)),
+      template,
+    );
     expect(await runJob(process, 'a', template, 'first')).toContain('Hello first');
 
-    await redis.flushall(); // the shared key is gone: the worker still has the bytes
+    await redisServer.client.flushall(); // the shared key is gone: the worker still has the bytes
     expect(await runJob(process, 'b', template, 'second')).toContain('Hello second');
 
     // Another template, not in Redis either: the request has expired for this worker.
