@@ -1,10 +1,11 @@
 /**
  * Where the LibreOffice pool keeps its private directory: each instance's profile and TMPDIR
  * (LibreOffice writes and removes temporary files on every conversion) and each job's .docx and
- * PDF. On a disk file system these are journal work: under load a job's unlink and rmdir blocked
- * the worker's loop for 1–2 ms, and LibreOffice itself converts faster on tmpfs. Two instances on
- * the corpus invoice, 80 documents each way, 24 Nov 2026: /dev/shm 28.6–29.0 documents/s and 58–59
- * CPU ms per document against /tmp's 26.3–26.7 and 61–62 (docs/conversion.md).
+ * PDF. On a disk file system these are journal work (a profile of the worker at 4 callers put
+ * 1.7 ms of wall time per job in a synchronous unlink and rmdir), and LibreOffice itself converts
+ * faster on tmpfs. Two instances on the corpus invoice, 80 documents each way, 24 Nov 2026:
+ * /dev/shm 28.6–29.0 documents/s and 58–59 CPU ms per document against /tmp's 26.3–26.7 and
+ * 61–62 (docs/conversion.md).
  *
  * The default is /dev/shm when it is a writable tmpfs with room to spare (a container's default
  * 64 MiB is not: a few large PDFs in flight would fill it), else the system's temporary directory.
