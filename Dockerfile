@@ -64,7 +64,7 @@ FROM worker AS worker-libreoffice
 # exports its colour glyphs as nothing. For more scripts and Japanese/Korean glyph forms:
 #   --build-arg SCRIPT_FONTS="fonts-noto-core fonts-noto-cjk fonts-symbola"
 ARG SCRIPT_FONTS="fonts-wqy-zenhei fonts-tlwg-garuda-ttf fonts-lohit-deva fonts-symbola"
-# libjemalloc2: the allocator the pool preloads into soffice.bin (LIBREOFFICE_ALLOCATOR, docs/service.md).
+# libjemalloc2: the allocator the pool preloads into soffice.bin (LIBREOFFICE_ALLOCATOR, docs/conversion.md).
 USER root
 RUN apt-get update \
  && apt-get install -y --no-install-recommends libreoffice-writer-nogui python3-uno libjemalloc2 ${SCRIPT_FONTS} \

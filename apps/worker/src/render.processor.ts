@@ -142,7 +142,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         // Checked once per request, by the API; the worker still bounds what it inflates.
         templateChecked: job.data.templateChecked === true,
         compiledTemplates,
-        ...(templateDigest ? { templateDigest } : {}),
+        templateDigest,
         // A .docx for the converter is stored, not deflated: it is read once, right here.
         compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
         // What LibreOffice could not convert within the budget is refused now, not at the timeout.

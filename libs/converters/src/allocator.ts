@@ -5,7 +5,7 @@
  * _int_malloc and malloc_consolidate growing from 19 % to 25 % of its time (a fragmented heap).
  * jemalloc, preloaded into soffice.bin alone, keeps it flat and is faster from the first document:
  * 62–67 ms over the same 200, the 500-row invoice 419–430 against 567–590 ms, the contract 230
- * against 258 ms (docs/service.md, "LibreOffice's allocator"). Debian ships it as libjemalloc2.
+ * against 258 ms (docs/conversion.md, "LibreOffice's allocator"). Debian ships it as libjemalloc2.
  *
  * `auto` (the default) uses jemalloc when it is installed and glibc's malloc otherwise; `jemalloc`
  * requires it (the worker refuses to start without it); `system` never preloads anything.

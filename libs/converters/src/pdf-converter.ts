@@ -32,7 +32,7 @@ export interface ConverterStats {
 export interface PdfConverter {
   readonly name: string; // 'libreoffice' | 'gotenberg'
   readonly capacity: number; // how many conversions it runs at once
-  /** What else it runs with, for the start-up log line (the pool: `allocator jemalloc`). */
+  /** What else it runs with, for the start-up log line (the pool: `allocator jemalloc, work dir /dev/shm`). */
   readonly setup?: string;
   convert(docx: Buffer, options?: ConvertOptions): Promise<Buffer>;
   health(): Promise<ConverterHealth>;

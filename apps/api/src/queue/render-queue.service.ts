@@ -8,7 +8,7 @@ import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/commo
 import { Queue, QueueEvents } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { digestOf, type RenderRequest } from '@app/engine';
+import { DigestLru, digestOf, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   connectRedis,
@@ -75,9 +75,6 @@ export interface QueueProbe {
   healthyConverters?: number;
 }
 
-/** Templates remembered as stored (the oldest is forgotten first). */
-const STORED_TEMPLATES = 256;
-
 /** How often, after a Redis error, the API looks for lost jobs until Redis answers. */
 const LOST_JOB_CHECK_MS = 1000;
 
@@ -92,8 +89,11 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private eventsRedis!: RedisConnection;
   private queue!: Queue<RenderJob, RenderJobResult>;
   private events!: QueueEvents;
-  /** Templates this API stored in Redis, by digest: until when it sends none (admit()). */
-  private readonly storedTemplates = new Map<string, number>();
+  /**
+   * Templates this API stored in Redis, by digest: until when it sends none (admit()). The last
+   * 256 used are remembered.
+   */
+  private readonly storedTemplates = new DigestLru<{ until: number }>(256);
   /** Requests waiting for their job, by job id. */
   private readonly waiters = new Map<string, (outcome: Outcome) => void>();
   /** Jobs of waiting requests that are in the queue (added, not yet settled). */
@@ -321,7 +321,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   ): Promise<void> {
     const retryAfter = this.config.RETRY_AFTER_SECONDS;
     const digest = job.templateDigest!;
-    let sendTemplate = !((this.storedTemplates.get(digest) ?? 0) > Date.now());
+    const stored = this.storedTemplates.get(digest);
+    let sendTemplate = !(stored && stored.until > Date.now());
     const run = () =>
       admitAndStore(
         this.redis,
@@ -361,11 +362,9 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       });
     }
     // Stored or renewed: the key lives PAYLOAD_TTL_MS from now.
-    this.storedTemplates.delete(digest);
-    this.storedTemplates.set(digest, Date.now() + this.config.payloadTtlMs / 2);
-    if (this.storedTemplates.size > STORED_TEMPLATES) {
-      this.storedTemplates.delete(this.storedTemplates.keys().next().value!);
-    }
+    const until = Date.now() + this.config.payloadTtlMs / 2;
+    if (stored) stored.until = until;
+    else this.storedTemplates.set(digest, { until });
   }
 
   /** Resolves with the job's outcome; after JOB_TIMEOUT_MS (or an abort) withdraws the job if no worker took it. */
