@@ -203,7 +203,7 @@ async function main(): Promise<void> {
       console.log(
         `  where a request's time goes (medians, ms): API until queued ${ms(median(b.toQueue))}, ` +
           `pickup ${ms(median(b.pickup))}, render ${ms(median(b.render))}, convert ${ms(median(b.convert))}, ` +
-          `worker Redis I/O ${ms(median(b.workerOther))}, completion to response ${ms(median(b.back))}`,
+          `worker Redis I/O and reply ${ms(median(b.workerOther))}, completion to response ${ms(median(b.back))}`,
       );
     }
     bare.stop();

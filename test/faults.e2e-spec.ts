@@ -182,7 +182,8 @@ describe('(a) a worker SIGKILLed mid-job', () => {
     const a = await response;
     const doneAt = Date.now();
     expectLongPdf(a);
-    expect(replacement.output()).toMatch(new RegExp(`job ${jobId} completed`));
+    // The answer comes by the reply list, before the worker's own line (another pipe): wait for it.
+    expect(await replacement.waitFor(new RegExp(`job ${jobId} completed`), 5000)).toBeDefined();
     record.add('request whose only worker was SIGKILLed, replacement started', '200', a);
     fault({
       fault: '(a) the only worker SIGKILLed mid-job, a replacement started (as a container restart)',

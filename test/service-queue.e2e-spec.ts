@@ -3,7 +3,7 @@
  * the queue is full (both at once, with Retry-After), 504 with the job withdrawn, 500 without
  * internals, and 502 after retries when the converter (Gotenberg here) cannot be reached.
  */
-import { Queue, UnrecoverableError, Worker } from 'bullmq';
+import { type Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { buildDocx, p } from './support/docx-builder';
 import { docxPlainText } from './support/docx-text';
@@ -21,7 +21,7 @@ import {
   testEnv,
   waitUntil,
 } from './service-harness';
-import { heartbeatKey, templateKey } from '@app/contracts';
+import { encodeReply, heartbeatKey, type RenderJob, type RenderJobResult, templateKey } from '@app/contracts';
 import { digestOf } from '@app/engine';
 import { beat, unregister } from '@app/contracts';
 
@@ -161,6 +161,90 @@ it('500 internal_error without internals when a worker fails unexpectedly', asyn
   } finally {
     await worker.close();
   }
+});
+
+describe('answers from workers, by reply list or by result key', () => {
+  /** A stand-in worker that answers each job with `answer` (after starting the fake heartbeat). */
+  async function withWorker(
+    answer: (job: Job<RenderJob>) => Promise<Partial<RenderJobResult>>,
+    f: () => Promise<void>,
+  ): Promise<void> {
+    await startFakeHeartbeat();
+    const worker = new Worker<RenderJob>('render', answer, {
+      connection: { url: redis.url },
+      prefix: PREFIX,
+    });
+    try {
+      await f();
+    } finally {
+      await worker.close();
+    }
+  }
+
+  it('reads the document from its reply list and ignores what is not its answer', async () => {
+    const seen: Array<RenderJob> = [];
+    await withWorker(
+      async (job) => {
+        seen.push(job.data);
+        const list = job.data.replyKey!;
+        // A frame that is no reply, and a reply to a request nobody waits for, come first.
+        await client.rpush(list, Buffer.from('not a reply'));
+        await client.rpush(list, encodeReply({ jobId: 'gone', contentType: 'x/y', body: Buffer.from('no') }));
+        await client.rpush(
+          list,
+          encodeReply({
+            jobId: String(job.id),
+            contentType: 'application/pdf',
+            body: Buffer.from('%PDF-reply'),
+          }),
+        );
+        await client.del(job.data.requestKey); // as a worker does with its push
+        return { replyKey: list, resultKey: job.data.resultKey };
+      },
+      async () => {
+        const res = await postRender(api.url, form);
+        expect(res.status).toBe(200);
+        expect(res.headers.get('content-type')).toBe('application/pdf');
+        expect(Buffer.from(await res.arrayBuffer()).toString()).toBe('%PDF-reply');
+      },
+    );
+    expect(seen).toHaveLength(1);
+    expect(seen[0].replyKey).toMatch(/^\{q\}:render-reply:[0-9a-f-]{36}$/);
+    // Everything was read; the list (with its TTL) holds nothing.
+    expect(await client.llen(seen[0].replyKey!)).toBe(0);
+    expect(await payloadKeysLeft()).toEqual([]);
+  });
+
+  it('reads the result key of a worker that predates reply lists', async () => {
+    await withWorker(
+      async (job) => {
+        await client.set(job.data.resultKey, Buffer.from('%PDF-key'), 'PX', 10_000);
+        return { resultKey: job.data.resultKey, contentType: 'application/pdf', bytes: 8 };
+      },
+      async () => {
+        const res = await postRender(api.url, form);
+        expect(res.status).toBe(200);
+        expect(Buffer.from(await res.arrayBuffer()).toString()).toBe('%PDF-key');
+      },
+    );
+    expect(await payloadKeysLeft()).toEqual([]);
+  });
+
+  it('503 asking to send again when a job completed but its reply never came', async () => {
+    await withWorker(
+      // Claims to have replied without pushing anything: what a reply lost in transit looks like.
+      async (job) => ({ replyKey: job.data.replyKey, resultKey: job.data.resultKey }),
+      async () => {
+        const res = await postRender(api.url, form);
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('7');
+        const body = (await res.json()) as { error_type: string; message: string };
+        expect(body.error_type).toBe('service_unavailable');
+        expect(body.message).toMatch(/answer was lost on the way.*send it again/);
+      },
+    );
+    expect(await payloadKeysLeft()).toEqual([]);
+  });
 });
 
 describe('with a worker whose converter is down', () => {

@@ -102,7 +102,8 @@ it('a worker SIGKILLed mid-job loses nothing: the other worker finishes the job'
   // (checked without printing forty pages when it fails)
   expect(/Line 0 of a long\s+document\./.test(text)).toBe(true);
   expect(/Line 2999 of a long\s+document\./.test(text)).toBe(true);
-  expect(survivor.output()).toMatch(new RegExp(`job ${jobId} completed`));
+  // The answer comes by the reply list, before the worker's own line (another pipe): wait for it.
+  expect(await survivor.waitFor(new RegExp(`job ${jobId} completed`), 5000)).toBeDefined();
   // the killed worker's LibreOffice went with it
   await waitUntil(() => processesOf(victim.pid).length === 0, 15_000, 'the killed worker’s soffice to exit');
 });

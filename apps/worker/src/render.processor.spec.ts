@@ -4,8 +4,10 @@ import { ConversionFailedError, type PdfConverter } from '@app/converters';
 import { digestOf, TemplateSyntaxError, UndefinedVariableError } from '@app/engine';
 import {
   decodeFailure,
+  decodeReply,
   httpStatusOf,
   payloadKeys,
+  replyKey,
   type RenderJob,
   type RenderJobResult,
   templateKey,
@@ -122,5 +124,52 @@ describe('the template bytes a worker keeps', () => {
     await expect(runJob(process, 'c', other, 'third')).rejects.toThrow(
       /expired before a worker could take it/,
     );
+  });
+
+  it('pushes the result to the reply list a job names, with a TTL, and deletes its request', async () => {
+    const q = { prefix: '{w}', name: 'render' };
+    const template = buildDocx({ body: [p('Hello {{ name }}')] });
+    const digest = digestOf(template);
+    const keys = { ...payloadKeys(q, 'r1'), templateKey: templateKey(q, digest) };
+    const list = replyKey(q, 'api-1');
+    await redisServer.client.set(keys.templateKey, template);
+    await redisServer.client.set(keys.requestKey, JSON.stringify({ template_data: { name: 'reply' } }));
+    const process = createRenderProcessor({
+      redis: redisServer.client,
+      converter: { name: 'none' } as unknown as PdfConverter,
+      workerId: 'w',
+      payloadTtlMs: 60_000,
+      logger: pino({ level: 'silent' }),
+    });
+    const data: RenderJob = {
+      requestId: 'req-1',
+      ...keys,
+      replyKey: list,
+      templateDigest: digest,
+      filename: 't.docx',
+      templateBytes: template.length,
+      requestBytes: 0,
+      imageCount: 0,
+      templateChecked: true,
+      options: { undefined: 'empty', output: 'docx' },
+    };
+    const job = { id: 'r1', data, attemptsStarted: 1, timestamp: Date.now() } as unknown as Job<
+      RenderJob,
+      RenderJobResult
+    >;
+    const result = await process(job);
+    expect(result.replyKey).toBe(list);
+
+    const frames = await redisServer.client.lrangeBuffer(list, 0, -1);
+    expect(frames).toHaveLength(1);
+    const reply = decodeReply(frames[0])!;
+    expect(reply.jobId).toBe('r1');
+    expect(reply.contentType).toBe(result.contentType);
+    expect(reply.body.length).toBe(result.bytes);
+    expect(docxPlainText(reply.body)).toContain('Hello reply');
+    const ttl = await redisServer.client.pttl(list);
+    expect(ttl).toBeGreaterThan(50_000);
+    expect(ttl).toBeLessThanOrEqual(60_000);
+    expect(await redisServer.client.exists(keys.requestKey, keys.resultKey)).toBe(0);
   });
 });

@@ -10,9 +10,11 @@ import { ConversionFailedError, parsePdfOptions, type PdfConverter } from '@app/
 import {
   CONTENT_TYPES,
   encodeFailure,
+  encodeReply,
   InternalError,
   type RedisConnection,
   type RenderJob,
+  type Reply,
   type RenderJobResult,
   TypedError,
 } from '@app/contracts';
@@ -164,7 +166,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const t2 = performance.now();
       if (options.output !== 'docx') deps.metrics?.conversionDuration.observe((t2 - t1) / 1000);
 
-      await deps.redis.set(resultKey, result, 'PX', deps.payloadTtlMs);
+      const contentType = CONTENT_TYPES[options.output];
+      await storeResult(deps, job.data, { jobId: String(job.id), contentType, body: result });
       deps.metrics?.jobs.inc({ outcome: 'success' });
       log.info(
         { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
@@ -172,8 +175,9 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       );
       return {
         resultKey,
+        ...(job.data.replyKey ? { replyKey: job.data.replyKey } : {}),
         bytes: result.length,
-        contentType: CONTENT_TYPES[options.output],
+        contentType,
         renderMs: Math.round(t1 - t0),
         convertMs: Math.round(t2 - t1),
         worker: deps.workerId,
@@ -229,6 +233,34 @@ async function readPayload(
   const template = replies[0][1] as Buffer | null;
   if (template && job.templateDigest) kept.set(job.templateDigest, template, template.length);
   return [template, replies[1][1] as string | null];
+}
+
+/**
+ * Hands the result to the API: pushed to the reply list the job names (one write, read by the
+ * waiting request's API before BullMQ hears the job is done; the request's payload is deleted in
+ * the same transaction), else written to the job's result
+ * key for an older API to fetch after the completed event. The list's TTL is renewed with each
+ * push, so replies to an API that went away end with the payload TTL. A job that runs twice
+ * (its worker died after the push) pushes twice; the API drops a reply nobody waits for.
+ */
+async function storeResult(
+  deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
+  job: Pick<RenderJob, 'replyKey' | 'resultKey' | 'requestKey'>,
+  reply: Reply,
+): Promise<void> {
+  if (!job.replyKey) {
+    await deps.redis.set(job.resultKey, reply.body, 'PX', deps.payloadTtlMs);
+    return;
+  }
+  // The request is answered: its payload goes with the push (the API deletes it otherwise).
+  const replies = await deps.redis
+    .multi()
+    .rpush(job.replyKey, encodeReply(reply))
+    .pexpire(job.replyKey, deps.payloadTtlMs)
+    .del(job.requestKey)
+    .exec();
+  if (!replies) throw new Error('Redis discarded the reply');
+  for (const [error] of replies) if (error) throw error;
 }
 
 /** Time the answer needs to reach the API after the conversion ends. */

@@ -1,5 +1,14 @@
 import { httpStatusOf, TypedError } from './errors';
-import { decodeFailure, encodeFailure, heartbeatKey, payloadKeys, templateKey } from './render-job';
+import {
+  decodeFailure,
+  decodeReply,
+  encodeFailure,
+  encodeReply,
+  heartbeatKey,
+  payloadKeys,
+  replyKey,
+  templateKey,
+} from './render-job';
 import { ServiceUnavailableError } from './service-errors';
 
 class TemplateRuntimeError extends TypedError {
@@ -14,11 +23,31 @@ describe('render job protocol', () => {
     const q = { prefix: '{docx}', name: 'render' };
     const keys = payloadKeys(q, 'abc');
     const template = templateKey(q, 'n4bQgYhMfWWaL+qgxVrQFaO/TxsrC4Is0V1sFbDwCgg=');
-    for (const key of [...Object.values(keys), template, heartbeatKey(q)])
+    for (const key of [...Object.values(keys), template, heartbeatKey(q), replyKey(q, 'api-1')])
       expect(key.startsWith('{docx}:')).toBe(true);
     expect(new Set(Object.values(keys)).size).toBe(2);
     // base64url: no '/' to read as a path, no '+' or '=' to quote
     expect(template).toBe('{docx}:render-template:n4bQgYhMfWWaL-qgxVrQFaO_TxsrC4Is0V1sFbDwCgg');
+  });
+
+  it('carries a reply with its job id, content type and bytes unchanged', () => {
+    const body = Buffer.from([0x25, 0x50, 0x44, 0x46, 0x00, 0xff, 0x0a, 0x7b]); // any bytes, '{' too
+    const frame = encodeReply({ jobId: 'j-1', contentType: 'application/pdf', body });
+    const reply = decodeReply(frame);
+    expect(reply).toEqual({ jobId: 'j-1', contentType: 'application/pdf', body });
+    expect(
+      decodeReply(encodeReply({ jobId: 'e', contentType: 'x', body: Buffer.alloc(0) }))?.body.length,
+    ).toBe(0);
+  });
+
+  it('ignores frames that are not replies', () => {
+    const lying = Buffer.alloc(8);
+    lying.writeUInt32BE(100); // a header longer than the frame
+    const notJson = Buffer.concat([Buffer.from([0, 0, 0, 3]), Buffer.from('{{{pdf')]);
+    const noJobId = encodeReply({ jobId: 'x', contentType: 'y', body: Buffer.alloc(0) });
+    noJobId.write('X', 10); // '{"jobIX":…': the header no longer names a job
+    for (const frame of [Buffer.alloc(0), Buffer.from([0, 0]), lying, notJson, noJobId])
+      expect(decodeReply(frame)).toBeNull();
   });
 
   it('carries a typed error across the queue with type and details; the catalogue gives its status', () => {

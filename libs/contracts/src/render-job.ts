@@ -49,8 +49,15 @@ export interface RenderJob {
    * templates by it and read from Redis only what they lack. Absent in jobs of older APIs.
    */
   templateDigest?: string;
-  /** Where the worker leaves the result (PDF or .docx bytes). */
+  /** Where the worker leaves the result (PDF or .docx bytes) when the job names no replyKey. */
   resultKey: string;
+  /**
+   * The list the API that queued the job reads its answers from (replyKey()): the worker pushes
+   * the result there (encodeReply) instead of writing resultKey, so the answer reaches the
+   * waiting request in one step, before the worker has even told BullMQ the job is done. Absent
+   * in jobs of older APIs, and when the API's reply connection was not ready.
+   */
+  replyKey?: string;
   filename: string;
   templateBytes: number;
   requestBytes: number;
@@ -66,6 +73,8 @@ export interface RenderJob {
 /** The return value of a completed job. */
 export interface RenderJobResult {
   resultKey: string;
+  /** Set when the result was pushed to this reply list rather than written to resultKey. */
+  replyKey?: string;
   bytes: number;
   contentType: string;
   /** Milliseconds spent filling the template and converting it. */
@@ -88,6 +97,47 @@ export interface QueueNames {
 export function payloadKeys(q: QueueNames, jobId: string) {
   const base = `${q.prefix}:${q.name}-payload:${jobId}`;
   return { requestKey: `${base}:request`, resultKey: `${base}:result` };
+}
+
+/**
+ * The list one API process reads its answers from (BLPOP), named by an id it draws at start-up;
+ * in the queue's hash slot. Each push renews its TTL, so the list of an API that went away ends
+ * with it.
+ */
+export function replyKey(q: QueueNames, apiId: string): string {
+  return `${q.prefix}:${q.name}-reply:${apiId}`;
+}
+
+/** One answer in a reply list: which job, and the document's bytes. */
+export interface Reply {
+  jobId: string;
+  contentType: string;
+  body: Buffer;
+}
+
+/**
+ * A reply as it crosses Redis: a 4-byte big-endian length, a JSON header of that length
+ * ({ jobId, contentType }), then the document's bytes as they are (no base64).
+ */
+export function encodeReply(reply: Reply): Buffer {
+  const header = Buffer.from(JSON.stringify({ jobId: reply.jobId, contentType: reply.contentType }), 'utf8');
+  const prefix = Buffer.alloc(4);
+  prefix.writeUInt32BE(header.length);
+  return Buffer.concat([prefix, header, reply.body]);
+}
+
+/** The reply in a frame encodeReply wrote; null for anything else (it is ignored, never thrown). */
+export function decodeReply(frame: Buffer): Reply | null {
+  if (frame.length < 4) return null;
+  const headerLength = frame.readUInt32BE(0);
+  if (headerLength > frame.length - 4) return null;
+  try {
+    const header = JSON.parse(frame.toString('utf8', 4, 4 + headerLength)) as Partial<Reply>;
+    if (typeof header?.jobId !== 'string' || typeof header.contentType !== 'string') return null;
+    return { jobId: header.jobId, contentType: header.contentType, body: frame.subarray(4 + headerLength) };
+  } catch {
+    return null;
+  }
 }
 
 /**

@@ -1,8 +1,15 @@
 /**
  * The API's side of the queue: admits a request (Redis up, a worker alive, room in the queue),
- * stores its payload, enqueues a RenderJob and waits for a worker's result through QueueEvents,
- * so the HTTP caller sees a plain synchronous answer. The worker's side is
- * apps/worker/src/render.processor.ts.
+ * stores its payload, enqueues a RenderJob and waits for the worker's answer, so the HTTP caller
+ * sees a plain synchronous answer. The worker's side is apps/worker/src/render.processor.ts.
+ *
+ * Answers come two ways. The document itself: the worker pushes it to this process's reply list
+ * (replyKey), which one blocking connection reads, so it arrives in one step and before the
+ * worker has finished the job's bookkeeping. Failures, and the results of workers that predate
+ * reply lists: QueueEvents' failed and completed events (the latter then names a result key to
+ * read). A completed event that names the reply list means the reply is already in Redis or on
+ * its way; if it has not come within REPLY_GRACE_MS it was lost with a dropped connection, and the
+ * caller is told to send the document again.
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { Queue, QueueEvents } from 'bullmq';
@@ -25,9 +32,12 @@ import {
   converterInfoKey,
   type ConverterInfo,
   decodeFailure,
+  decodeReply,
   heartbeatKey,
   payloadKeys,
   QueueNames,
+  type Reply,
+  replyKey,
   RenderJob,
   templateKey,
   RenderJobOptions,
@@ -57,7 +67,9 @@ export interface RenderOutput {
 }
 
 type Outcome =
+  | { kind: 'replied'; reply: Reply }
   | { kind: 'completed'; result: RenderJobResult }
+  | { kind: 'reply_lost' }
   | { kind: 'failed'; reason: string }
   | { kind: 'timeout' }
   | { kind: 'aborted' }
@@ -78,6 +90,12 @@ export interface QueueProbe {
 /** How often, after a Redis error, the API looks for lost jobs until Redis answers. */
 const LOST_JOB_CHECK_MS = 1000;
 
+/**
+ * How long after a job's completed event its reply may still be on its way (it was pushed before
+ * the event was written, so only a dropped connection delays it this long).
+ */
+const REPLY_GRACE_MS = 5000;
+
 /** States in which a job has not been taken by a worker yet (so it can be withdrawn). */
 const NOT_STARTED = new Set(['waiting', 'delayed', 'prioritized', 'wait', 'paused']);
 
@@ -87,6 +105,10 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private readonly names: QueueNames;
   private redis!: RedisConnection;
   private eventsRedis!: RedisConnection;
+  /** Blocks on this process's reply list (BLPOP): nothing else runs on it. */
+  private replyRedis!: RedisConnection;
+  private readonly replyKey: string;
+  private readingReplies?: Promise<void>;
   private queue!: Queue<RenderJob, RenderJobResult>;
   private events!: QueueEvents;
   /**
@@ -102,9 +124,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private lostJobCheck?: NodeJS.Timeout;
   private lastRedisError = 0;
   private closing = false;
+  /** Set once the connections are being closed: the reply loop ends. */
+  private closed = false;
 
   constructor(private readonly config: ServiceConfig) {
     this.names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+    this.replyKey = replyKey(this.names, randomUUID());
   }
 
   onModuleInit(): void {
@@ -122,7 +147,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     // QueueEvents blocks on XREAD: BullMQ wants maxRetriesPerRequest null there, and no
     // commandTimeout (it would cut every blocking read short).
     this.eventsRedis = connectRedis(this.config.redisTarget, { ...base, maxRetriesPerRequest: null });
-    for (const client of [this.redis, this.eventsRedis]) {
+    // The reply list's BLPOP, likewise: no timeout, and it waits out a reconnection.
+    this.replyRedis = connectRedis(this.config.redisTarget, {
+      connectionName: 'docx-api-replies',
+      maxRetriesPerRequest: null,
+    });
+    for (const client of [this.redis, this.eventsRedis, this.replyRedis]) {
       onRedisError(client, (e) => this.logRedisError(e));
       onRedisConnectionLost(client, () => this.scheduleLostJobCheck());
     }
@@ -143,6 +173,22 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     this.events.on('failed', ({ jobId, failedReason }) =>
       this.settle(jobId, { kind: 'failed', reason: failedReason }),
     );
+    this.readingReplies = this.readReplies();
+  }
+
+  /** Settles each request whose reply a worker pushed, until the module closes. */
+  private async readReplies(): Promise<void> {
+    while (!this.closed) {
+      try {
+        const popped = await this.replyRedis.blpopBuffer(this.replyKey, 0);
+        const reply = popped ? decodeReply(popped[1]) : null;
+        if (reply) this.settle(reply.jobId, { kind: 'replied', reply });
+      } catch (e) {
+        if (this.closed) return;
+        this.logRedisError(e);
+        await new Promise((r) => setTimeout(r, 250));
+      }
+    }
   }
 
   /**
@@ -155,7 +201,9 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     if (this.waiters.size > 0) this.logger.log(`shutting down: waiting for ${this.waiters.size} request(s)`);
     while (this.waiters.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const settle of this.waiters.values()) settle({ kind: 'aborted' });
-    await Promise.allSettled([this.events.close(), this.queue.close()]);
+    this.closed = true;
+    this.replyRedis.disconnect(); // ends the pending BLPOP
+    await Promise.allSettled([this.events.close(), this.queue.close(), this.readingReplies]);
     this.redis.disconnect();
     this.eventsRedis.disconnect();
   }
@@ -184,9 +232,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       imageCount: Object.keys(input.request.images ?? {}).length,
       templateChecked: input.templateChecked,
       options: input.options,
+      // While the reply connection is away, answers take the completed event and the result key.
+      ...(this.replyRedis.status === 'ready' ? { replyKey: this.replyKey } : {}),
     };
     await this.admit(job, input.template, requestJson, signal);
     const started = Date.now();
+    let replied = false;
     // Listen before adding, so a fast worker's answer is not missed.
     const outcome = this.wait(jobId, signal);
     try {
@@ -205,7 +256,13 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       }
       const result = await outcome;
       const elapsed = Date.now() - started;
+      replied = result.kind === 'replied';
       switch (result.kind) {
+        case 'replied': {
+          const { body, contentType } = result.reply;
+          this.logger.log(`job ${jobId} done in ${elapsed} ms (${body.length} bytes, by reply)`);
+          return { body, contentType };
+        }
         case 'completed': {
           const body = await this.redis.getBuffer(result.result.resultKey).catch((e: unknown) => {
             throw this.unavailable('Redis is unreachable', e);
@@ -230,16 +287,27 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
         case 'aborted':
           this.logger.log(`job ${jobId} abandoned by the caller after ${elapsed} ms`);
           throw new ProcessingTimeoutError('The request was abandoned', {});
+        case 'reply_lost':
+          this.logger.warn(`job ${jobId} completed but its reply did not arrive (${elapsed} ms)`);
+          throw new ServiceUnavailableError(
+            'The document was processed but its answer was lost on the way (a Redis connection dropped); send it again',
+            this.config.RETRY_AFTER_SECONDS,
+          );
         case 'lost':
           this.logger.warn(`job ${jobId} lost with Redis' data after ${elapsed} ms`);
           throw new ServiceUnavailableError(
             'Redis lost the document while it was processed (a restart without persistence); send it again',
             this.config.RETRY_AFTER_SECONDS,
           );
+        default: {
+          const unknown: never = result;
+          throw new InternalError(`Unknown outcome ${JSON.stringify(unknown)}`);
+        }
       }
     } finally {
-      // The template's key is shared with other requests: its TTL ends it.
-      this.redis.del(keys.requestKey, keys.resultKey).catch(() => undefined);
+      // The template's key is shared with other requests: its TTL ends it. A reply came with its
+      // request's payload deleted and wrote no result.
+      if (!replied) this.redis.del(keys.requestKey, keys.resultKey).catch(() => undefined);
     }
   }
 
@@ -403,7 +471,10 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     const job = await this.queue.getJob(jobId);
     if (!job) return undefined;
     const state = await job.getState();
-    if (state === 'completed') return { kind: 'completed', result: job.returnvalue };
+    if (state === 'completed')
+      return job.returnvalue?.replyKey
+        ? { kind: 'reply_lost' }
+        : { kind: 'completed', result: job.returnvalue };
     if (state === 'failed') return { kind: 'failed', reason: job.failedReason };
     if (NOT_STARTED.has(state)) {
       await job.remove().catch(() => undefined); // a worker may have taken it meanwhile
@@ -412,7 +483,14 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   }
 
   private settle(jobId: string, outcome: Outcome): void {
-    this.waiters.get(jobId)?.(outcome);
+    const waiter = this.waiters.get(jobId);
+    if (!waiter) return;
+    if (outcome.kind === 'completed' && outcome.result?.replyKey) {
+      // The reply was pushed before this event was written: it is in the list or on its way.
+      setTimeout(() => this.waiters.get(jobId)?.({ kind: 'reply_lost' }), REPLY_GRACE_MS).unref();
+      return;
+    }
+    waiter(outcome);
   }
 
   private unavailable(message: string, cause: unknown): ServiceUnavailableError {
