@@ -12,9 +12,7 @@ type Part = string | Uint8Array;
 type Join = (parts: Part[], options: JoinUncorruptOptions) => Part[];
 
 // docxtemplater's own function and rules: the reference (test only; production uses ours).
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const docxtemplaterJoin = require('docxtemplater/js/join-uncorrupt.js') as Join;
-// eslint-disable-next-line @typescript-eslint/no-require-imports
 const fileTypeConfig = require('docxtemplater/js/file-type-config.js') as Record<
   'docx' | 'pptx',
   () => { tagShouldContain: ShouldContainRule[] }
