@@ -245,6 +245,75 @@ describe('answers from workers, by reply list or by result key', () => {
     );
     expect(await payloadKeysLeft()).toEqual([]);
   });
+
+  it("answers a worker's pushed failure while the job is still active", async () => {
+    let answered!: () => void;
+    const answeredNow = new Promise<void>((resolve) => (answered = resolve));
+    let jobId = '';
+    const failedReason = JSON.stringify({
+      error_type: 'template_syntax_error',
+      message: 'Unclosed tag',
+      details: { errors: [] },
+    });
+    await withWorker(
+      async (job) => {
+        jobId = String(job.id);
+        await client.rpush(job.data.replyKey!, encodeReply({ jobId, failedReason }));
+        // Holds the job until the caller has its answer: only the reply can have carried it.
+        await Promise.race([answeredNow, new Promise((r) => setTimeout(r, 10_000))]);
+        throw new UnrecoverableError(failedReason);
+      },
+      async () => {
+        const res = await postRender(api.url, form);
+        expect(await queue.getJobState(jobId)).toBe('active');
+        answered();
+        expect(res.status).toBe(422);
+        expect(await res.json()).toMatchObject({
+          error_type: 'template_syntax_error',
+          message: 'Unclosed tag',
+        });
+      },
+    );
+  });
+
+  describe('jobs that end without a reply, behind an API that would wait 20 s', () => {
+    let patientApi: RunningApi;
+
+    beforeAll(async () => {
+      patientApi = await startApi(
+        testEnv(redis.url, { QUEUE_PREFIX: PREFIX, JOB_TIMEOUT_MS: '20000', RETRY_AFTER_SECONDS: '7' }),
+        'api-patient',
+      );
+    });
+
+    afterAll(async () => {
+      await stopAll(patientApi);
+    });
+
+    it('are found within seconds: one failed by BullMQ, one completed to the result key', async () => {
+      let jobs = 0;
+      await withWorker(
+        async (job) => {
+          if (++jobs === 2) {
+            await client.set(job.data.resultKey, Buffer.from('%PDF-old'), 'PX', 10_000);
+            return { resultKey: job.data.resultKey, contentType: 'application/pdf', bytes: 8 };
+          }
+          throw new UnrecoverableError('not our JSON: BullMQ or a foreign worker failed it');
+        },
+        async () => {
+          const [failed, failedMs] = await timed(() => postRender(patientApi.url, form));
+          expect(failed.status).toBe(500);
+          expect(((await failed.json()) as { error_type: string }).error_type).toBe('internal_error');
+          const [done, doneMs] = await timed(() => postRender(patientApi.url, form));
+          expect(done.status).toBe(200);
+          expect(Buffer.from(await done.arrayBuffer()).toString()).toBe('%PDF-old');
+          // Not at JOB_TIMEOUT_MS (20 s): the once-a-second look at requests waiting over a second.
+          for (const ms of [failedMs, doneMs]) expect(ms).toBeLessThan(5000);
+        },
+      );
+      expect(await payloadKeysLeft()).toEqual([]);
+    });
+  });
 });
 
 describe('with a worker whose converter is down', () => {

@@ -7,6 +7,7 @@ import {
   decodeReply,
   httpStatusOf,
   payloadKeys,
+  type Reply,
   replyKey,
   type RenderJob,
   type RenderJobResult,
@@ -162,7 +163,7 @@ describe('the template bytes a worker keeps', () => {
 
     const frames = await redisServer.client.lrangeBuffer(list, 0, -1);
     expect(frames).toHaveLength(1);
-    const reply = decodeReply(frames[0])!;
+    const reply = decodeReply(frames[0]) as Reply;
     expect(reply.jobId).toBe('r1');
     expect(reply.contentType).toBe(result.contentType);
     expect(reply.body.length).toBe(result.bytes);

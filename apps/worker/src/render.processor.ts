@@ -199,6 +199,12 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         { error_type: errorType, retry },
         `job ${job.id} failed${retry ? ' (will retry if attempts remain)' : ''}: ${detail}`,
       );
+      // The job's own verdict (the caller's mistake, the converter's failure) goes to the API at
+      // once. Anything unexpected (a bug, a Redis error while answering) is left to BullMQ's
+      // record, which the API finds: a job Redis lost meanwhile is then told as lost (503).
+      const verdict = e instanceof TypedError || isRetryable(e);
+      if (job.data.replyKey && verdict && isFinalFailure(job, failure))
+        await replyFailure(deps, job, failure, log);
       throw failure;
     }
   }
@@ -261,6 +267,38 @@ async function storeResult(
     .exec();
   if (!replies) throw new Error('Redis discarded the reply');
   for (const [error] of replies) if (error) throw error;
+}
+
+/**
+ * Whether BullMQ will fail the job for good on this error rather than try it again: its own rule
+ * (Job.shouldRetryJob in BullMQ 6) for the options the API queues with (attempts, exponential
+ * backoff, no maxStartedAttempts).
+ */
+export function isFinalFailure(job: Pick<Job, 'attemptsMade' | 'opts'>, failure: Error): boolean {
+  return failure instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts?.attempts ?? 1);
+}
+
+/**
+ * Tells the waiting API of a final failure in its reply list, before BullMQ records it. Best
+ * effort: if Redis refuses, the API still finds the failed job (its check of requests waiting
+ * over a second, or at JOB_TIMEOUT_MS).
+ */
+async function replyFailure(
+  deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
+  job: Job<RenderJob, RenderJobResult>,
+  failure: Error,
+  log: Logger,
+): Promise<void> {
+  const key = job.data.replyKey!;
+  try {
+    await deps.redis
+      .multi()
+      .rpush(key, encodeReply({ jobId: String(job.id), failedReason: failure.message }))
+      .pexpire(key, deps.payloadTtlMs)
+      .exec();
+  } catch (e) {
+    log.warn(`job ${job.id}: its failure could not be pushed to the API (${String(e)})`);
+  }
 }
 
 /** Time the answer needs to reach the API after the conversion ends. */

@@ -6,6 +6,7 @@ import {
   encodeReply,
   heartbeatKey,
   payloadKeys,
+  type Reply,
   replyKey,
   templateKey,
 } from './render-job';
@@ -35,9 +36,13 @@ describe('render job protocol', () => {
     const frame = encodeReply({ jobId: 'j-1', contentType: 'application/pdf', body });
     const reply = decodeReply(frame);
     expect(reply).toEqual({ jobId: 'j-1', contentType: 'application/pdf', body });
-    expect(
-      decodeReply(encodeReply({ jobId: 'e', contentType: 'x', body: Buffer.alloc(0) }))?.body.length,
-    ).toBe(0);
+    const empty = decodeReply(encodeReply({ jobId: 'e', contentType: 'x', body: Buffer.alloc(0) })) as Reply;
+    expect(empty.body).toHaveLength(0);
+  });
+
+  it('carries a final failure with its reason', () => {
+    const failedReason = JSON.stringify({ error_type: 'template_syntax_error', message: 'x', details: {} });
+    expect(decodeReply(encodeReply({ jobId: 'j-2', failedReason }))).toEqual({ jobId: 'j-2', failedReason });
   });
 
   it('ignores frames that are not replies', () => {

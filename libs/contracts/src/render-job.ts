@@ -53,7 +53,8 @@ export interface RenderJob {
   resultKey: string;
   /**
    * The list the API that queued the job reads its answers from (replyKey()): the worker pushes
-   * the result there (encodeReply) instead of writing resultKey, so the answer reaches the
+   * the result there (encodeReply) instead of writing resultKey, and a final failure beside its
+   * failed reason, so the answer reaches the
    * waiting request in one step, before the worker has even told BullMQ the job is done. Absent
    * in jobs of older APIs, and when the API's reply connection was not ready.
    */
@@ -116,24 +117,44 @@ export interface Reply {
 }
 
 /**
- * A reply as it crosses Redis: a 4-byte big-endian length, a JSON header of that length
- * ({ jobId, contentType }), then the document's bytes as they are (no base64).
+ * A job's final failure in a reply list: the failed reason BullMQ records (encodeFailure's JSON
+ * error body), pushed by the worker before BullMQ moves the job to failed.
  */
-export function encodeReply(reply: Reply): Buffer {
-  const header = Buffer.from(JSON.stringify({ jobId: reply.jobId, contentType: reply.contentType }), 'utf8');
+export interface FailureReply {
+  jobId: string;
+  failedReason: string;
+}
+
+/**
+ * A reply as it crosses Redis: a 4-byte big-endian length, a JSON header of that length
+ * ({ jobId, contentType } or { jobId, failedReason }), then the document's bytes as they are (no
+ * base64; none for a failure).
+ */
+export function encodeReply(reply: Reply | FailureReply): Buffer {
+  const header = Buffer.from(
+    JSON.stringify(
+      'failedReason' in reply
+        ? { jobId: reply.jobId, failedReason: reply.failedReason }
+        : { jobId: reply.jobId, contentType: reply.contentType },
+    ),
+    'utf8',
+  );
   const prefix = Buffer.alloc(4);
   prefix.writeUInt32BE(header.length);
-  return Buffer.concat([prefix, header, reply.body]);
+  return Buffer.concat('failedReason' in reply ? [prefix, header] : [prefix, header, reply.body]);
 }
 
 /** The reply in a frame encodeReply wrote; null for anything else (it is ignored, never thrown). */
-export function decodeReply(frame: Buffer): Reply | null {
+export function decodeReply(frame: Buffer): Reply | FailureReply | null {
   if (frame.length < 4) return null;
   const headerLength = frame.readUInt32BE(0);
   if (headerLength > frame.length - 4) return null;
   try {
-    const header = JSON.parse(frame.toString('utf8', 4, 4 + headerLength)) as Partial<Reply>;
-    if (typeof header?.jobId !== 'string' || typeof header.contentType !== 'string') return null;
+    const header = JSON.parse(frame.toString('utf8', 4, 4 + headerLength)) as Partial<Reply & FailureReply>;
+    if (typeof header?.jobId !== 'string') return null;
+    if (typeof header.failedReason === 'string')
+      return { jobId: header.jobId, failedReason: header.failedReason };
+    if (typeof header.contentType !== 'string') return null;
     return { jobId: header.jobId, contentType: header.contentType, body: frame.subarray(4 + headerLength) };
   } catch {
     return null;

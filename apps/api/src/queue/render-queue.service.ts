@@ -3,16 +3,18 @@
  * stores its payload, enqueues a RenderJob and waits for the worker's answer, so the HTTP caller
  * sees a plain synchronous answer. The worker's side is apps/worker/src/render.processor.ts.
  *
- * Answers come two ways. The document itself: the worker pushes it to this process's reply list
- * (replyKey), which one blocking connection reads, so it arrives in one step and before the
- * worker has finished the job's bookkeeping. Failures, and the results of workers that predate
- * reply lists: QueueEvents' failed and completed events (the latter then names a result key to
- * read). A completed event that names the reply list means the reply is already in Redis or on
- * its way; if it has not come within REPLY_GRACE_MS it was lost with a dropped connection, and the
- * caller is told to send the document again.
+ * Answers come by this process's reply list (replyKey), which one blocking connection reads: the
+ * worker pushes the document, or a final failure, there before it tells BullMQ, so the answer
+ * arrives in one step. What no worker pushes (a job failed by BullMQ itself for stalling too
+ * often, workers that predate reply lists, a push Redis refused) is found by looking up, once a
+ * second, the jobs of requests waiting longer than that (checkStragglers), and at the latest at
+ * JOB_TIMEOUT_MS. A job found completed whose reply names this list means the reply is in Redis
+ * or on its way; if it has not come within REPLY_GRACE_MS it was lost with a dropped connection,
+ * and the caller is told to send the document again. No QueueEvents: each API would read every
+ * event of every job, about four per document, to learn of its own few.
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { Queue, QueueEvents } from 'bullmq';
+import { Queue } from 'bullmq';
 import type { RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
 import { DigestLru, digestOf, type RenderRequest } from '@app/engine';
@@ -96,6 +98,9 @@ const LOST_JOB_CHECK_MS = 1000;
  */
 const REPLY_GRACE_MS = 5000;
 
+/** Requests waiting longer than this have their job looked up, this often (checkStragglers). */
+const STRAGGLER_CHECK_MS = 1000;
+
 /** States in which a job has not been taken by a worker yet (so it can be withdrawn). */
 const NOT_STARTED = new Set(['waiting', 'delayed', 'prioritized', 'wait', 'paused']);
 
@@ -104,13 +109,11 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RenderQueue');
   private readonly names: QueueNames;
   private redis!: RedisConnection;
-  private eventsRedis!: RedisConnection;
   /** Blocks on this process's reply list (BLPOP): nothing else runs on it. */
   private replyRedis!: RedisConnection;
   private readonly replyKey: string;
   private readingReplies?: Promise<void>;
   private queue!: Queue<RenderJob, RenderJobResult>;
-  private events!: QueueEvents;
   /**
    * Templates this API stored in Redis, by digest: until when it sends none (admit()). The last
    * 256 used are remembered.
@@ -119,7 +122,11 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   /** Requests waiting for their job, by job id. */
   private readonly waiters = new Map<string, (outcome: Outcome) => void>();
   /** Jobs of waiting requests that are in the queue (added, not yet settled). */
-  private readonly enqueued = new Set<string>();
+  private readonly enqueued = new Map<string, number>();
+  /** Jobs found completed, whose reply this API still waits for (REPLY_GRACE_MS). */
+  private readonly replyGrace = new Set<string>();
+  private stragglerCheck?: NodeJS.Timeout;
+  private checkingStragglers = false;
   /** Pending after a Redis error or lost connection: look for lost jobs once Redis answers. */
   private lostJobCheck?: NodeJS.Timeout;
   private lastRedisError = 0;
@@ -144,15 +151,13 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       maxRetriesPerRequest: 1,
       commandTimeout: this.config.REDIS_COMMAND_TIMEOUT_MS,
     });
-    // QueueEvents blocks on XREAD: BullMQ wants maxRetriesPerRequest null there, and no
-    // commandTimeout (it would cut every blocking read short).
-    this.eventsRedis = connectRedis(this.config.redisTarget, { ...base, maxRetriesPerRequest: null });
-    // The reply list's BLPOP, likewise: no timeout, and it waits out a reconnection.
+    // The reply list's BLPOP: no commandTimeout (it would cut every blocking read short), and it
+    // waits out a reconnection.
     this.replyRedis = connectRedis(this.config.redisTarget, {
       connectionName: 'docx-api-replies',
       maxRetriesPerRequest: null,
     });
-    for (const client of [this.redis, this.eventsRedis, this.replyRedis]) {
+    for (const client of [this.redis, this.replyRedis]) {
       onRedisError(client, (e) => this.logRedisError(e));
       onRedisConnectionLost(client, () => this.scheduleLostJobCheck());
     }
@@ -162,18 +167,9 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       prefix: this.names.prefix,
     });
     this.queue.on('error', (e) => this.logRedisError(e));
-    this.events = new QueueEvents(this.names.name, {
-      connection: this.eventsRedis,
-      prefix: this.names.prefix,
-    });
-    this.events.on('error', (e) => this.logRedisError(e));
-    this.events.on('completed', ({ jobId, returnvalue }) =>
-      this.settle(jobId, { kind: 'completed', result: returnvalue as unknown as RenderJobResult }),
-    );
-    this.events.on('failed', ({ jobId, failedReason }) =>
-      this.settle(jobId, { kind: 'failed', reason: failedReason }),
-    );
     this.readingReplies = this.readReplies();
+    this.stragglerCheck = setInterval(() => void this.checkStragglers(), STRAGGLER_CHECK_MS);
+    this.stragglerCheck.unref();
   }
 
   /** Settles each request whose reply a worker pushed, until the module closes. */
@@ -182,7 +178,9 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       try {
         const popped = await this.replyRedis.blpopBuffer(this.replyKey, 0);
         const reply = popped ? decodeReply(popped[1]) : null;
-        if (reply) this.settle(reply.jobId, { kind: 'replied', reply });
+        if (reply && 'failedReason' in reply)
+          this.settle(reply.jobId, { kind: 'failed', reason: reply.failedReason });
+        else if (reply) this.settle(reply.jobId, { kind: 'replied', reply });
       } catch (e) {
         if (this.closed) return;
         this.logRedisError(e);
@@ -202,10 +200,10 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     while (this.waiters.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const settle of this.waiters.values()) settle({ kind: 'aborted' });
     this.closed = true;
+    clearInterval(this.stragglerCheck);
     this.replyRedis.disconnect(); // ends the pending BLPOP
-    await Promise.allSettled([this.events.close(), this.queue.close(), this.readingReplies]);
+    await Promise.allSettled([this.queue.close(), this.readingReplies]);
     this.redis.disconnect();
-    this.eventsRedis.disconnect();
   }
 
   /**
@@ -249,7 +247,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
           removeOnComplete: { age: 3600, count: 1000 },
           removeOnFail: { age: 24 * 3600, count: 1000 },
         });
-        this.enqueued.add(jobId);
+        this.enqueued.set(jobId, Date.now());
       } catch (e) {
         this.settle(jobId, { kind: 'aborted' });
         throw this.unavailable('Redis is unreachable', e);
@@ -486,8 +484,13 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     const waiter = this.waiters.get(jobId);
     if (!waiter) return;
     if (outcome.kind === 'completed' && outcome.result?.replyKey) {
-      // The reply was pushed before this event was written: it is in the list or on its way.
-      setTimeout(() => this.waiters.get(jobId)?.({ kind: 'reply_lost' }), REPLY_GRACE_MS).unref();
+      // The reply was pushed before the job completed: it is in the list or on its way.
+      if (this.replyGrace.has(jobId)) return;
+      this.replyGrace.add(jobId);
+      setTimeout(() => {
+        this.replyGrace.delete(jobId);
+        this.waiters.get(jobId)?.({ kind: 'reply_lost' });
+      }, REPLY_GRACE_MS).unref();
       return;
     }
     waiter(outcome);
@@ -522,7 +525,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
 
   /** True once Redis answered (or nothing is waiting). */
   private async settleLostJobs(): Promise<boolean> {
-    const jobIds = [...this.enqueued];
+    const jobIds = [...this.enqueued.keys()];
     if (jobIds.length === 0) return true;
     if (this.redis.status !== 'ready') return false;
     const pipeline = this.redis.pipeline();
@@ -533,6 +536,46 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       if (exists === 0) this.settle(jobIds[i], { kind: 'lost' });
     });
     return true;
+  }
+
+  /**
+   * Looks up the jobs of requests waiting longer than STRAGGLER_CHECK_MS, and settles those that
+   * ended without a reply reaching this API: failed (by BullMQ itself, or with a push Redis
+   * refused) or completed by a worker that writes the result key. One pipeline of two reads per
+   * such request, once a second; nothing while every answer comes by reply within the second.
+   */
+  private async checkStragglers(): Promise<void> {
+    if (this.checkingStragglers || this.redis.status !== 'ready') return;
+    const now = Date.now();
+    const due = [...this.enqueued].filter(([, at]) => now - at >= STRAGGLER_CHECK_MS).map(([id]) => id);
+    if (due.length === 0) return;
+    this.checkingStragglers = true;
+    try {
+      const pipeline = this.redis.pipeline();
+      for (const id of due) {
+        pipeline.hmget(this.queue.toKey(id), 'finishedOn', 'returnvalue', 'failedReason');
+        pipeline.zscore(this.queue.keys.failed, id);
+      }
+      const answers = await pipeline.exec();
+      due.forEach((id, i) => {
+        const [fieldsError, fields] = answers?.[2 * i] ?? [new Error('no answer')];
+        const [scoreError, failedScore] = answers?.[2 * i + 1] ?? [new Error('no answer')];
+        if (fieldsError || scoreError) return;
+        const [finishedOn, returnvalue, failedReason] = fields as Array<string | null>;
+        if (!finishedOn) return; // waiting, running, or waiting for another attempt
+        if (failedScore !== null) return this.settle(id, { kind: 'failed', reason: failedReason ?? '' });
+        try {
+          const result = JSON.parse(returnvalue ?? 'null') as RenderJobResult | null;
+          if (result) this.settle(id, { kind: 'completed', result });
+        } catch {
+          // not a result of ours: the wait ends at JOB_TIMEOUT_MS
+        }
+      });
+    } catch (e) {
+      this.logRedisError(e);
+    } finally {
+      this.checkingStragglers = false;
+    }
   }
 
   /** At most one line per 5 s while Redis is away. */
