@@ -7,6 +7,7 @@ import {
   decodeReply,
   httpStatusOf,
   payloadKeys,
+  type FailureReply,
   type Reply,
   replyKey,
   type RenderJob,
@@ -16,7 +17,13 @@ import {
 import { buildDocx, p } from '../../../test/support/docx-builder';
 import { docxPlainText } from '../../../test/support/docx-text';
 import { redisForTests } from '../../../test/service-harness';
-import { conversionBudget, createRenderProcessor, isRetryable, jobFailure } from './render.processor';
+import {
+  conversionBudget,
+  createRenderProcessor,
+  isFinalFailure,
+  isRetryable,
+  jobFailure,
+} from './render.processor';
 
 describe('job failure classification', () => {
   it('fails caller mistakes at once, with the error body as reason', () => {
@@ -72,14 +79,15 @@ describe('the conversion time limit', () => {
 describe('the template bytes a worker keeps', () => {
   const redisServer = redisForTests();
 
-  /** A job of the API's shape, rendered to .docx (no converter needed). */
-  async function runJob(
-    process: ReturnType<typeof createRenderProcessor>,
+  const q = { prefix: '{w}', name: 'render' };
+
+  /** A job of the API's shape for .docx output (no converter needed), its request stored. */
+  async function jobOf(
     id: string,
     template: Buffer,
     name: string,
-  ): Promise<string> {
-    const q = { prefix: '{w}', name: 'render' };
+    extra: Partial<RenderJob> = {},
+  ): Promise<Job<RenderJob, RenderJobResult>> {
     const digest = digestOf(template);
     const keys = { ...payloadKeys(q, id), templateKey: templateKey(q, digest) };
     await redisServer.client.set(keys.requestKey, JSON.stringify({ template_data: { name } }));
@@ -93,23 +101,46 @@ describe('the template bytes a worker keeps', () => {
       imageCount: 0,
       templateChecked: true,
       options: { undefined: 'empty', output: 'docx' },
+      ...extra,
     };
-    const job = { id, data, attemptsStarted: 1, timestamp: Date.now() } as unknown as Job<
-      RenderJob,
-      RenderJobResult
-    >;
+    const job = {
+      id,
+      data,
+      attemptsStarted: 1,
+      attemptsMade: 0,
+      opts: { attempts: 3 },
+      timestamp: Date.now(),
+    };
+    return job as unknown as Job<RenderJob, RenderJobResult>;
+  }
+
+  function processorFor(
+    // .docx output never calls the converter
+    converter = { name: 'none' } as unknown as PdfConverter,
+  ): ReturnType<typeof createRenderProcessor> {
+    return createRenderProcessor({
+      redis: redisServer.client,
+      converter,
+      workerId: 'w',
+      payloadTtlMs: 60_000,
+      logger: pino({ level: 'silent' }),
+    });
+  }
+
+  /** The job rendered; the filled document's text. */
+  async function runJob(
+    process: ReturnType<typeof createRenderProcessor>,
+    id: string,
+    template: Buffer,
+    name: string,
+  ): Promise<string> {
+    const job = await jobOf(id, template, name);
     const result = await process(job);
     return docxPlainText((await redisServer.client.getBuffer(result.resultKey))!);
   }
 
   it('renders a template it read before without reading it again, and reads one it lacks', async () => {
-    const process = createRenderProcessor({
-      redis: redisServer.client,
-      converter: { name: 'none' } as unknown as PdfConverter, // .docx output: never called
-      workerId: 'w',
-      payloadTtlMs: 60_000,
-      logger: pino({ level: 'silent' }),
-    });
+    const process = processorFor();
     const template = buildDocx({ body: [p('Hello {{ name }}')] });
     await redisServer.client.set(
       templateKey({ prefix: '{w}', name: 'render' }, digestOf(template)),
@@ -128,36 +159,12 @@ describe('the template bytes a worker keeps', () => {
   });
 
   it('pushes the result to the reply list a job names, with a TTL, and deletes its request', async () => {
-    const q = { prefix: '{w}', name: 'render' };
     const template = buildDocx({ body: [p('Hello {{ name }}')] });
-    const digest = digestOf(template);
-    const keys = { ...payloadKeys(q, 'r1'), templateKey: templateKey(q, digest) };
     const list = replyKey(q, 'api-1');
-    await redisServer.client.set(keys.templateKey, template);
-    await redisServer.client.set(keys.requestKey, JSON.stringify({ template_data: { name: 'reply' } }));
-    const process = createRenderProcessor({
-      redis: redisServer.client,
-      converter: { name: 'none' } as unknown as PdfConverter,
-      workerId: 'w',
-      payloadTtlMs: 60_000,
-      logger: pino({ level: 'silent' }),
-    });
-    const data: RenderJob = {
-      requestId: 'req-1',
-      ...keys,
-      replyKey: list,
-      templateDigest: digest,
-      filename: 't.docx',
-      templateBytes: template.length,
-      requestBytes: 0,
-      imageCount: 0,
-      templateChecked: true,
-      options: { undefined: 'empty', output: 'docx' },
-    };
-    const job = { id: 'r1', data, attemptsStarted: 1, timestamp: Date.now() } as unknown as Job<
-      RenderJob,
-      RenderJobResult
-    >;
+    await redisServer.client.set(templateKey(q, digestOf(template)), template);
+    const job = await jobOf('r1', template, 'reply', { replyKey: list });
+    const keys = job.data;
+    const process = processorFor();
     const result = await process(job);
     expect(result.replyKey).toBe(list);
 
@@ -172,5 +179,56 @@ describe('the template bytes a worker keeps', () => {
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
     expect(await redisServer.client.exists(keys.requestKey, keys.resultKey)).toBe(0);
+  });
+
+  it('pushes a final failure to the reply list, and leaves a failure that will be retried to BullMQ', async () => {
+    const broken = buildDocx({ body: [p('Hello {{ name ')] });
+    await redisServer.client.set(templateKey(q, digestOf(broken)), broken);
+    const list = replyKey(q, 'api-2');
+    const job = await jobOf('f1', broken, 'x', { replyKey: list });
+    const thrown = await processorFor()(job).catch((e: unknown) => e);
+    expect(thrown).toBeInstanceOf(UnrecoverableError);
+    const frames = await redisServer.client.lrangeBuffer(list, 0, -1);
+    expect(frames).toHaveLength(1);
+    const reply = decodeReply(frames[0]) as FailureReply;
+    expect(reply.jobId).toBe('f1');
+    expect(reply.failedReason).toBe((thrown as Error).message);
+    expect(decodeFailure(reply.failedReason).errorType).toBe('template_syntax_error');
+
+    // A converter outage on the first of three attempts: BullMQ retries it, nothing is pushed.
+    const fine = buildDocx({ body: [p('Hello {{ name }}')] });
+    await redisServer.client.set(templateKey(q, digestOf(fine)), fine);
+    const outageList = replyKey(q, 'api-3');
+    const pdfJob = await jobOf('f2', fine, 'x', {
+      replyKey: outageList,
+      options: { undefined: 'empty', output: 'pdf' },
+    });
+    const down = processorFor({
+      name: 'down',
+      convert: () => Promise.reject(new ConversionFailedError('down', { retryable: true })),
+    } as unknown as PdfConverter);
+    const retried = await down(pdfJob).catch((e: unknown) => e);
+    expect(retried).toBeInstanceOf(Error);
+    expect(retried).not.toBeInstanceOf(UnrecoverableError);
+    expect(await redisServer.client.llen(outageList)).toBe(0);
+  });
+});
+
+describe('which failures are final', () => {
+  const outage = jobFailure(new ConversionFailedError('down', { retryable: true }));
+  const mistake = jobFailure(
+    new TemplateSyntaxError([{ message: 'unclosed', tag: '{{ x', context: '', part: 'word/document.xml' }]),
+  );
+
+  it("follows BullMQ's rule: a caller's mistake at once, an outage on its last attempt", () => {
+    const job = (attemptsMade: number, attempts?: number) =>
+      ({ attemptsMade, opts: attempts === undefined ? {} : { attempts } }) as Parameters<
+        typeof isFinalFailure
+      >[0];
+    expect(isFinalFailure(job(0, 3), mistake)).toBe(true);
+    expect(isFinalFailure(job(0, 3), outage)).toBe(false);
+    expect(isFinalFailure(job(1, 3), outage)).toBe(false);
+    expect(isFinalFailure(job(2, 3), outage)).toBe(true);
+    expect(isFinalFailure(job(0), outage)).toBe(true); // one attempt by default
   });
 });
