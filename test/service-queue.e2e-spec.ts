@@ -341,8 +341,10 @@ describe('with a worker whose converter is down', () => {
     expect(res.status).toBe(502);
     const body = await res.json();
     expect(body).toMatchObject({ error_type: 'conversion_failed', details: { retryable: true } });
-    const failed = (await queue.getFailed()).find((j) => j.data.requestId !== undefined);
-    expect(failed?.attemptsMade).toBe(3);
+    // The last attempt's failure comes by reply before BullMQ records it: wait for the record.
+    const failedJob = async () => (await queue.getFailed()).find((j) => j.data.requestId !== undefined);
+    await waitUntil(async () => (await failedJob()) !== undefined, 10_000, 'the failed job');
+    expect((await failedJob())?.attemptsMade).toBe(3);
     // The worker's last line may arrive after the API's answer (another pipe): wait for it.
     const retryLines = () => worker.lines.filter((l) => /failed \(will retry/.test(l));
     await waitUntil(() => retryLines().length >= 3, 10_000, 'the third attempt’s line').catch(

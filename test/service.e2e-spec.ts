@@ -22,6 +22,7 @@ import {
   startWorker,
   stopAll,
   testEnv,
+  waitUntil,
 } from './service-harness';
 
 jest.setTimeout(120_000);
@@ -238,8 +239,13 @@ describe('template errors cross the queue with their type, status and details', 
     expect(JSON.stringify(errors)).toContain('customer.name');
 
     // the failed job keeps a readable reason, and its data carries no document bytes
-    const failed = await queue.getFailed();
-    const job = failed.find((j) => JSON.parse(j.failedReason).error_type === 'template_syntax_error');
+    // The answer comes by reply before BullMQ records the failure: wait for the record.
+    const failedJob = async () =>
+      (await queue.getFailed()).find(
+        (j) => JSON.parse(j.failedReason).error_type === 'template_syntax_error',
+      );
+    await waitUntil(async () => (await failedJob()) !== undefined, 10_000, 'the failed job');
+    const job = await failedJob();
     expect(job).toBeDefined();
     expect(Object.keys(job!.data).sort()).toEqual(
       [
@@ -426,9 +432,14 @@ describe('client errors are answered by the API without a worker', () => {
   });
 
   it('none of these reached the queue', async () => {
-    const counts = await queue.getJobCounts('completed', 'failed');
     // 4 renders + 1 with options.pdf + 1 syntax, 1 undefined, 1 runtime error: client errors never became jobs
-    expect(counts.completed + counts.failed).toBe(8);
+    // (answers come by reply, a moment before BullMQ records the last job's end: wait for it).
+    const ended = async () => {
+      const counts = await queue.getJobCounts('completed', 'failed');
+      return counts.completed + counts.failed;
+    };
+    await waitUntil(async () => (await ended()) >= 8, 10_000, 'the jobs’ records').catch(() => undefined);
+    expect(await ended()).toBe(8);
     expect(await payloadKeysLeft()).toEqual([]);
     expect(worker.running).toBe(true);
   });
