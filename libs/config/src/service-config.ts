@@ -55,7 +55,7 @@ export class ServiceConfig {
 
   /**
    * The API's Redis commands fail after this long (answered 503), so a Redis that is stalled but
-   * still connected does not hold requests. Not applied to the blocking connection of QueueEvents.
+   * still connected does not hold requests. Not applied to the blocking connection of the reply list (BLPOP).
    */
   @IsInt()
   @Min(100)
