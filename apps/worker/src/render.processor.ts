@@ -244,8 +244,7 @@ async function readPayload(
 /**
  * Hands the result to the API: pushed to the reply list the job names (one write, read by the
  * waiting request's API before BullMQ hears the job is done; the request's payload is deleted in
- * the same transaction), else written to the job's result
- * key for an older API to fetch after the completed event. The list's TTL is renewed with each
+ * the same transaction), else written to the job's result key for an older API to fetch. The list's TTL is renewed with each
  * push, so replies to an API that went away end with the payload TTL. A job that runs twice
  * (its worker died after the push) pushes twice; the API drops a reply nobody waits for.
  */
@@ -259,12 +258,22 @@ async function storeResult(
     return;
   }
   // The request is answered: its payload goes with the push (the API deletes it otherwise).
-  const replies = await deps.redis
-    .multi()
-    .rpush(job.replyKey, encodeReply(reply))
-    .pexpire(job.replyKey, deps.payloadTtlMs)
-    .del(job.requestKey)
-    .exec();
+  await pushReply(deps, job.replyKey, encodeReply(reply), job.requestKey);
+}
+
+/**
+ * One frame onto a reply list, its TTL renewed, in one transaction; `alsoDelete` goes in the same
+ * transaction. Throws what Redis refused.
+ */
+async function pushReply(
+  deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
+  key: string,
+  frame: Buffer,
+  alsoDelete?: string,
+): Promise<void> {
+  const multi = deps.redis.multi().rpush(key, frame).pexpire(key, deps.payloadTtlMs);
+  if (alsoDelete) multi.del(alsoDelete);
+  const replies = await multi.exec();
   if (!replies) throw new Error('Redis discarded the reply');
   for (const [error] of replies) if (error) throw error;
 }
@@ -289,13 +298,12 @@ async function replyFailure(
   failure: Error,
   log: Logger,
 ): Promise<void> {
-  const key = job.data.replyKey!;
   try {
-    await deps.redis
-      .multi()
-      .rpush(key, encodeReply({ jobId: String(job.id), failedReason: failure.message }))
-      .pexpire(key, deps.payloadTtlMs)
-      .exec();
+    await pushReply(
+      deps,
+      job.data.replyKey!,
+      encodeReply({ jobId: String(job.id), failedReason: failure.message }),
+    );
   } catch (e) {
     log.warn(`job ${job.id}: its failure could not be pushed to the API (${String(e)})`);
   }

@@ -53,9 +53,10 @@ export interface RenderJob {
   resultKey: string;
   /**
    * The list the API that queued the job reads its answers from (replyKey()): the worker pushes
-   * the result there (encodeReply) instead of writing resultKey, and a final failure beside its
-   * failed reason, so the answer reaches the
-   * waiting request in one step, before the worker has even told BullMQ the job is done. Absent
+   * the result there (encodeReply) instead of writing resultKey, deleting requestKey in the same
+   * transaction (the API deletes it in every other case), and a final failure beside its failed
+   * reason, so the answer reaches the waiting request in one step, before the worker has even told
+   * BullMQ the job is done. Absent
    * in jobs of older APIs, and when the API's reply connection was not ready.
    */
   replyKey?: string;
