@@ -18,6 +18,7 @@ import {
 } from './errors';
 import { prepareImages, type ImageData, type ImageLimits, type PreparedImage } from './docx/images';
 import { CompiledTemplates } from './docx/compiled-templates';
+import { renderCompiled, renderContextOf } from './docx/render-compiled';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
@@ -209,15 +210,19 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const cacheKey = cache && (options.templateDigest ?? CompiledTemplates.keyOf(template));
   const compiled = cacheKey ? cache.get(cacheKey) : undefined;
   const module = new JinjaModule(state, imageWriter, rich, compiled);
-  let doc: Docxtemplater;
-  try {
-    doc = compileTemplate(zip, module);
-  } catch (e) {
-    translateCompileError(e);
+  // A template compiled before renders without docxtemplater's constructor (render-compiled.ts).
+  let doc: Docxtemplater | undefined;
+  if (!compiled) {
+    try {
+      doc = compileTemplate(zip, module);
+    } catch (e) {
+      translateCompileError(e);
+    }
+    if (cacheKey) cache.set(cacheKey, module.compiled(renderContextOf(doc)));
   }
-  if (cacheKey && !compiled) cache.set(cacheKey, module.compiled());
   try {
-    doc.render({});
+    if (compiled) renderCompiled(zip, compiled, module);
+    else (doc as Docxtemplater).render({});
   } catch (e) {
     if (isTypedError(e)) throw e;
     if (e instanceof RangeError)

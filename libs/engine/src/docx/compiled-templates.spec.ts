@@ -136,6 +136,7 @@ describe('CompiledTemplates', () => {
       parts: new Map(),
       gridsMayChange: false,
       xmlChars,
+      render: { contentTypes: new Map(), tagShouldContain: [], xmlDocuments: new Map() },
     });
     const byCount = new CompiledTemplates({ maxEntries: 2 });
     byCount.set('a', entry(1));

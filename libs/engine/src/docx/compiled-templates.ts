@@ -21,6 +21,18 @@ export interface CompiledTemplate {
   readonly gridsMayChange: boolean;
   /** Characters of templated XML compiled (the size bound counts these). */
   readonly xmlChars: number;
+  /** What rendering without docxtemplater's compile needs (render-compiled.ts). */
+  readonly render: RenderContext;
+}
+
+/** docxtemplater's findings at compile that a render of the kept parts needs (render-compiled.ts). */
+export interface RenderContext {
+  /** Each templated part's content type, from [Content_Types].xml. */
+  readonly contentTypes: ReadonlyMap<string, string | undefined>;
+  /** docxtemplater's corruption rules for Word (its fileTypeConfig.tagShouldContain). */
+  readonly tagShouldContain: readonly unknown[];
+  /** The XML documents docxtemplater parsed and writes back on render, as it serialises them. */
+  readonly xmlDocuments: ReadonlyMap<string, string>;
 }
 
 export interface CompiledTemplatesLimits {

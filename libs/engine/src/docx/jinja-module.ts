@@ -8,8 +8,8 @@
  *   whitespace control, docxtpl's placement prefixes, then the block tree.
  * - `render`: render-blocks.ts evaluates tags and renders block bodies.
  *
- * Given a template compiled before (compiled-templates.ts), `before-preparse` empties its
- * templated parts, so docxtemplater lexes nothing, and `postparse` hands back the kept parts.
+ * A template compiled before (compiled-templates.ts) is rendered by render-compiled.ts with this
+ * module's `render` and `postrender`, without docxtemplater's compile.
  */
 import type { TemplateProblem } from '../errors';
 import type { DocxImageWriter } from './docx-images';
@@ -25,7 +25,7 @@ import { CORE_PROPERTIES_PART, markPropertyTags, TEMPLATED_PROPERTIES } from './
 import { applyTableTags } from './compile/table-tags';
 import { applyWhitespaceControl } from './compile/whitespace';
 import { isJinja, isTextContent, MODULE, type JinjaPart, type Part, type RenderOptions } from './parts';
-import type { CompiledTemplate } from './compiled-templates';
+import type { CompiledTemplate, RenderContext } from './compiled-templates';
 import { BlockRenderer } from './render-blocks';
 import { unescapeLiteralBraces } from './run-text';
 import { fixTableGrids } from './table-grid';
@@ -58,18 +58,20 @@ export class JinjaModule {
     state: RenderState,
     images: DocxImageWriter,
     rich?: RichWriter,
-    private readonly reuse?: CompiledTemplate,
+    /** The template's compile kept from an earlier render, when render-compiled.ts renders it. */
+    kept?: CompiledTemplate,
   ) {
     this.renderer = new BlockRenderer(state, images, rich);
-    if (reuse) this.gridsMayChange = reuse.gridsMayChange;
+    if (kept) this.gridsMayChange = kept.gridsMayChange;
   }
 
   /** This compile's result, to render the same template again without compiling it. */
-  compiled(): CompiledTemplate {
+  compiled(render: RenderContext): CompiledTemplate {
     return {
       parts: this.postparsedParts,
       gridsMayChange: this.gridsMayChange,
       xmlChars: this.xmlChars,
+      render,
     };
   }
 
@@ -101,11 +103,6 @@ export class JinjaModule {
 
   on(event: string): void {
     if (event !== 'before-preparse' || !this.zip || !this.docxtemplater) return;
-    if (this.reuse) {
-      // Rendering overwrites every compiled part, so their text is not needed: nothing to lex.
-      for (const path of this.reuse.parts.keys()) if (this.zip.files[path]) this.zip.file(path, '');
-      return;
-    }
     for (const path of this.docxtemplater.templatedFiles ?? []) {
       const file = this.zip.files[path];
       const properties = path === CORE_PROPERTIES_PART;
@@ -143,8 +140,6 @@ export class JinjaModule {
 
   postparse(parsed: Part[], options: { filePath: string }): { postparsed: Part[]; errors: Error[] } {
     const filePath = options.filePath;
-    const kept = this.reuse?.parts.get(filePath);
-    if (kept) return { postparsed: kept as Part[], errors: [] };
     const problems: TemplateProblem[] = [...(this.scanProblems.get(filePath) ?? [])];
     const report = (p: JinjaPart, message: string) => {
       p.broken = true;
