@@ -341,8 +341,11 @@ describe('with a worker whose converter is down', () => {
     expect(res.status).toBe(502);
     const body = await res.json();
     expect(body).toMatchObject({ error_type: 'conversion_failed', details: { retryable: true } });
-    // The last attempt's failure comes by reply before BullMQ records it: wait for the record.
-    const failedJob = async () => (await queue.getFailed()).find((j) => j.data.requestId !== undefined);
+    // The last attempt's failure comes by reply before BullMQ records it: wait for the record,
+    // this request's (earlier tests left failed jobs of their own in the same queue).
+    const requestId = res.headers.get('x-request-id');
+    expect(requestId).toBeTruthy();
+    const failedJob = async () => (await queue.getFailed()).find((j) => j.data.requestId === requestId);
     await waitUntil(async () => (await failedJob()) !== undefined, 10_000, 'the failed job');
     expect((await failedJob())?.attemptsMade).toBe(3);
     // The worker's last line may arrive after the API's answer (another pipe): wait for it.
