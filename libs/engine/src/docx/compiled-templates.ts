@@ -11,6 +11,7 @@
  * throw instead of leaking one request's data into the next. Bounded by entries and by the
  * templated XML they came from (a proxy for their memory), least recently used out first.
  */
+import type { ShouldContainRule } from './join-uncorrupt';
 import type { Part } from './parts';
 import { DigestLru, digestOf } from './recent-digests';
 
@@ -30,7 +31,7 @@ export interface RenderContext {
   /** Each templated part's content type, from [Content_Types].xml. */
   readonly contentTypes: ReadonlyMap<string, string | undefined>;
   /** docxtemplater's corruption rules for Word (its fileTypeConfig.tagShouldContain). */
-  readonly tagShouldContain: readonly unknown[];
+  readonly tagShouldContain: readonly ShouldContainRule[];
   /** The XML documents docxtemplater parsed and writes back on render, as it serialises them. */
   readonly xmlDocuments: ReadonlyMap<string, string>;
 }

@@ -1,6 +1,6 @@
 /**
- * docxtemplater's own render steps, used by render-compiled.ts (its package declares types for
- * the Docxtemplater class only).
+ * docxtemplater's own render steps and Word content types, used by render-compiled.ts and
+ * join-uncorrupt.ts (its package declares types for the Docxtemplater class only).
  */
 declare module 'docxtemplater/js/render.js' {
   function render(options: object): { errors: unknown[]; parts: Array<string | Uint8Array> };
@@ -22,4 +22,8 @@ declare module 'docxtemplater/js/modules/space-preserve.js' {
 }
 declare module 'docxtemplater/js/doc-utils.js' {
   export function xml2str(xml: unknown): string;
+}
+declare module 'docxtemplater/js/filetypes.js' {
+  const filetypes: { main: string[]; docx: string[]; pptx: string[]; xlsx: string[] };
+  export = filetypes;
 }

@@ -15,6 +15,9 @@
  * identical output. Rules with `dropParent` (PowerPoint's) are handed to docxtemplater's.
  */
 
+// docxtemplater's list, which its own joinUncorrupt consults (its package has no exports map).
+import filetypes from 'docxtemplater/js/filetypes.js';
+
 /** One of docxtemplater's `tagShouldContain` rules (file-type-config.js). */
 export interface ShouldContainRule {
   tag: string;
@@ -32,17 +35,8 @@ export interface JoinUncorruptOptions {
 
 type RenderedPart = string | Uint8Array;
 
-/** Word's part content types (docxtemplater's filetypes.docx): the main document's, header, footer, notes, comments. */
-const WORD_PART_TYPES = new Set([
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.header+xml',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
-  'application/vnd.ms-word.document.macroEnabled.main+xml',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml',
-  'application/vnd.ms-word.template.macroEnabledTemplate.main+xml',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.footnotes+xml',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.comments+xml',
-]);
+/** Word's part content types: the main document's, header, footer, notes, comments. */
+const WORD_PART_TYPES: ReadonlySet<string> = new Set(filetypes.docx);
 
 const WHITESPACE = /^[ \n\r\t]+$/;
 

@@ -11,17 +11,19 @@
  *
  * - render: only the Jinja module renders a part. Every tag is ours (our delimiters mark only
  *   Jinja tags), the base modules return nothing for a part that is not theirs, and docxtemplater's
- *   render module only records runs with `linebreaks`, which we turn off.
+ *   render module only records runs with `linebreaks`, which we turn off; so only the options our
+ *   module, docxtemplater's render and its joinUncorrupt read are given.
  * - postrender: docxtemplater's space-preserve module, then ours; the others are the identity.
  * - the zip: each part written as docxtemplater's render writes it, then its syncZip: the XML
- *   documents it parsed ([Content_Types].xml) written back as xmldom serialised them, removed and
- *   added again so the entry order is the same.
+ *   documents it parsed ([Content_Types].xml) written back as xmldom serialised them (where that
+ *   entry sits in the zip does not matter: DocxPackage writes it first).
  *
  * render-compiled.spec.ts checks that this gives docxtemplater's package byte for byte on every
  * corpus document and test template; a docxtemplater upgrade that changes its render shows there.
  */
 import type { CompiledTemplate, RenderContext } from './compiled-templates';
 import type { JinjaModule } from './jinja-module';
+import type { ShouldContainRule } from './join-uncorrupt';
 import type { Part } from './parts';
 // docxtemplater's own steps (its package has no exports map, so its files are its API too).
 import dxtRender from 'docxtemplater/js/render.js';
@@ -33,13 +35,12 @@ import type Docxtemplater from 'docxtemplater';
 
 interface ZipLike {
   file(name: string, data: string | Uint8Array, options?: { createFolders?: boolean }): unknown;
-  remove(name: string): unknown;
 }
 
 /** docxtemplater's state after compiling (the fields we read; not in its type declarations). */
 interface CompiledDocxtemplater {
   compiled: Record<string, { contentType?: string; postparsed: Part[] }>;
-  fileTypeConfig: { tagShouldContain?: unknown[] };
+  fileTypeConfig: { tagShouldContain?: ShouldContainRule[] };
   xmlDocuments: Record<string, unknown>;
 }
 
@@ -68,12 +69,8 @@ export function renderCompiled(zip: ZipLike, compiled: CompiledTemplate, module:
       compiled: postparsed,
       modules: renderModules,
       contentType: context.contentTypes.get(filePath),
-      fileType: 'docx',
       fileTypeConfig,
-      linebreaks: false,
-      stripInvalidXMLChars: false,
       scopeManager,
-      baseNullGetter: () => '',
       render: dxtRender,
       joinUncorrupt: dxtJoinUncorrupt,
     };
@@ -89,8 +86,5 @@ export function renderCompiled(zip: ZipLike, compiled: CompiledTemplate, module:
     const content = dxtPostrender(parts, { ...options, modules: postrenderModules });
     zip.file(filePath, content, { createFolders: true });
   }
-  for (const [name, xml] of context.xmlDocuments) {
-    zip.remove(name);
-    zip.file(name, xml, { createFolders: true });
-  }
+  for (const [name, xml] of context.xmlDocuments) zip.file(name, xml, { createFolders: true });
 }
