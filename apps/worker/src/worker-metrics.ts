@@ -3,7 +3,8 @@
  * converter's state (read from converter.stats() when Prometheus scrapes). Served by
  * worker-http.ts on WORKER_HTTP_PORT.
  */
-import { collectDefaultMetrics, Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { Counter, Gauge, Histogram, Registry } from 'prom-client';
+import { collectProcessMetrics } from '@app/logging';
 import { type PdfConverter } from '@app/converters';
 import type { CompiledTemplates } from '@app/engine';
 
@@ -18,7 +19,7 @@ export class WorkerMetrics {
 
   constructor(registry = new Registry()) {
     this.registry = registry;
-    collectDefaultMetrics({ register: registry });
+    collectProcessMetrics(registry);
     this.renderDuration = new Histogram({
       name: 'docgen_render_duration_seconds',
       help: 'Time to fill one template with its data and images (before conversion)',

@@ -1,2 +1,3 @@
 export * from './pino-options';
 export * from './memory-probe';
+export * from './process-metrics';

@@ -4,13 +4,14 @@
  * queue/queue-metrics.ts).
  */
 import { Global, MiddlewareConsumer, Module, NestModule, RequestMethod } from '@nestjs/common';
-import { collectDefaultMetrics, Registry } from 'prom-client';
+import { collectProcessMetrics } from '@app/logging';
+import { Registry } from 'prom-client';
 import { HttpMetrics, HttpMetricsMiddleware } from './http-metrics';
 import { MetricsController } from './metrics.controller';
 
 export function createRegistry(): Registry {
   const registry = new Registry();
-  collectDefaultMetrics({ register: registry }); // process_resident_memory_bytes, event loop lag, GC…
+  collectProcessMetrics(registry); // process_resident_memory_bytes, event loop lag, GC…
   return registry;
 }
 
