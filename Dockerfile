@@ -55,7 +55,8 @@ HEALTHCHECK --interval=10s --timeout=3s --start-period=60s --retries=3 \
   CMD ["sh", "-c", "test -f \"$WORKER_ALIVE_FILE\" && test $(( $(date +%s) - $(stat -c %Y \"$WORKER_ALIVE_FILE\") )) -lt 30"]
 # SIGTERM lets the worker finish the jobs in hand: give it time (docker stop -t / stop_grace_period).
 STOPSIGNAL SIGTERM
-CMD ["node", "--enable-source-maps", "dist/apps/worker/src/main.js"]
+# Node's arguments as scripts/build.js (NODE_ARGS) gives them: why the worker's heap setting, there.
+CMD ["node", "--enable-source-maps", "--heap-growing-percent=200", "dist/apps/worker/src/main.js"]
 
 # ---- worker with the embedded LibreOffice pool ----
 FROM worker AS worker-libreoffice

@@ -22,7 +22,7 @@
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
-const { build, ENTRY, ROOT } = require('./build.js');
+const { build, ENTRY, NODE_ARGS, ROOT } = require('./build.js');
 
 const children = [];
 let stopping = false;
@@ -176,9 +176,9 @@ async function main() {
 
   // The API opens its port only once a worker has registered: whoever polls /health-check and
   // then posts (a conformance run, a deploy script) gets a PDF, not 503 "No worker is running".
-  const worker = run('worker', process.execPath, ['--enable-source-maps', ENTRY.worker], env);
+  const worker = run('worker', process.execPath, [...NODE_ARGS.worker, ENTRY.worker], env);
   await waitForLine(worker, /\bready \(id /, 120_000);
-  const api = run('api', process.execPath, ['--enable-source-maps', ENTRY.api], env);
+  const api = run('api', process.execPath, [...NODE_ARGS.api, ENTRY.api], env);
   await waitForLine(api, /listening on http/, 60_000);
 
   const base = `http://localhost:${env.PORT}`;

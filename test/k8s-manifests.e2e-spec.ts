@@ -17,6 +17,11 @@ import { API_PATHS, WORKER_HTTP_PATHS, WORKER_HTTP_PORT_DEFAULT } from '@app/con
 import { CONVERTER_ENV, converterConfigFromEnv } from '@app/converters';
 import { RedisServer } from './service-harness';
 
+const { ENTRY, NODE_ARGS } = require('../scripts/build.js') as {
+  ENTRY: { api: string; worker: string };
+  NODE_ARGS: { api: string[]; worker: string[] };
+};
+
 const ROOT = join(__dirname, '..');
 const K8S = join(ROOT, 'deploy/k8s');
 const NAMESPACE = 'docx-pdf';
@@ -250,6 +255,30 @@ describe('deploy/k8s manifests', () => {
         // compose names a built image <project>-<service>
         expect(name).toBe(`${compose.name}-${target}`);
         expect(splitImage(container(deployment).image)).toEqual({ repo: name, tag: packageVersion });
+      }
+    });
+
+    it("the images start the API and the worker with Node's arguments from scripts/build.js, as npm start does", () => {
+      /** Each stage's own CMD (exec form), by stage name; a stage without one inherits its base's. */
+      const cmds = new Map<string, string[]>();
+      for (const stage of dockerfile.split(/^(?=FROM )/m).slice(1)) {
+        const name = /^FROM \S+ AS (\S+)$/m.exec(stage)?.[1];
+        const cmd = /^CMD (\[.*\])$/m.exec(stage)?.[1];
+        if (name && cmd) cmds.set(name, JSON.parse(cmd) as string[]);
+      }
+      for (const target of ['api', 'worker'] as const)
+        expect(cmds.get(target)).toEqual([
+          'node',
+          ...NODE_ARGS[target],
+          relative(ROOT, ENTRY[target]).split('\\').join('/'),
+        ]);
+      expect(NODE_ARGS.worker).toContain('--heap-growing-percent=200');
+      // worker-libreoffice is built FROM worker and keeps its CMD; the Deployments keep the images'.
+      expect(cmds.has('worker-libreoffice')).toBe(false);
+      expect(dockerfile).toMatch(/^FROM worker AS worker-libreoffice$/m);
+      for (const deployment of [api, worker]) {
+        expect(container(deployment).command).toBeUndefined();
+        expect(container(deployment).args).toBeUndefined();
       }
     });
 

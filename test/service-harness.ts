@@ -15,9 +15,10 @@ import { crc32, deflateSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { MEMORY_PROBE_PREFIX, MEMORY_PROBE_SIGNAL } from '@app/logging';
 
-const { build, ENTRY, ROOT } = require('../scripts/build.js') as {
+const { build, ENTRY, NODE_ARGS, ROOT } = require('../scripts/build.js') as {
   build: (o?: { force?: boolean; quiet?: boolean }) => boolean;
   ENTRY: { api: string; worker: string };
+  NODE_ARGS: { api: string[]; worker: string[] };
   ROOT: string;
 };
 
@@ -249,13 +250,19 @@ export function testEnv(redisUrl: string, extra: Record<string, string> = {}): N
 }
 
 /**
- * Node flags of the API and the workers: --expose-gc installs their memory probe
+ * The tests' Node flag for the API and the workers, before the arguments `npm start` gives them
+ * (NODE_ARGS in scripts/build.js): --expose-gc installs their memory probe
  * (libs/logging/src/memory-probe.ts), which memoryAfterGc() reads.
  */
-const NODE_FLAGS = ['--expose-gc', '--enable-source-maps'];
+const TEST_NODE_FLAGS = ['--expose-gc'];
 
 export async function startWorker(env: NodeJS.ProcessEnv, name = 'worker'): Promise<ManagedProcess> {
-  const proc = spawnManaged(name, process.execPath, [...NODE_FLAGS, ENTRY.worker], env);
+  const proc = spawnManaged(
+    name,
+    process.execPath,
+    [...TEST_NODE_FLAGS, ...NODE_ARGS.worker, ENTRY.worker],
+    env,
+  );
   await proc.waitFor(/\bready \(id /, 60_000);
   return proc;
 }
@@ -277,7 +284,7 @@ export interface RunningApi {
 
 export async function startApi(env: NodeJS.ProcessEnv, name = 'api'): Promise<RunningApi> {
   const port = await freePort();
-  const proc = spawnManaged(name, process.execPath, [...NODE_FLAGS, ENTRY.api], {
+  const proc = spawnManaged(name, process.execPath, [...TEST_NODE_FLAGS, ...NODE_ARGS.api, ENTRY.api], {
     ...env,
     PORT: String(port),
     HOST: '127.0.0.1',
