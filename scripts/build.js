@@ -111,7 +111,7 @@ const ENTRY = {
  * young generation grows to 16–32 MB under load; V8 starts a full mark-compact as soon as the old
  * generation's headroom is below the young generation's size (Heap::IncrementalMarkingLimitReached),
  * and with its own factor that stayed true: under PDF load the worker ran a full collection after
- * nearly every scavenge, about every 0.8 s, each freeing ~1.5 MB (--trace-gc, Node 20, 22 and 24).
+ * nearly every scavenge, every 0.8–1.3 s, each freeing ~1.5 MB (--trace-gc, Node 20, 22 and 24).
  * With this setting one runs every 8–10 s. Corpus invoice, 20 rows, 200-document bursts at 4
  * callers, Node 20, three alternating pairs: worker CPU per document 4.0–5.0 → 3.5–4.0 ms,
  * throughput 24.5–26.5 → 25.6–26.4 documents/s; the heap's committed size grew ~10 MB.
