@@ -107,8 +107,8 @@ const ENTRY = {
  * (test/k8s-manifests.e2e-spec.ts checks the Dockerfile against them).
  *
  * The worker's --heap-growing-percent=200 lets V8's old generation grow to 3× what survived the
- * last full collection (V8 picks 1.1–4× itself). A worker's live heap is small (~27 MB) and its
- * young generation grows to 16–32 MB under load; V8 starts a full mark-compact as soon as the old
+ * last full collection (V8 picks 1.1–4× itself). A worker's live heap is small (~27 MB) and it
+ * allocates 12–22 MB between scavenges under load; V8 starts a full mark-compact as soon as the old
  * generation's headroom is below the young generation's size (Heap::IncrementalMarkingLimitReached),
  * and with its own factor that stayed true: under PDF load the worker ran a full collection after
  * nearly every scavenge, every 0.8–1.3 s, each freeing ~1.5 MB (--trace-gc, Node 20, 22 and 24).
