@@ -15,12 +15,7 @@ import { parse, parseAllDocuments } from 'yaml';
 import { loadConfig, SERVICE_ENV_VARS, ServiceConfig } from '@app/config';
 import { API_PATHS, WORKER_HTTP_PATHS, WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
 import { CONVERTER_ENV, converterConfigFromEnv } from '@app/converters';
-import { RedisServer } from './service-harness';
-
-const { ENTRY, NODE_ARGS } = require('../scripts/build.js') as {
-  ENTRY: { api: string; worker: string };
-  NODE_ARGS: { api: string[]; worker: string[] };
-};
+import { ENTRY, NODE_ARGS, RedisServer } from './service-harness';
 
 const ROOT = join(__dirname, '..');
 const K8S = join(ROOT, 'deploy/k8s');

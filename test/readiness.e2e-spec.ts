@@ -3,12 +3,14 @@
  * first request sent the moment it answers gets its PDF; and a deployed API holds a request for
  * NO_WORKER_WAIT_MS while no worker is alive (workers restarting) instead of refusing it at once.
  */
-import { readdirSync, readFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildService,
+  ENTRY,
   freePort,
   ManagedProcess,
+  NODE_ARGS,
   pdfText,
   postRender,
   RedisServer,
@@ -19,30 +21,9 @@ import {
   stopAll,
   testEnv,
 } from './service-harness';
+import { descendants } from './support/hostile-process';
 
 jest.setTimeout(180_000);
-
-const { ENTRY, NODE_ARGS } = require('../scripts/build.js') as {
-  ENTRY: { api: string; worker: string };
-  NODE_ARGS: { api: string[]; worker: string[] };
-};
-
-/** The command lines of a process's children (Linux /proc). */
-function childCommandLines(pid: number): string[][] {
-  const lines: string[][] = [];
-  for (const entry of readdirSync('/proc')) {
-    if (!/^\d+$/.test(entry)) continue;
-    try {
-      const stat = readFileSync(`/proc/${entry}/stat`, 'utf8');
-      const ppid = Number(stat.slice(stat.lastIndexOf(')') + 2).split(' ')[1]);
-      if (ppid === pid)
-        lines.push(readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0').filter(Boolean));
-    } catch {
-      // gone meanwhile
-    }
-  }
-  return lines;
-}
 
 const ROOT = join(__dirname, '..');
 const invoice = {
@@ -89,7 +70,10 @@ describe('npm start (scripts/start.js)', () => {
     expect(polls).toBeGreaterThan(1); // it was polled while starting, not found already up
     expect(start.output()).toMatch(/\[worker\][^\n]*ready \(id /);
     // The API and the worker run with Node's arguments of scripts/build.js, the images' too.
-    const children = childCommandLines(start.child.pid!);
+    const pid = start.child.pid!;
+    const children = descendants(pid)
+      .filter((p) => p.ppid === pid)
+      .map((p) => p.cmdline);
     expect(children).toContainEqual([process.execPath, ...NODE_ARGS.worker, ENTRY.worker]);
     expect(children).toContainEqual([process.execPath, ...NODE_ARGS.api, ENTRY.api]);
   });

@@ -15,12 +15,15 @@ import { crc32, deflateSync } from 'node:zlib';
 import { Redis } from 'ioredis';
 import { MEMORY_PROBE_PREFIX, MEMORY_PROBE_SIGNAL } from '@app/logging';
 
-const { build, ENTRY, NODE_ARGS, ROOT } = require('../scripts/build.js') as {
+const scripts = require('../scripts/build.js') as {
   build: (o?: { force?: boolean; quiet?: boolean }) => boolean;
   ENTRY: { api: string; worker: string };
   NODE_ARGS: { api: string[]; worker: string[] };
   ROOT: string;
 };
+const { build, ROOT } = scripts;
+/** The service's built entry points and Node's arguments for each (scripts/build.js). */
+export const { ENTRY, NODE_ARGS } = scripts;
 
 const started = new Set<ManagedProcess>();
 
