@@ -24,6 +24,10 @@ declare -A WANT=(
   [fonts-symbola]=/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
   # PDF structure check in the fidelity tests (qpdf --check).
   [qpdf]=/usr/bin/qpdf
+  # Barcodes decoded back from the PDF in the tests (zbarimg).
+  [zbar-tools]=/usr/bin/zbarimg
+  # A worker with a skewed clock in the fault tests (libfaketime).
+  [faketime]=/usr/bin/faketime
   # The playground's browser test (playwright-core drives Debian's chromium).
   [chromium]=/usr/bin/chromium
 )
