@@ -151,7 +151,7 @@ function classify(problem: TemplateProblem): Pick<LintError, 'error_type' | 'cod
 function tagName(source: string): string | null {
   if (!source) return null;
   if (source.startsWith('{{')) return 'expression';
-  const word = /^\{[%#][-+]?\s*(?:(?:tr|tc|p|r)\s+)?(\w+)/.exec(source);
+  const word = /^\{[%#][-+]?\s*(?:(?:tr|tc|p|r)\s+)?(\p{ID_Continue}+)/u.exec(source);
   return word ? word[1] : null;
 }
 
@@ -205,9 +205,11 @@ function finding(base: {
 /** A key with a dash written as a name: `{{ e-mail }}` subtracts `mail` from `e`. */
 function dashedNames(tag: TemplateTag): string[] {
   const outsideStrings = tag.source.replace(/"[^"]*"|'[^']*'|[“”‘’][^“”‘’]*[“”‘’]/g, '""');
-  return [...outsideStrings.matchAll(/(?<![\w.[])([A-Za-z_]\w*(?:\.\w+)*-[A-Za-z_][\w-]*)/g)].map(
-    (m) => m[1],
-  );
+  return [
+    ...outsideStrings.matchAll(
+      /(?<![\p{ID_Continue}.[])([\p{ID_Start}_]\p{ID_Continue}*(?:\.\p{ID_Continue}+)*-[\p{ID_Start}_][\p{ID_Continue}-]*)/gu,
+    ),
+  ].map((m) => m[1]);
 }
 
 function warningsOf(outline: TemplateOutline, options: LintOptions): LintWarning[] {
