@@ -17,7 +17,9 @@ import { converterConfigFromEnv, createConverter, parsePdfOptions } from '@app/c
 import {
   InvalidRequestError,
   MissingTemplateDataError,
+  parseDataJson,
   PayloadTooLargeError,
+  plainNumbers,
   renderDocx,
   type RenderOptions,
   type RenderRequest,
@@ -26,13 +28,15 @@ import {
 function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseDataJson(text); // `9.0` stays a float (runtime/json-numbers.ts)
   } catch (e) {
     throw new InvalidRequestError(`REQUEST.json is not valid JSON: ${(e as Error).message}`);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json))
     throw new InvalidRequestError('REQUEST.json must hold a JSON object');
-  const { template_data, images, documents, options } = json as Record<string, unknown>;
+  const { template_data, ...rest } = json as Record<string, unknown>;
+  // Only template_data keeps floats as written; image sizes and options are plain numbers.
+  const { images, documents, options } = plainNumbers(rest);
   if (
     template_data === undefined ||
     template_data === null ||

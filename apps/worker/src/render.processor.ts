@@ -22,6 +22,7 @@ import {
   CompiledTemplates,
   DigestLru,
   type ImageLimits,
+  parseDataJson,
   renderDocx,
   type RenderRequest,
   type RichLimits,
@@ -132,7 +133,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           request_id: requestId,
         });
       }
-      const request = JSON.parse(requestJson) as RenderRequest;
+      const request = parseDataJson(requestJson) as RenderRequest;
 
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
