@@ -85,6 +85,41 @@ export const LENIENCY_CASES: LeniencyCase[] = [
     context: { amount: 12.5 },
     want: ['Total due:12.5 EUR(incl. VAT)'],
   },
+  {
+    name: 'plain {% %} tags alone in their paragraphs leave them, empty (the French template’s spacing)',
+    doc: [
+      p('Schéma fonctionnel', { style: 'Heading1' }),
+      p('{% for bloc in blocs %}'),
+      p('{{ bloc.titre }}', { style: 'Heading2' }),
+      table([['{{ bloc.rôle }}', '{% if bloc.actif %}oui{% else %}non{% endif %}']]),
+      p('{% endfor %}'),
+      messy(`{% if not no${S}tes %}`),
+      p('Aucune note.', { align: 'center' }),
+      p('{% endif %}'),
+      p('Fin'),
+    ],
+    context: {
+      blocs: [
+        { titre: 'Entrée', rôle: 'capteur', actif: true },
+        { titre: 'Sortie', rôle: 'relais', actif: false },
+      ],
+      notes: [],
+    },
+    want: [
+      'Schéma fonctionnel',
+      '',
+      'Entrée',
+      'capteur | oui',
+      '',
+      'Sortie',
+      'relais | non',
+      '',
+      '',
+      'Aucune note.',
+      '',
+      'Fin',
+    ],
+  },
 ];
 
 /** Each body paragraph (table paragraphs included) as style, spacing and text. */
