@@ -120,6 +120,24 @@ export const LENIENCY_CASES: LeniencyCase[] = [
       'Fin',
     ],
   },
+  {
+    name: 'a loop opening in one table cell and closing in the next row',
+    doc: [
+      p('Rapport'),
+      table([
+        ['{% for x in xs %}{{ x.n }}', '{{ x.v }}'],
+        ['—', '{% endfor %}fin'],
+      ]),
+      p('après'),
+    ],
+    context: {
+      xs: [
+        { n: 'a', v: 1 },
+        { n: 'b', v: 2 },
+      ],
+    },
+    want: ['Rapport', 'a | 1', '— | b | 2', '— | fin', 'après'],
+  },
 ];
 
 /** Each body paragraph (table paragraphs included) as style, spacing and text. */
