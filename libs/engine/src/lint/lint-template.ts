@@ -186,6 +186,18 @@ function classify(problem: TemplateProblem): Pick<LintError, 'error_type' | 'cod
           ? 'Move the tag into a paragraph of its own'
           : `Move the tag into ${match[1] === 'tr' ? 'a table row' : match[1] === 'tc' ? 'a table cell' : 'a run'}, or write '{%p ${innerOf(tag)} %}' for paragraphs`,
     };
+  if ((match = /^a \{% (\w+) %\} tag must be inside a table cell/.exec(m)))
+    return {
+      error_type: 'nested_error',
+      code: 'placement_outside_element',
+      suggestion: `Move the {% ${match[1]} %} tag into the table cell it applies to`,
+    };
+  if (/the filter 'urlize'/.test(m))
+    return {
+      error_type: 'invalid_expression',
+      code: 'unknown_filter',
+      suggestion: 'Print the address as text ({{ url }}); Word makes it a link when the reader clicks it',
+    };
   if ((match = /unknown filter '([^']+)'/.exec(m))) {
     const near = closest(match[1], Object.keys(FILTERS));
     return {
