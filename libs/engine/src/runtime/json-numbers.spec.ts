@@ -64,6 +64,19 @@ describe('template data: numbers as the data wrote them (issue 23)', () => {
       expect(parseDataJson(text, native)).toEqual({ template_data: data });
     });
 
+    it('keeps integers of 21 digits and more integers across the queue, as Python reads them', () => {
+      const big = parseDataJson(
+        '{"n": 1234567890123456789012345678901234567890, "f": 1e308}',
+        native,
+      ) as Dict;
+      expect(typeof big.n).toBe('number');
+      expect(big.f).toEqual(new PyFloat(1e308));
+      const back = parseDataJson(stringifyDataJson(big, native), native) as Dict;
+      expect(back).toEqual(big);
+      expect(render('n', back)).toMatch(/^\d{40}$/);
+      expect(render('f', back)).toBe('1e+308');
+    });
+
     it('gives JSON.parse’s values otherwise: last duplicate wins, __proto__ stays an own key', () => {
       const v = parseDataJson('{"a": 1.0, "a": 2.0, "__proto__": {"x": 1.0}}', native) as Dict;
       expect(v.a).toEqual(new PyFloat(2));

@@ -66,23 +66,38 @@ export function parseDataJson(text: string, native = NATIVE_SOURCE_TEXT): unknow
   }
 }
 
+/**
+ * The text a number must be written as to be read back as the same kind: a PyFloat as a float
+ * (`9.0`), an integer of 21 digits or more as its digits (JSON.stringify would write `1e+21`,
+ * which reads back as a float); undefined where JSON.stringify's own text does.
+ */
+function rawNumber(v: unknown): string | undefined {
+  if (v instanceof PyFloat) return formatFloat(v.value);
+  if (typeof v === 'number' && Number.isInteger(v) && Math.abs(v) >= 1e21) return BigInt(v).toString();
+  return undefined;
+}
+
 /** JSON.stringify that writes a PyFloat as a float (`9.0`), for parseDataJson to read back. */
 export function stringifyDataJson(value: unknown, native = NATIVE_SOURCE_TEXT): string {
   if (native) {
     const raw = (JSON as RawJson).rawJSON!;
-    return JSON.stringify(value, (_k, v: unknown) => (v instanceof PyFloat ? raw(formatFloat(v.value)) : v));
+    return JSON.stringify(value, (_k, v: unknown) => {
+      const text = rawNumber(v);
+      return text === undefined ? v : raw(text);
+    });
   }
-  let floats = 0;
+  let tagged = 0;
   let tagInData = false;
   const text = JSON.stringify(value, (_k, v: unknown) => {
-    if (v instanceof PyFloat) {
-      floats++;
-      return `${TAG}${formatFloat(v.value)}`;
+    const number = rawNumber(v);
+    if (number !== undefined) {
+      tagged++;
+      return `${TAG}${number}`;
     }
     if (typeof v === 'string' && v.includes(TAG)) tagInData = true;
     return v;
   });
-  if (!floats) return text;
+  if (!tagged) return text;
   if (tagInData) return JSON.stringify(value, (_k, v: unknown) => (v instanceof PyFloat ? v.value : v));
   return text.replace(new RegExp(`"${TAG}([^"]*)"`, 'g'), '$1');
 }
