@@ -266,6 +266,15 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
     details: { variables: ['customer'] },
   },
   template_runtime_error: { message: "'total' is not a number", details: { tag: '{{ total + 1 }}' } },
+  invalid_pdf_input: {
+    message: 'options.pdf.append[0].data is encrypted: send it without a password',
+    details: { field: 'options.pdf.append[0].data' },
+  },
+  invalid_einvoice: {
+    message:
+      'options.pdf.facturx.xml must have the root rsm:CrossIndustryInvoice in urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
+    details: { field: 'options.pdf.facturx.xml' },
+  },
   internal_error: { message: 'Internal server error', details: {} },
   conversion_failed: {
     message: 'The PDF converter is unreachable',
