@@ -156,3 +156,25 @@ export const PDF_FINISH_FIELDS = [
   'facturx',
 ] as const;
 export type PdfFinishOptions = Pick<PdfOptions, (typeof PDF_FINISH_FIELDS)[number]>;
+
+/**
+ * Where the finishing options travel: beside the template data in the request payload (a Redis key
+ * with a TTL, deleted once the API has answered), not in the job data BullMQ keeps for a day
+ * after a failure and Bull Board shows. The API splits them off, the worker puts them back.
+ */
+export const PDF_FINISH_KEY = 'pdf_finish';
+
+/** options.pdf as [what the job data may carry, what goes in the request payload]. */
+export function splitPdfOptions(
+  pdf: PdfOptions | undefined,
+): [PdfOptions | undefined, PdfFinishOptions | undefined] {
+  if (!pdf) return [undefined, undefined];
+  const shape: Record<string, unknown> = {};
+  const finish: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(pdf))
+    ((PDF_FINISH_FIELDS as readonly string[]).includes(key) ? finish : shape)[key] = value;
+  return [
+    Object.keys(shape).length > 0 || Object.keys(finish).length === 0 ? (shape as PdfOptions) : undefined,
+    Object.keys(finish).length > 0 ? (finish as PdfFinishOptions) : undefined,
+  ];
+}

@@ -26,7 +26,7 @@ import {
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
-import { CONTENT_TYPES, MissingFileError } from '@app/contracts';
+import { CONTENT_TYPES, MissingFileError, PDF_FINISH_KEY, splitPdfOptions } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
 import {
   ERROR_BODY_REF,
@@ -138,6 +138,7 @@ export class DocumentsController {
     const { request, options, linter } = parseRenderFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
+      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
     });
     const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     prepareImages(
@@ -163,19 +164,23 @@ export class DocumentsController {
     res.on('close', () => {
       if (!res.writableFinished) hangUp.abort();
     });
+    // Passwords and files of options.pdf ride in the request payload, never in the job data.
+    const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
       {
         // Set by the request logger (logging.module.ts) from X-Request-Id; made here if it did not run.
         requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
         template: file.buffer,
         filename,
-        request,
+        request: pdfFinish
+          ? (Object.assign({}, request, { [PDF_FINISH_KEY]: pdfFinish }) as RenderRequest)
+          : request,
         templateChecked: true,
         templateDigest,
         options: {
           undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
           output,
-          ...(options.pdf ? { pdf: options.pdf } : {}),
+          ...(pdfShape ? { pdf: pdfShape } : {}),
         },
       },
       hangUp.signal,
