@@ -105,6 +105,7 @@ function fileProblem(
   check?: (head: Buffer) => string | undefined,
 ): string | undefined {
   if (typeof v !== 'string') return 'must be a base64 string';
+  if (v.length === 0) return 'must not be empty';
   const size = base64Size(v);
   if (size === undefined) return 'is not valid base64 (padded, without line breaks)';
   if (size === 0) return 'must not be empty';
