@@ -142,7 +142,7 @@ export function onFileStatus(
   pdf: Buffer,
   tool: string,
   args: string[],
-): { status: number | null; out: string } {
+): { status: number | null; stdout: string; out: string } {
   const dir = mkdtempSync(join(tmpdir(), 'pdf-inspect-'));
   try {
     const file = join(dir, 'doc.pdf');
