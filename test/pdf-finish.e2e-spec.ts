@@ -7,7 +7,7 @@
  * hostile or unusable inputs, each naming its field.
  */
 import { execFileSync } from 'node:child_process';
-import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { readFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpStatusOf, type PdfOptions } from '@app/contracts';
@@ -35,6 +35,7 @@ import {
   pdfXmp,
   qpdfCheck,
   qpdfCheckWith,
+  qpdfEncrypt,
 } from './support/pdf-inspect';
 
 jest.setTimeout(180_000);
@@ -357,18 +358,6 @@ function firstLine(pdf: Buffer): string {
     .split('\n')
     .map((l) => l.trim())
     .find((l) => l.length > 3)!;
-}
-
-/** qpdf --encrypt USER OWNER 256 of a PDF. */
-function qpdfEncrypt(pdf: Buffer, user: string, owner: string): Buffer {
-  const dir = mkdtempSync(join(tmpdir(), 'pdf-finish-'));
-  try {
-    writeFileSync(join(dir, 'in.pdf'), pdf);
-    execFileSync('qpdf', ['--encrypt', user, owner, '256', '--', join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
-    return readFileSync(join(dir, 'out.pdf'));
-  } finally {
-    rmSync(dir, { recursive: true, force: true });
-  }
 }
 
 /** Hostile files, built with pikepdf (qpdf) rather than by hand. */

@@ -225,3 +225,21 @@ export function associatedFiles(pdf: Buffer): { relationships: Record<string, st
   }
   return { relationships, catalogAf };
 }
+
+/** Pages, read by qpdf (with the password when the file is encrypted). */
+export function pdfPages(pdf: Buffer, password?: string): number {
+  const args = ['--show-npages', ...(password !== undefined ? [`--password=${password}`] : [])];
+  return Number(onFile(pdf, 'qpdf', args).trim());
+}
+
+/** qpdf --encrypt USER OWNER 256 of a PDF. */
+export function qpdfEncrypt(pdf: Buffer, user: string, owner: string): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'pdf-encrypt-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('qpdf', ['--encrypt', user, owner, '256', '--', join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
+    return readFileSync(join(dir, 'out.pdf'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
