@@ -114,7 +114,10 @@ export class DocumentsController {
   })
   @errorResponse(400, 'Request, template-file or image error')
   @errorResponse(413, 'Template, request field, image count or image size over the limits')
-  @errorResponse(422, 'Template error: syntax, undefined variable (strict mode) or a failing expression')
+  @errorResponse(
+    422,
+    'Template error (syntax, undefined variable in strict mode, a failing expression), or an options.pdf file that cannot be used (invalid_pdf_input, invalid_einvoice)',
+  )
   @errorResponse(500, 'Unexpected error; the cause is logged, never sent')
   @errorResponse(502, 'The converter failed or stayed unreachable after retries')
   @errorResponse(503, 'Redis unreachable, no worker alive, or MAX_WAITING_JOBS reached')
