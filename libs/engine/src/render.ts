@@ -20,6 +20,7 @@ import { prepareImages, type ImageData, type ImageLimits, type PreparedImage } f
 import { CompiledTemplates } from './docx/compiled-templates';
 import { renderCompiled, renderContextOf } from './docx/render-compiled';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
+import { resolveTableStyles } from './docx/table-styles';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
 import { registerFilters } from './runtime/filters';
@@ -72,6 +73,12 @@ export interface RenderOptions {
    * refuses it here, in a second, rather than time out a minute later. Not for .docx output.
    */
   maxTableCells?: number;
+  /**
+   * Write every table style (its conditional formats, tblLook, banding) as direct formatting:
+   * LibreOffice imports long tables about twice as fast so (docs/conversion.md). For a .docx
+   * headed to LibreOffice only; a .docx returned to the caller keeps its styles.
+   */
+  resolveTableStyles?: boolean;
   /** Rich content (HTML, Markdown, sub-documents): input length, nesting, tables, documents. */
   richLimits?: Partial<RichLimits>;
   /**
@@ -241,6 +248,8 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   imageWriter.finalize(zip);
   rich.finalize();
   if (options.maxTableCells !== undefined) checkTableCells(zip, options.maxTableCells);
+  // For LibreOffice only: the look of the styles, as direct formatting it imports faster.
+  if (options.resolveTableStyles) resolveTableStyles(zip);
   try {
     return pkg.toBuffer(options.compression ?? 'DEFLATE');
   } catch (e) {

@@ -1,0 +1,147 @@
+/**
+ * Table styles written as direct formatting (libs/engine/src/docx/table-styles.ts) draw the same
+ * pages: each document converted by the real LibreOffice pool as filled and with its table
+ * styles resolved, every page rasterised at 100 dpi and compared pixel by pixel
+ * (test/support/page-compare.ts). The benchmark corpus (bench/fixtures) and tables built on
+ * python-docx's default template (Word's built-in table styles) in several styles and tblLook
+ * variants, with direct formatting that must win.
+ */
+import { readFileSync } from 'node:fs';
+import PizZip from 'pizzip';
+import { LibreOfficePool } from '@app/converters';
+import { renderDocx, resolveTableStyles } from '@app/engine';
+import { corpusFile, corpusRequest, type CorpusName } from '../bench/corpus';
+import { comparePages } from './support/page-compare';
+import {
+  LOOK_ALL,
+  LOOK_DEFAULT,
+  LOOK_LEGACY_NO_HBAND,
+  LOOK_NONE,
+  onBase,
+  para,
+  table,
+} from './support/styled-tables';
+
+let pool: LibreOfficePool;
+
+beforeAll(async () => {
+  pool = new LibreOfficePool({ instances: 1 });
+  await pool.start();
+}, 120_000);
+
+afterAll(async () => {
+  await pool?.close();
+});
+
+function resolved(docx: Buffer): Buffer {
+  const zip = new PizZip(docx);
+  resolveTableStyles(zip);
+  return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+}
+
+function styleCount(docx: Buffer): number {
+  const zip = new PizZip(docx);
+  return Object.keys(zip.files)
+    .filter((n) => /^word\/(document|header\d*|footer\d*)\.xml$/.test(n))
+    .reduce(
+      (sum, n) =>
+        sum +
+        (
+          zip
+            .file(n)!
+            .asText()
+            .match(/<w:tblStyle /g) ?? []
+        ).length,
+      0,
+    );
+}
+
+async function expectSamePages(docx: Buffer, label: string): Promise<void> {
+  const after = resolved(docx);
+  // The resolution did something: no table style is left for LibreOffice to apply.
+  expect(styleCount(docx)).toBeGreaterThan(0);
+  expect(styleCount(after)).toBe(0);
+  const [a, b] = [
+    await pool.convert(docx, { jobId: `${label}-styled`, timeoutMs: 240_000 }),
+    await pool.convert(after, { jobId: `${label}-resolved`, timeoutMs: 240_000 }),
+  ];
+  const cmp = comparePages(a, b);
+  expect({ label, pages: cmp.pagesA, differing: cmp.differing }).toEqual({
+    label,
+    pages: cmp.pagesB,
+    differing: [],
+  });
+  expect(cmp.pagesA).toBeGreaterThan(0);
+}
+
+describe('the benchmark corpus looks the same with its table styles resolved', () => {
+  const cases: [CorpusName, number][] = [
+    ['invoice', 20],
+    ['invoice', 120],
+    ['contract', 15],
+    ['writer', 5],
+    ['gallery', 150],
+  ];
+  it.each(cases)(
+    '%s, %i rows',
+    async (name, rows) => {
+      const filled = renderDocx(readFileSync(corpusFile(name)), corpusRequest(name, { rows }) as never);
+      await expectSamePages(filled, `${name}-${rows}`);
+    },
+    300_000,
+  );
+});
+
+describe("Word's built-in table styles on python-docx's default template look the same resolved", () => {
+  const styles = [
+    'LightList-Accent1',
+    'TableGrid',
+    'LightGrid-Accent1',
+    'MediumShading1-Accent1',
+    'LightShading',
+  ];
+  it.each(styles)(
+    '%s with four tblLook variants (attributes, legacy hex, all on, none)',
+    async (style) => {
+      const blocks: string[] = [para(`${style}`, 'Heading1')];
+      for (const [name, look] of [
+        ['default', LOOK_DEFAULT],
+        ['all', LOOK_ALL],
+        ['legacy', LOOK_LEGACY_NO_HBAND],
+        ['none', LOOK_NONE],
+      ]) {
+        blocks.push(para(`tblLook ${name}`), table({ style, look, rows: 6, cols: 4 }));
+      }
+      blocks.push(para('No tblLook at all'), table({ style, look: '', rows: 4, cols: 3 }));
+      await expectSamePages(onBase(blocks), style);
+    },
+    300_000,
+  );
+
+  it('direct formatting wins over every style, in banded tables across pages with a repeated header', async () => {
+    const direct = {
+      '0,1': {
+        tcPr: '<w:shd w:val="clear" w:color="auto" w:fill="FFC000"/>',
+        rPr: '<w:color w:val="C00000"/>',
+      },
+      '1,0': { rPr: '<w:b w:val="0"/><w:i/>' },
+      '2,2': {
+        tcPr: '<w:tcBorders><w:top w:val="nil"/><w:bottom w:val="single" w:sz="24" w:space="0" w:color="00B050"/></w:tcBorders>',
+      },
+      '3,3': { pPr: '<w:jc w:val="right"/><w:spacing w:after="240"/>', rPr: '<w:sz w:val="28"/>' },
+      '4,1': { pPr: '<w:pStyle w:val="Heading2"/>' },
+      '5,2': { rPr: '<w:rStyle w:val="Strong"/>' },
+    };
+    const blocks: string[] = [];
+    for (const style of [
+      'MediumShading1-Accent1',
+      'LightGrid-Accent1',
+      'LightShading',
+      'LightList-Accent1',
+    ]) {
+      blocks.push(para(style, 'Heading1'));
+      blocks.push(table({ style, look: LOOK_ALL, rows: 40, cols: 5, direct, header: true }));
+    }
+    await expectSamePages(onBase(blocks), 'direct');
+  }, 300_000);
+});
