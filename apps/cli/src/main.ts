@@ -111,6 +111,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
       compression: format === '.docx' ? 'DEFLATE' : 'STORE',
       // As the worker: a PDF of more table cells would not convert within the service's budget.
       ...(format === '.pdf' ? { maxTableCells: config.MAX_TABLE_CELLS } : {}),
+      ...(format === '.pdf' && config.tableStylesResolved ? { resolveTableStyles: true } : {}),
     });
     if (format === '.docx') {
       writeFileSync(outPath, docx);

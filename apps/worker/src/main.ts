@@ -93,6 +93,7 @@ async function main(): Promise<void> {
     convertTimeoutMs: converterConfig.conversionTimeoutMs,
     jobTimeoutMs: config.JOB_TIMEOUT_MS,
     maxTableCells: config.MAX_TABLE_CELLS,
+    resolveTableStyles: config.tableStylesResolved,
     maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
     ...(converterConfig.workDir ? { finishTmpDir: converterConfig.workDir } : {}),
     ...config.renderLimits,

@@ -13,6 +13,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MAX_TABLE_CELLS: '0' })).toThrow(/MAX_TABLE_CELLS/);
   });
 
+  it('resolves table styles before conversion unless RESOLVE_TABLE_STYLES is off', () => {
+    expect(loadConfig({}).tableStylesResolved).toBe(true);
+    expect(loadConfig({ RESOLVE_TABLE_STYLES: 'off' }).tableStylesResolved).toBe(false);
+    expect(() => loadConfig({ RESOLVE_TABLE_STYLES: 'yes' })).toThrow(/RESOLVE_TABLE_STYLES/);
+  });
+
   it('reads integers and strings from the environment', () => {
     const c = loadConfig({
       PORT: '9000',

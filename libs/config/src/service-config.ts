@@ -195,6 +195,19 @@ export class ServiceConfig {
   @Min(1)
   MAX_TABLE_CELLS = 25_000;
 
+  /**
+   * `on`: before a PDF conversion, every table style of the filled document (conditional formats,
+   * tblLook, banding) is written as direct formatting, which LibreOffice imports about twice as
+   * fast on long tables and draws the same (docs/table-styles.md). `off`: the styles go to the
+   * converter as the template has them. A .docx output always keeps its styles.
+   */
+  @IsIn(['on', 'off'])
+  RESOLVE_TABLE_STYLES: 'on' | 'off' = 'on';
+
+  get tableStylesResolved(): boolean {
+    return this.RESOLVE_TABLE_STYLES === 'on';
+  }
+
   /** Undefined-variable behaviour when the request does not choose one. */
   @IsIn(['empty', 'strict', 'debug', 'property_missing'])
   DEFAULT_UNDEFINED: 'empty' | 'strict' | 'debug' | 'property_missing' = 'empty';
