@@ -14,6 +14,7 @@ import { corpusFile, corpusRequest, type CorpusName } from '../bench/corpus';
 import { comparePages } from './support/page-compare';
 import {
   LOOK_ALL,
+  LOOK_ATTRIBUTES_ONLY,
   LOOK_DEFAULT,
   LOOK_LEGACY_NO_HBAND,
   LOOK_NONE,
@@ -101,7 +102,7 @@ describe("Word's built-in table styles on python-docx's default template look th
     'LightShading',
   ];
   it.each(styles)(
-    '%s with four tblLook variants (attributes, legacy hex, all on, none)',
+    '%s with five tblLook variants (Word default, all on, legacy hex, none, attributes only)',
     async (style) => {
       const blocks: string[] = [para(`${style}`, 'Heading1')];
       for (const [name, look] of [
@@ -109,6 +110,7 @@ describe("Word's built-in table styles on python-docx's default template look th
         ['all', LOOK_ALL],
         ['legacy', LOOK_LEGACY_NO_HBAND],
         ['none', LOOK_NONE],
+        ['attributes only', LOOK_ATTRIBUTES_ONLY],
       ]) {
         blocks.push(para(`tblLook ${name}`), table({ style, look, rows: 6, cols: 4 }));
       }

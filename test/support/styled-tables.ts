@@ -64,7 +64,11 @@ export function onBase(blocks: string[]): Buffer {
 
 export const LOOK_DEFAULT =
   '<w:tblLook w:val="04A0" w:firstRow="1" w:lastRow="0" w:firstColumn="1" w:lastColumn="0" w:noHBand="0" w:noVBand="1"/>';
+/** Every conditional format on, bands both ways: the legacy hex LibreOffice reads, and the attributes. */
 export const LOOK_ALL =
+  '<w:tblLook w:val="01E0" w:firstRow="1" w:lastRow="1" w:firstColumn="1" w:lastColumn="1" w:noHBand="0" w:noVBand="0"/>';
+/** The attributes alone (Word 2010+ writes the hex too; LibreOffice 7.4 reads only the hex). */
+export const LOOK_ATTRIBUTES_ONLY =
   '<w:tblLook w:firstRow="1" w:lastRow="1" w:firstColumn="1" w:lastColumn="1" w:noHBand="0" w:noVBand="0"/>';
 export const LOOK_LEGACY_NO_HBAND = '<w:tblLook w:val="0280"/>'; // firstColumn + noHBand, vertical bands on
 export const LOOK_NONE =

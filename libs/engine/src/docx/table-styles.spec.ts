@@ -1,0 +1,207 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import PizZip from 'pizzip';
+import {
+  cellConditions,
+  readStyleSheet,
+  resolveTableStyles,
+  resolveTableStylesInXml,
+  tblLookMask,
+} from './table-styles';
+
+// python-docx's default template, as the corpus invoice carries it: Word's built-in table styles.
+const INVOICE = join(__dirname, '../../../../bench/fixtures/invoice.docx');
+const WORD_STYLES = new PizZip(readFileSync(INVOICE)).file('word/styles.xml')!.asText();
+const sheet = readStyleSheet(WORD_STYLES);
+
+const look = (attrs: string) => ({
+  name: 'w:tblLook',
+  attrs: Object.fromEntries([...attrs.matchAll(/(\S+)="([^"]*)"/g)].map((m) => [m[1], m[2]])),
+  children: [],
+});
+
+function tbl(style: string, lookXml: string, rows: string[][], extra = ''): string {
+  return (
+    `<w:tbl><w:tblPr><w:tblStyle w:val="${style}"/><w:tblW w:w="0" w:type="auto"/>${lookXml}${extra}</w:tblPr>` +
+    `<w:tblGrid>${'<w:gridCol w:w="2000"/>'.repeat(rows[0].length)}</w:tblGrid>` +
+    rows.map((r) => `<w:tr>${r.join('')}</w:tr>`).join('') +
+    '</w:tbl>'
+  );
+}
+const tc = (text: string, inner = '') =>
+  `<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr><w:p>${inner}<w:r><w:t>${text}</w:t></w:r></w:p></w:tc>`;
+const cellsOf = (xml: string) => [...xml.matchAll(/<w:tc>.*?<\/w:tc>/g)].map((m) => m[0]);
+
+describe('tblLookMask', () => {
+  it('reads the legacy hex, and 0x04A0 when there is none, as LibreOffice 7.4 does', () => {
+    expect(tblLookMask(undefined)).toBe(0x4a0);
+    expect(tblLookMask(look('w:val="01E0"'))).toBe(0x1e0);
+    expect(tblLookMask(look('w:val="0000" w:firstRow="1"'))).toBe(0);
+    // Attributes alone change nothing LibreOffice 7.4 draws.
+    expect(tblLookMask(look('w:firstRow="0" w:noVBand="0"'))).toBe(0x4a0);
+    expect(tblLookMask(look('w:val="zz"'))).toBe(0x4a0);
+  });
+
+  it('reads the attributes over the hex as Word does, when asked', () => {
+    expect(tblLookMask(look('w:firstRow="1" w:lastRow="1" w:noVBand="0"'), { attributes: true })).toBe(0x60);
+    expect(
+      tblLookMask(look('w:val="04A0" w:firstColumn="0" w:lastColumn="true"'), { attributes: true }),
+    ).toBe(0x520);
+  });
+});
+
+describe('cellConditions', () => {
+  const all = 0x1e0; // first/last row and column, both bands
+  it('gives first and last rows and columns their formats, corners, and bands elsewhere', () => {
+    expect([...cellConditions(all, 0, 5, 0, 4, false)].sort()).toEqual(['firstCol', 'firstRow', 'nwCell']);
+    expect([...cellConditions(all, 4, 5, 3, 4, false)].sort()).toEqual(['lastCol', 'lastRow', 'seCell']);
+    expect([...cellConditions(all, 1, 5, 1, 4, false)].sort()).toEqual(['band1Horz', 'band1Vert']);
+    expect([...cellConditions(all, 2, 5, 2, 4, false)].sort()).toEqual(['band2Horz', 'band2Vert']);
+  });
+
+  it('counts bands from the first row when there is no header row, and by band size', () => {
+    expect([...cellConditions(0x400, 0, 5, 0, 4, false)]).toEqual(['band1Horz']);
+    expect([...cellConditions(0x400, 1, 5, 0, 4, false)]).toEqual(['band2Horz']);
+    const sized = (row: number) => [...cellConditions(0x420, row, 9, 1, 4, false, 2)];
+    expect([1, 2, 3, 4, 5].map(sized)).toEqual([
+      ['band1Horz'],
+      ['band1Horz'],
+      ['band2Horz'],
+      ['band2Horz'],
+      ['band1Horz'],
+    ]);
+  });
+
+  it('treats a w:tblHeader row inside the table as a first row, and noHBand / noVBand as no bands', () => {
+    expect([...cellConditions(0x4a0, 2, 5, 1, 4, true)]).toEqual(['firstRow']);
+    expect([...cellConditions(0x600, 2, 5, 1, 4, false)]).toEqual([]);
+  });
+});
+
+describe('resolveTableStylesInXml', () => {
+  const LOOK = '<w:tblLook w:val="04A0"/>';
+
+  it('writes Light List Accent 1 as direct formatting and leaves the rest of the part as it was', () => {
+    const before = '<?xml version="1.0"?><w:body><w:p><w:r><w:t>A &amp; B</w:t></w:r></w:p>';
+    const table = tbl('LightList-Accent1', LOOK, [
+      [tc('Head'), tc('Qty')],
+      [tc('Описание'), tc('12')],
+      [tc('数量'), tc('3')],
+    ]);
+    const after = '<w:p/></w:body>';
+    const out = resolveTableStylesInXml(before + table + after, sheet);
+    expect(out.startsWith(before)).toBe(true);
+    expect(out.endsWith(after)).toBe(true);
+    expect(out).not.toContain('w:tblStyle');
+    // The table's borders and cell margins, from the style.
+    expect(out).toMatch(/<w:tblBorders><w:top w:val="single" w:sz="8"[^>]*w:color="4F81BD"/);
+    expect(out).toContain('<w:tblCellMar>');
+    const cells = cellsOf(out);
+    // Header row: accent fill, white bold text; the style's paragraph spacing on every paragraph.
+    expect(cells[0]).toContain('<w:shd w:val="clear" w:color="auto" w:fill="4F81BD" w:themeFill="accent1"/>');
+    expect(cells[0]).toMatch(/<w:r><w:rPr><w:b\/><w:bCs\/><w:color w:val="FFFFFF"/);
+    expect(cells[0]).toMatch(
+      /<w:spacing (?=[^>]*w:before="0")(?=[^>]*w:after="0")(?=[^>]*w:line="240")[^>]*\/>/,
+    );
+    // First column bold; band1Horz (the first body row) boxed; band2Horz not.
+    expect(cells[2]).toMatch(/<w:rPr><w:b\/><w:bCs\/><\/w:rPr>/);
+    expect(cells[3]).toContain('<w:tcBorders>');
+    expect(cells[3]).not.toContain('<w:b/>');
+    expect(cells[5]).not.toContain('<w:tcBorders>');
+    expect(cells[5]).toContain('<w:spacing w:after="0" w:line="240" w:lineRule="auto"/>');
+    // Text untouched, entities as written.
+    expect(out).toContain('<w:t>Описание</w:t>');
+    expect(out).toContain('<w:t>A &amp; B</w:t>');
+  });
+
+  it('keeps direct formatting over the style: run colour, cell fill, paragraph spacing', () => {
+    const table = tbl('LightList-Accent1', LOOK, [
+      [
+        `<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/><w:shd w:val="clear" w:color="auto" w:fill="FFC000"/></w:tcPr>` +
+          `<w:p><w:pPr><w:spacing w:before="120"/></w:pPr><w:r><w:rPr><w:color w:val="C00000"/></w:rPr><w:t>H</w:t></w:r></w:p></w:tc>`,
+        tc('Q'),
+      ],
+      [tc('a'), tc('b')],
+    ]);
+    const [first] = cellsOf(resolveTableStylesInXml(table, sheet));
+    expect(first).toContain('w:fill="FFC000"');
+    expect(first).not.toContain('4F81BD');
+    expect(first).toContain('<w:color w:val="C00000"/>');
+    // The run keeps its red; it takes the header's bold (the paragraph mark takes it all).
+    expect(first).toContain('<w:r><w:rPr><w:color w:val="C00000"/><w:b/><w:bCs/></w:rPr>');
+    // The paragraph's own spacing before stays; after and line come from the style.
+    expect(first).toContain('<w:spacing w:before="120" w:after="0" w:line="240" w:lineRule="auto"/>');
+  });
+
+  it("leaves to a paragraph style what it sets, but not the default style's 11 pt", () => {
+    const custom = WORD_STYLES.replace(
+      '</w:styles>',
+      '<w:style w:type="table" w:styleId="Big"><w:name w:val="Big"/><w:basedOn w:val="TableGrid"/>' +
+        '<w:rPr><w:sz w:val="32"/><w:color w:val="00B050"/></w:rPr></w:style></w:styles>',
+    );
+    const s = readStyleSheet(custom);
+    const out = resolveTableStylesInXml(
+      tbl('Big', LOOK, [[tc('n'), tc('h', '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>')]]),
+      s,
+    );
+    const [plain, heading] = cellsOf(out);
+    expect(plain).toMatch(/<w:r><w:rPr><w:sz w:val="32"\/><w:color w:val="00B050"\/><\/w:rPr>/);
+    // Heading 1 sets its own size and colour: the table style's do not reach it.
+    expect(heading).not.toContain('w:val="32"');
+    expect(heading).not.toContain('00B050');
+    // basedOn Table Grid: its borders, inside ones included, on the table.
+    expect(out).toContain('<w:insideH w:val="single" w:sz="4"');
+  });
+
+  it('places a conditional inside border on the cells it separates', () => {
+    // Light Grid Accent 1, first row: insideV single, bottom 18 (insideH dropped with the bottom edge).
+    const out = resolveTableStylesInXml(
+      tbl('LightGrid-Accent1', LOOK, [
+        [tc('a'), tc('b'), tc('c')],
+        [tc('d'), tc('e'), tc('f')],
+      ]),
+      sheet,
+    );
+    const cells = cellsOf(out);
+    expect(cells[1]).toMatch(/<w:tcBorders>.*<w:bottom w:val="single" w:sz="18"/);
+    expect(cells[1]).toMatch(/<w:left w:val="single" w:sz="8"/);
+    expect(cells[1]).toMatch(/<w:right w:val="single" w:sz="8"/);
+    expect(cells[1]).not.toContain('insideV');
+  });
+
+  it('drops an unknown style, survives a basedOn cycle, and leaves unstyled tables alone', () => {
+    const cyclic = readStyleSheet(
+      '<w:styles><w:style w:type="table" w:styleId="A"><w:basedOn w:val="B"/><w:tblPr><w:jc w:val="center"/></w:tblPr></w:style>' +
+        '<w:style w:type="table" w:styleId="B"><w:basedOn w:val="A"/></w:style></w:styles>',
+    );
+    expect(resolveTableStylesInXml(tbl('A', '', [[tc('x')]]), cyclic)).toContain('<w:jc w:val="center"/>');
+    const unknown = resolveTableStylesInXml(tbl('Nope', '', [[tc('x')]]), sheet);
+    expect(unknown).not.toContain('tblStyle');
+    expect(unknown).toContain('<w:t>x</w:t>');
+    const plain = '<w:tbl><w:tblPr/><w:tr><w:tc><w:p/></w:tc></w:tr></w:tbl>';
+    expect(resolveTableStylesInXml(plain, sheet)).toBe(plain);
+  });
+
+  it('resolves nested tables with their own style only', () => {
+    const inner = tbl('TableGrid', LOOK, [[tc('in')]]);
+    const outer = tbl('LightList-Accent1', LOOK, [
+      [`<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/></w:tcPr>${inner}<w:p/></w:tc>`],
+      [tc('b')],
+    ]);
+    const out = resolveTableStylesInXml(outer, sheet);
+    expect(out).not.toContain('tblStyle');
+    const innerOut = /<w:tbl><w:tblPr><w:tblW[^]*?<\/w:tbl>/.exec(out.slice(10))![0];
+    expect(innerOut).not.toContain('FFFFFF'); // the outer header's white text stays outside
+    expect(innerOut).toContain('<w:insideV w:val="single" w:sz="4"');
+  });
+});
+
+describe('resolveTableStyles', () => {
+  it('rewrites the parts of a package that have styled tables', () => {
+    const zip = new PizZip(readFileSync(INVOICE));
+    const headerBefore = zip.file('word/header1.xml')?.asText();
+    resolveTableStyles(zip);
+    expect(zip.file('word/document.xml')!.asText()).not.toContain('<w:tblStyle ');
+    expect(zip.file('word/header1.xml')?.asText()).toBe(headerBefore);
+  });
+});
