@@ -70,6 +70,12 @@ export interface RenderJob {
    */
   templateChecked: boolean;
   options: RenderJobOptions;
+  /**
+   * An item of an asynchronous job (async-job.ts): no caller waits, so the conversion gets the
+   * full CONVERSION_TIMEOUT_MS rather than what is left of JOB_TIMEOUT_MS, and the result (at
+   * resultKey) lives this long, until the parent assembles it. The item's index is its job id's.
+   */
+  background?: { resultTtlMs: number; recordKey: string };
 }
 
 /** The return value of a completed job. */
