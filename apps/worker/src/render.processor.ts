@@ -125,6 +125,12 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
     );
     try {
+      if (job.data.background && !(await markStarted(deps.redis, job.data.background.recordKey))) {
+        // DELETE /api/v1/jobs/{id} dropped the job: nobody will read this item.
+        throw new UnrecoverableError(
+          encodeFailure(new InternalError('The job was cancelled', { request_id: requestId })),
+        );
+      }
       const [template, requestJson] = await readPayload(deps.redis, job.data, templateBytes);
       if (!template || requestJson === null) {
         // The API gave up on this request (timeout or hang-up) and deleted its payload.
@@ -159,7 +165,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           ? docx
           : await deps.converter.convert(docx, {
               jobId: requestId || String(job.id),
-              timeoutMs: conversionBudget(job.timestamp, deps),
+              // An asynchronous job's item has no caller waiting: the converter's own limit only.
+              timeoutMs: job.data.background ? deps.convertTimeoutMs : conversionBudget(job.timestamp, deps),
               // Validated by the API; parsed again because the job crossed Redis as JSON.
               pdf: parsePdfOptions(options.pdf),
             });
@@ -250,11 +257,12 @@ async function readPayload(
  */
 async function storeResult(
   deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
-  job: Pick<RenderJob, 'replyKey' | 'resultKey' | 'requestKey'>,
+  job: Pick<RenderJob, 'replyKey' | 'resultKey' | 'requestKey' | 'background'>,
   reply: Reply,
 ): Promise<void> {
   if (!job.replyKey) {
-    await deps.redis.set(job.resultKey, reply.body, 'PX', deps.payloadTtlMs);
+    // An asynchronous job's item waits for its siblings: it lives until the parent assembles it.
+    await deps.redis.set(job.resultKey, reply.body, 'PX', job.background?.resultTtlMs ?? deps.payloadTtlMs);
     return;
   }
   // The request is answered: its payload goes with the push (the API deletes it otherwise).
@@ -307,6 +315,21 @@ async function replyFailure(
   } catch (e) {
     log.warn(`job ${job.id}: its failure could not be pushed to the API (${String(e)})`);
   }
+}
+
+/**
+ * Notes the first start of an asynchronous job's item in the job's record (its status turns
+ * 'active'); false when the record is gone (the job was cancelled or expired). One call, and the
+ * record is never re-created without its TTL.
+ */
+async function markStarted(redis: RedisConnection, recordKey: string): Promise<boolean> {
+  const found = await redis.eval(
+    "if redis.call('exists', KEYS[1]) == 0 then return 0 end redis.call('hsetnx', KEYS[1], 'started_at', ARGV[1]) return 1",
+    1,
+    recordKey,
+    String(Date.now()),
+  );
+  return found === 1;
 }
 
 /** Time the answer needs to reach the API after the conversion ends. */
