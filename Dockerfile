@@ -44,9 +44,10 @@ CMD ["node", "--enable-source-maps", "dist/apps/api/src/main.js"]
 
 # ---- worker (Gotenberg converter) ----
 FROM runtime AS worker
+# qpdf: merges a batch's PDFs into one (request_data.output "merged", docs/jobs.md).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
-      fonts-crosextra-carlito fonts-crosextra-caladea fonts-liberation2 fonts-dejavu-core fontconfig \
+      fonts-crosextra-carlito fonts-crosextra-caladea fonts-liberation2 fonts-dejavu-core fontconfig qpdf \
  && rm -rf /var/lib/apt/lists/*
 ENV WORKER_ALIVE_FILE=/tmp/docx-worker.alive
 USER node
