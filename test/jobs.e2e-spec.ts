@@ -365,6 +365,34 @@ describe('batches', () => {
     expect(done.error).toMatchObject({ error_type: 'undefined_variable', details: { item_index: 4 } });
   });
 
+  it('the synchronous endpoint takes a batch too, and answers with the ZIP or merged PDF', async () => {
+    const batch = Array.from({ length: 5 }, (_, i) => item(i));
+    const post = (request_data: object) =>
+      fetch(`${api.url}/api/v1/process-template-document`, {
+        method: 'POST',
+        body: jobForm({ request_data }),
+      });
+    const merged = await post({ batch, images: invoiceRequest.images, output: 'merged' });
+    expect(merged.status).toBe(200);
+    expect(merged.headers.get('content-type')).toBe('application/pdf');
+    const pdf = Buffer.from(await merged.arrayBuffer());
+    expect(pageCount(pdf)).toBe(5);
+    expect(pdfText(pdf)).toContain(customer(4));
+    const zipped = await post({ batch, images: invoiceRequest.images });
+    expect(zipped.status).toBe(200);
+    expect(zipped.headers.get('content-type')).toBe('application/zip');
+    expect(Object.keys(new PizZip(Buffer.from(await zipped.arrayBuffer())).files).sort()).toEqual([
+      '0.pdf',
+      '1.pdf',
+      '2.pdf',
+      '3.pdf',
+      '4.pdf',
+    ]);
+    const withHook = await post({ ...invoiceRequest, webhook_url: hookUrl() });
+    expect(withHook.status).toBe(400);
+    expect(await withHook.json()).toMatchObject({ error_type: 'invalid_request_structure' });
+  });
+
   it('more than MAX_BATCH_ITEMS items, or a bad item, is refused before anything is queued', async () => {
     const tooMany = await submit({ request_data: { batch: Array.from({ length: 31 }, (_, i) => item(i)) } });
     expect(tooMany.res.status).toBe(413);

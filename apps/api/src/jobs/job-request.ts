@@ -31,6 +31,7 @@ export interface ParsedJobRequest extends ParsedRenderRequest {
 
 const JOB_KEYS = ['batch', 'output', 'webhook_url'] as const;
 const ITEM_FIELDS = ['template_data', 'images', 'filename'];
+const MAY_HAVE_JOB_KEYS = /"(?:batch|output|webhook_url)"\s*:/;
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -56,7 +57,8 @@ export function parseJobFields(
   }
 
   let extracted: Record<string, unknown> = {};
-  if (typeof form.request_data === 'string') {
+  // Parsed twice only when one of the keys may be there: the synchronous path stays one parse.
+  if (typeof form.request_data === 'string' && MAY_HAVE_JOB_KEYS.test(form.request_data)) {
     let parsed: unknown;
     try {
       parsed = JSON.parse(form.request_data);

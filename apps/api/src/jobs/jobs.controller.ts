@@ -43,7 +43,7 @@ import { requestIdFrom } from '../logging/request-id';
 import { CheckedTemplates, DecodedImages } from '../documents/checked-templates';
 import { contentDisposition, outputFilename } from '../documents/content-disposition';
 import { parseJobFields, type ParsedJobRequest } from './job-request';
-import { JobsService, type JobView } from '../queue/jobs.service';
+import { type JobInput, JobsService, type JobView } from '../queue/jobs.service';
 import { JOB_ACCEPTED_SCHEMA, JOB_BODY_SCHEMA, JOB_STATUS_SCHEMA } from './jobs.openapi';
 
 interface UploadedTemplate {
@@ -211,34 +211,14 @@ export class JobsController {
     await checkWebhookUrl(url, this.allowedHosts);
   }
 
-  async enqueue(
+  enqueue(
     req: Request,
     file: UploadedTemplate,
     parsed: ParsedJobRequest,
     digest: string,
     baseUrl: string,
   ): Promise<string> {
-    const format = parsed.options.output ?? 'pdf';
-    const filename = outputFilename(
-      file.originalname,
-      parsed.output === 'zip' ? 'zip' : parsed.output === 'merged' ? 'pdf' : format,
-    );
-    return this.jobs.submit({
-      requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
-      template: file.buffer,
-      templateDigest: digest,
-      filename,
-      requests: parsed.items ? parsed.items.map((i) => i.request) : [parsed.request],
-      ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
-      output: parsed.output,
-      options: {
-        undefined: parsed.options.undefined ?? this.config.DEFAULT_UNDEFINED,
-        output: format,
-        ...(parsed.options.pdf ? { pdf: parsed.options.pdf } : {}),
-      },
-      ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
-      baseUrl,
-    });
+    return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config));
   }
 
   /** PUBLIC_BASE_URL, else the request's own scheme and Host. */
@@ -251,4 +231,36 @@ export class JobsController {
       : `localhost:${this.config.PORT}`;
     return `${req.protocol}://${safe}`;
   }
+}
+
+/** What JobsService.submit() needs, from a checked form (also the synchronous endpoint's batches). */
+export function jobInput(
+  req: Request,
+  file: UploadedTemplate,
+  parsed: ParsedJobRequest,
+  digest: string,
+  baseUrl: string,
+  config: ServiceConfig,
+): JobInput {
+  const format = parsed.options.output ?? 'pdf';
+  const filename = outputFilename(
+    file.originalname,
+    parsed.output === 'zip' ? 'zip' : parsed.output === 'merged' ? 'pdf' : format,
+  );
+  return {
+    requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
+    template: file.buffer,
+    templateDigest: digest,
+    filename,
+    requests: parsed.items ? parsed.items.map((i) => i.request) : [parsed.request],
+    ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
+    output: parsed.output,
+    options: {
+      undefined: parsed.options.undefined ?? config.DEFAULT_UNDEFINED,
+      output: format,
+      ...(parsed.options.pdf ? { pdf: parsed.options.pdf } : {}),
+    },
+    ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
+    baseUrl,
+  };
 }
