@@ -23,6 +23,7 @@ import {
   stopAll,
   testEnv,
   waitUntil,
+  workerHttpUrl,
 } from './service-harness';
 
 jest.setTimeout(240_000);
@@ -102,6 +103,7 @@ class Receiver {
 let redis: RedisServer;
 let api: RunningApi;
 const workers: ManagedProcess[] = [];
+const workerUrls: string[] = [];
 const receiver = new Receiver();
 
 beforeAll(async () => {
@@ -116,6 +118,8 @@ beforeAll(async () => {
     WEBHOOK_RETRIES: '4',
     MAX_BATCH_ITEMS: '30',
     RESULT_TTL_S: '600',
+    BULL_BOARD_USER: 'ops',
+    BULL_BOARD_PASSWORD: 'board-password-for-tests',
   });
   const [a, b, started] = await Promise.all([
     startWorker(env, 'worker-a'),
@@ -124,6 +128,7 @@ beforeAll(async () => {
   ]);
   workers.push(a, b);
   api = started;
+  workerUrls.push(...(await Promise.all([a, b].map((w) => workerHttpUrl(w)))));
 });
 
 afterAll(async () => {
@@ -440,6 +445,49 @@ describe('webhooks', () => {
       expect([url, res.status]).toEqual([url, 400]);
       expect(body).toMatchObject({ status: 'error', error_type: 'invalid_webhook_url', details: { reason } });
     }
+  });
+});
+
+describe('operators', () => {
+  /** A counter's value summed over both workers' /metrics (0 when absent). */
+  async function workerCounter(name: string, labels: string): Promise<number> {
+    let sum = 0;
+    for (const url of workerUrls) {
+      const text = await (await fetch(`${url}/metrics`)).text();
+      const line = text.split('\n').find((l) => l.startsWith(`${name}{${labels}}`));
+      if (line) sum += Number(line.split(' ').pop());
+    }
+    return sum;
+  }
+
+  it('metrics count jobs by status, batch items and webhook deliveries by outcome', async () => {
+    // By now: jobs completed and failed, batch items, deliveries delivered and retried.
+    expect(await workerCounter('docgen_async_jobs_total', 'status="completed"')).toBeGreaterThanOrEqual(4);
+    expect(await workerCounter('docgen_async_jobs_total', 'status="failed"')).toBeGreaterThanOrEqual(2);
+    expect(await workerCounter('docgen_batch_items_total', 'outcome="completed"')).toBeGreaterThanOrEqual(40);
+    expect(await workerCounter('docgen_batch_items_total', 'outcome="failed"')).toBeGreaterThanOrEqual(1);
+    expect(
+      await workerCounter('docgen_webhook_deliveries_total', 'outcome="delivered"'),
+    ).toBeGreaterThanOrEqual(3);
+    expect(
+      await workerCounter('docgen_webhook_deliveries_total', 'outcome="retried"'),
+    ).toBeGreaterThanOrEqual(2);
+    const apiMetrics = await (await fetch(`${api.url}/metrics`)).text();
+    expect(apiMetrics).toMatch(/docgen_async_queue_jobs\{queue="render-jobs",state="completed"\} [1-9]/);
+    expect(apiMetrics).toMatch(/docgen_async_queue_jobs\{queue="render-webhooks",state="completed"\} [1-9]/);
+  });
+
+  it('Bull Board shows every queue involved', async () => {
+    const auth = { Authorization: `Basic ${Buffer.from('ops:board-password-for-tests').toString('base64')}` };
+    const res = await fetch(`${api.url}/admin/queues/api/queues`, { headers: auth });
+    expect(res.status).toBe(200);
+    const { queues } = (await res.json()) as { queues: Array<{ name: string }> };
+    expect(queues.map((q) => q.name).sort()).toEqual([
+      'render',
+      'render-items',
+      'render-jobs',
+      'render-webhooks',
+    ]);
   });
 });
 
