@@ -49,6 +49,14 @@ export function asyncJobKeys(q: QueueNames, jobId: string) {
   return { record: base, template: `${base}:template`, result: `${base}:result` };
 }
 
+/**
+ * The reply list of item `index` (RenderJob.replyKey of an item): the worker pushes the item's
+ * document there (encodeReply) as it does for a waiting API; the parent reads the first frame.
+ */
+export function itemReplyKey(q: QueueNames, jobId: string, index: number): string {
+  return `${asyncJobKeys(q, jobId).record}:item:${index}`;
+}
+
 /** The record's hash fields, as strings in Redis. */
 export interface AsyncJobRecord {
   /** 'queued' until finished; 'active' is read from started_at. */

@@ -4,10 +4,8 @@
  * the progress and the result back. Nothing is kept in this process: any API answers for any job.
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { FlowProducer, Job, Queue } from 'bullmq';
 import { ServiceConfig } from '@app/config';
 import {
-  type AssembleJob,
   type AsyncJobRecord,
   type AsyncJobStatus,
   type AsyncOutput,
@@ -16,9 +14,9 @@ import {
   decodeFailure,
   InternalError,
   itemJobId,
+  itemReplyKey,
   JOB_ID_PATTERN,
   jobPaths,
-  jobQueueNames,
   newJobId,
   onRedisError,
   payloadKeys,
@@ -29,12 +27,12 @@ import {
   ServiceUnavailableError,
   TransportedError,
   TypedError,
-  type WebhookDeliveryJob,
   type ErrorBody,
   JobNotFinishedError,
   JobNotFoundError,
 } from '@app/contracts';
 import type { RenderRequest } from '@app/engine';
+import { JobFlows } from '@app/queue';
 
 /** How long an unfinished job's record and payload are kept: a day, or RESULT_TTL_S if longer. */
 const MIN_PENDING_TTL_MS = 24 * 3600 * 1000;
@@ -78,10 +76,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('Jobs');
   private readonly names: QueueNames;
   private redis!: RedisConnection;
-  private flows!: FlowProducer;
-  private parents!: Queue<AssembleJob>;
-  private items!: Queue<RenderJob>;
-  private webhooks!: Queue<WebhookDeliveryJob>;
+  private flows!: JobFlows;
   private lastRedisError = 0;
 
   constructor(private readonly config: ServiceConfig) {
@@ -97,29 +92,21 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       commandTimeout: this.config.REDIS_COMMAND_TIMEOUT_MS,
     });
     onRedisError(this.redis, (e) => this.logRedisError(e));
-    const queues = jobQueueNames(this.names);
-    const opts = { connection: this.redis, prefix: this.names.prefix };
-    this.flows = new FlowProducer(opts);
-    this.parents = new Queue(queues.parents, opts);
-    this.items = new Queue(queues.items, opts);
-    this.webhooks = new Queue(queues.webhooks, opts);
-    this.flows.on('error', (e: Error) => this.logRedisError(e));
-    for (const q of this.bullQueues) q.on('error', (e: Error) => this.logRedisError(e));
+    this.flows = new JobFlows(
+      this.redis,
+      { names: this.names, attempts: this.config.JOB_ATTEMPTS, backoffMs: this.config.JOB_BACKOFF_MS },
+      (e) => this.logRedisError(e),
+    );
   }
 
   async onModuleDestroy(): Promise<void> {
-    await Promise.allSettled([
-      this.flows.close(),
-      this.parents.close(),
-      this.items.close(),
-      this.webhooks.close(),
-    ]);
+    await this.flows.close();
     this.redis.disconnect();
   }
 
-  /** The queues, for Bull Board and the metrics. */
-  get bullQueues(): Queue[] {
-    return [this.items, this.parents, this.webhooks];
+  /** The queues, for Bull Board. */
+  get bullQueues() {
+    return this.flows.board;
   }
 
   private get pendingTtlMs(): number {
@@ -153,17 +140,17 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
     multi.hset(keys.record, record as unknown as Record<string, string>);
     multi.pexpire(keys.record, ttl);
     multi.set(keys.template, input.template, 'PX', ttl);
-    const children = input.requests.map((request, index) => {
-      const childId = itemJobId(jobId, index);
-      const { requestKey, resultKey } = payloadKeys(this.names, childId);
+    const items = input.requests.map((request, index): RenderJob => {
+      const { requestKey } = payloadKeys(this.names, itemJobId(jobId, index));
       const requestJson = JSON.stringify(request);
       multi.set(requestKey, requestJson, 'PX', ttl);
-      const data: RenderJob = {
+      return {
         requestId: input.requestId,
         templateKey: keys.template,
         requestKey,
         templateDigest: input.templateDigest,
-        resultKey,
+        // The item's own list: the worker pushes its document there, for the parent.
+        replyKey: itemReplyKey(this.names, jobId, index),
         filename: input.itemNames?.[index] ?? input.filename,
         templateBytes: input.template.length,
         requestBytes: Buffer.byteLength(requestJson),
@@ -172,50 +159,17 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
         options: input.options,
         background: { resultTtlMs: ttl, recordKey: keys.record },
       };
-      return {
-        name: 'render',
-        queueName: jobQueueNames(this.names).items,
-        data,
-        opts: {
-          jobId: childId,
-          attempts: this.config.JOB_ATTEMPTS,
-          backoff: { type: 'exponential' as const, delay: this.config.JOB_BACKOFF_MS },
-          // The parent runs as soon as an item fails, to fail the job with that item's error.
-          continueParentOnFailure: true,
-          removeOnComplete: { age: 3600, count: 1000 },
-          removeOnFail: { age: 24 * 3600, count: 1000 },
-        },
-      };
     });
     try {
       const replies = await multi.exec();
       for (const [error] of replies ?? []) if (error) throw error;
-      await this.flows.add({
-        name: 'assemble',
-        queueName: jobQueueNames(this.names).parents,
-        data: {
-          jobId,
-          total,
-          output: input.output,
-          ...(input.itemNames ? { itemNames: input.itemNames } : {}),
-        },
-        opts: {
-          jobId,
-          attempts: 3,
-          backoff: { type: 'exponential', delay: 1000 },
-          removeOnComplete: { age: 3600, count: 1000 },
-          removeOnFail: { age: 24 * 3600, count: 1000 },
-        },
-        children,
-      });
+      await this.flows.add(
+        jobId,
+        { jobId, total, output: input.output, ...(input.itemNames ? { itemNames: input.itemNames } : {}) },
+        items,
+      );
     } catch (e) {
-      this.redis
-        .del(
-          keys.record,
-          keys.template,
-          ...input.requests.map((_, i) => payloadKeys(this.names, itemJobId(jobId, i)).requestKey),
-        )
-        .catch(() => undefined);
+      this.redis.del(keys.record, keys.template, ...items.map((i) => i.requestKey)).catch(() => undefined);
       throw this.unavailable(e);
     }
     this.logger.log(
@@ -237,12 +191,10 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
   private async done(jobId: string, record: Partial<AsyncJobRecord>): Promise<number> {
     const total = Number(record.total);
     if (record.status === 'completed') return total;
-    const parent = await Job.fromId(this.parents, jobId).catch((e: unknown) => {
+    const done = await this.flows.done(jobId).catch((e: unknown) => {
       throw this.unavailable(e);
     });
-    if (!parent) return 0;
-    const counts = await parent.getDependenciesCount({ processed: true });
-    return Math.min(counts.processed ?? 0, total);
+    return Math.min(done, total);
   }
 
   async status(jobId: string, baseUrl: string): Promise<JobView> {
@@ -312,14 +264,14 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       await this.redis.del(keys.record, keys.result);
       if (record.status !== 'completed' && record.status !== 'failed') {
         // Removes the parent and its children not locked by a worker; a running item finishes and is dropped.
-        await this.parents.remove(jobId, { removeChildren: true }).catch(() => 0);
+        await this.flows.remove(jobId).catch(() => undefined);
         const total = Number(record.total);
         await this.redis.del(
           keys.template,
-          ...Array.from({ length: total }, (_, i) => {
-            const k = payloadKeys(this.names, itemJobId(jobId, i));
-            return [k.requestKey, k.resultKey];
-          }).flat(),
+          ...Array.from({ length: total }, (_, i) => [
+            payloadKeys(this.names, itemJobId(jobId, i)).requestKey,
+            itemReplyKey(this.names, jobId, i),
+          ]).flat(),
         );
       }
     } catch (e) {
@@ -347,17 +299,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
   }
 
   async jobCounts(): Promise<Record<string, Record<string, number>>> {
-    const out: Record<string, Record<string, number>> = {};
-    for (const q of this.bullQueues)
-      out[q.name] = await q.getJobCounts(
-        'waiting',
-        'waiting-children',
-        'active',
-        'delayed',
-        'failed',
-        'completed',
-      );
-    return out;
+    return this.flows.counts();
   }
 
   private unavailable(e: unknown): TypedError {

@@ -12,24 +12,24 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { promisify } from 'node:util';
 import PizZip from 'pizzip';
-import { type Job, type Queue, UnrecoverableError } from 'bullmq';
 import {
-  type AssembleJob,
   asyncJobKeys,
   decodeFailure,
+  decodeReply,
   type ErrorBody,
   InternalError,
   itemJobId,
+  itemReplyKey,
   jobPaths,
   payloadKeys,
   type QueueNames,
   type RedisConnection,
   type RenderJobResult,
-  type WebhookDeliveryJob,
   type WebhookEvent,
   TypedError,
 } from '@app/contracts';
 import { PayloadTooLargeError } from '@app/engine';
+import { type AssembleJobHandle, UnrecoverableError, type WebhookQueue } from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
 
@@ -38,9 +38,7 @@ const run = promisify(execFile);
 export interface AssembleDeps {
   redis: RedisConnection;
   names: QueueNames;
-  webhooks: Queue<WebhookDeliveryJob>;
-  webhookAttempts: number;
-  webhookBackoffMs: number;
+  webhooks: WebhookQueue;
   resultTtlS: number;
   maxResultBytes: number;
   logger: Logger;
@@ -80,12 +78,15 @@ export function zipItems(items: Array<{ name: string; body: Buffer }>): Buffer {
 }
 
 export function createAssembleProcessor(deps: AssembleDeps) {
-  return async function assemble(job: Job<AssembleJob>): Promise<{ bytes: number }> {
+  return async function assemble(job: AssembleJobHandle): Promise<{ bytes: number }> {
     const { jobId, total, output } = job.data;
     const keys = asyncJobKeys(deps.names, jobId);
-    const itemKeys = Array.from({ length: total }, (_, i) => payloadKeys(deps.names, itemJobId(jobId, i)));
+    const itemKeys = Array.from({ length: total }, (_, i) => ({
+      requestKey: payloadKeys(deps.names, itemJobId(jobId, i)).requestKey,
+      replyKey: itemReplyKey(deps.names, jobId, i),
+    }));
     const cleanup = () =>
-      deps.redis.del(keys.template, ...itemKeys.flatMap((k) => [k.requestKey, k.resultKey])).catch(() => 0);
+      deps.redis.del(keys.template, ...itemKeys.flatMap((k) => [k.requestKey, k.replyKey])).catch(() => 0);
     const log = deps.logger.child({ jobId });
     const record = await deps.redis.hgetall(keys.record);
     if (!record.created_at) {
@@ -114,9 +115,13 @@ export function createAssembleProcessor(deps: AssembleDeps) {
       const bodies: Buffer[] = [];
       for (let i = 0; i < total; i++) {
         if (!byIndex.has(i)) throw new Error(`item ${i} has no result`);
-        const body = await deps.redis.getBuffer(itemKeys[i].resultKey);
-        if (!body) throw new InternalError('An item of the job expired before the job was assembled');
-        bodies.push(body);
+        // The first reply: an item run twice (its worker died after the push) pushed twice.
+        const frame = await deps.redis.lindexBuffer(itemKeys[i].replyKey, 0);
+        const reply = frame ? decodeReply(frame) : null;
+        if (!reply || !('body' in reply)) {
+          throw new InternalError('An item of the job expired before the job was assembled');
+        }
+        bodies.push(reply.body);
       }
       const t0 = performance.now();
       const result =
@@ -155,7 +160,7 @@ export function createAssembleProcessor(deps: AssembleDeps) {
 
   /** Writes the result and the record with RESULT_TTL_S, then queues the webhook if one was asked for. */
   async function finish(
-    job: Job<AssembleJob>,
+    job: AssembleJobHandle,
     record: Record<string, string>,
     outcome: { result: Buffer } | { error: ErrorBody },
   ): Promise<void> {
@@ -190,16 +195,11 @@ export function createAssembleProcessor(deps: AssembleDeps) {
       },
     };
     // The job id makes a second run of this parent (after a crash) add no second delivery.
-    await deps.webhooks.add(
-      'deliver',
-      { jobId, url: record.webhook_url, webhookId: `msg_${jobId}`, body: JSON.stringify(event) },
-      {
-        jobId,
-        attempts: deps.webhookAttempts,
-        backoff: { type: 'exponential', delay: deps.webhookBackoffMs },
-        removeOnComplete: { age: 24 * 3600, count: 1000 },
-        removeOnFail: { age: 7 * 24 * 3600, count: 1000 },
-      },
-    );
+    await deps.webhooks.add({
+      jobId,
+      url: record.webhook_url,
+      webhookId: `msg_${jobId}`,
+      body: JSON.stringify(event),
+    });
   }
 }

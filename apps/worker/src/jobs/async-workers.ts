@@ -1,18 +1,11 @@
 /**
- * The BullMQ workers of asynchronous jobs, beside the render worker: one takes the flows' parents
- * (assembly), one the webhook deliveries. Both are stateless: any worker process takes any job.
+ * The workers of asynchronous jobs, beside the render worker (libs/queue's job-workers): the items
+ * (the render processor, shared with the render queue and its template caches), the parents
+ * (assembly) and the webhook deliveries. Stateless: any worker process takes any job.
  */
-import { type Job, Queue, Worker } from 'bullmq';
 import type { ServiceConfig } from '@app/config';
-import {
-  type AssembleJob,
-  jobQueueNames,
-  parseAllowedHosts,
-  type RedisConnection,
-  type RenderJob,
-  type RenderJobResult,
-  type WebhookDeliveryJob,
-} from '@app/contracts';
+import { parseAllowedHosts, type RedisConnection, type RenderJobResult } from '@app/contracts';
+import { createJobWorkers, type RenderJobHandle, WebhookQueue } from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
 import { createAssembleProcessor } from './assemble.processor';
@@ -31,77 +24,63 @@ export function createAsyncWorkers(deps: {
   metrics: WorkerMetrics;
   onError: (e: unknown) => void;
   /** The render processor (shared with the render queue's worker, and its template caches). */
-  render: (job: Job<RenderJob, RenderJobResult>) => Promise<RenderJobResult>;
+  render: (job: RenderJobHandle) => Promise<RenderJobResult>;
   /** Items taken at once: the render worker's concurrency, as they share its converter. */
   itemConcurrency: number;
 }): AsyncWorkers {
   const { config, logger } = deps;
   const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
-  const queues = jobQueueNames(names);
-  const webhookQueue = new Queue<WebhookDeliveryJob>(queues.webhooks, {
-    connection: deps.queueRedis,
-    prefix: names.prefix,
-  });
-  webhookQueue.on('error', deps.onError);
-  const common = {
-    connection: deps.queueRedis,
-    prefix: names.prefix,
-    lockDuration: config.WORKER_LOCK_DURATION_MS,
-    stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-    maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
-    autorun: false,
-  };
-  const items = new Worker<RenderJob, RenderJobResult>(queues.items, deps.render, {
-    ...common,
-    concurrency: deps.itemConcurrency,
-  });
-  const assembler = new Worker<AssembleJob>(
-    queues.parents,
-    createAssembleProcessor({
-      redis: deps.redis,
-      names,
-      webhooks: webhookQueue,
-      webhookAttempts: config.WEBHOOK_RETRIES,
-      webhookBackoffMs: config.WEBHOOK_BACKOFF_MS,
-      resultTtlS: config.RESULT_TTL_S,
-      maxResultBytes: config.MAX_RESULT_BYTES,
-      logger,
-      metrics: deps.metrics,
-    }),
-    // Assembling is I/O and qpdf: two at once keep the worker's converter the busy part.
-    { ...common, concurrency: 2 },
+  const webhooks = new WebhookQueue(
+    deps.queueRedis,
+    names,
+    { attempts: config.WEBHOOK_RETRIES, backoffMs: config.WEBHOOK_BACKOFF_MS },
+    deps.onError,
   );
   const secret = config.WEBHOOK_SECRET;
-  const deliverer = secret
-    ? new Worker<WebhookDeliveryJob>(
-        queues.webhooks,
-        createWebhookProcessor({
-          secret,
-          timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-          allowed: parseAllowedHosts(config.WEBHOOK_ALLOWED_HOSTS),
-          logger,
-          metrics: deps.metrics,
-        }),
-        // Deliveries mostly wait on receivers' answers.
-        { ...common, concurrency: 8 },
-      )
-    : undefined;
   if (!secret) logger.info('WEBHOOK_SECRET is not set: this worker delivers no webhooks');
-  for (const w of [items, assembler, deliverer]) {
-    w?.on('error', deps.onError);
-    w?.on('stalled', (jobId) =>
-      logger.warn({ jobId }, `${w.name} job ${jobId} stalled; handed to another worker`),
-    );
-  }
+  const workers = createJobWorkers(
+    {
+      render: deps.render,
+      assemble: createAssembleProcessor({
+        redis: deps.redis,
+        names,
+        webhooks,
+        resultTtlS: config.RESULT_TTL_S,
+        maxResultBytes: config.MAX_RESULT_BYTES,
+        logger,
+        metrics: deps.metrics,
+      }),
+      ...(secret
+        ? {
+            deliver: createWebhookProcessor({
+              secret,
+              timeoutMs: config.WEBHOOK_TIMEOUT_MS,
+              allowed: parseAllowedHosts(config.WEBHOOK_ALLOWED_HOSTS),
+              logger,
+              metrics: deps.metrics,
+            }),
+          }
+        : {}),
+    },
+    {
+      names,
+      connection: deps.queueRedis,
+      itemConcurrency: deps.itemConcurrency,
+      lockDuration: config.WORKER_LOCK_DURATION_MS,
+      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+      maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+      onError: deps.onError,
+      onStalled: (queue, jobId) =>
+        logger.warn({ jobId }, `${queue} job ${jobId} stalled; handed to another worker`),
+    },
+  );
   return {
     run() {
-      for (const w of [items, assembler, deliverer]) {
-        void w?.run().catch((e: unknown) => logger.error(`${w.name} worker stopped: ${String(e)}`));
-      }
+      workers.run((queue, e) => logger.error(`${queue} worker stopped: ${String(e)}`));
     },
     async close() {
-      await Promise.all([items.close(), assembler.close(), deliverer?.close()]);
-      await webhookQueue.close();
+      await workers.close();
+      await webhooks.close();
     },
   };
 }

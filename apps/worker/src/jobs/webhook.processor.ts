@@ -4,8 +4,8 @@
  * Every attempt carries the same webhook-id and body, signed again with its own timestamp. A URL
  * that no longer passes the address check (DNS rebinding) is not retried.
  */
-import { type Job, UnrecoverableError } from 'bullmq';
-import { deliverWebhook, type WebhookDeliveryJob } from '@app/contracts';
+import { deliverWebhook } from '@app/contracts';
+import { UnrecoverableError, type WebhookJobHandle } from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
 
@@ -18,7 +18,7 @@ export interface WebhookDeps {
 }
 
 export function createWebhookProcessor(deps: WebhookDeps) {
-  return async function deliver(job: Job<WebhookDeliveryJob>): Promise<{ status: number }> {
+  return async function deliver(job: WebhookJobHandle): Promise<{ status: number }> {
     const { jobId, url, webhookId, body } = job.data;
     const log = deps.logger.child({ jobId, webhookId });
     const attempt = job.attemptsMade + 1;
