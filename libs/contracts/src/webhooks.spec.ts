@@ -53,9 +53,12 @@ describe('refusedRange', () => {
     expect(refusedRange(address)).toBe(range);
   });
 
-  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])('%s is public', (address) => {
-    expect(refusedRange(address)).toBeNull();
-  });
+  it.each(['93.184.215.14', '8.8.8.8', '2606:4700:4700::1111', '::ffff:8.8.8.8'])(
+    '%s is public',
+    (address) => {
+      expect(refusedRange(address)).toBeNull();
+    },
+  );
 });
 
 describe('checkWebhookUrl', () => {
@@ -73,12 +76,20 @@ describe('checkWebhookUrl', () => {
   });
 
   it('refuses other schemes, credentials, non-URLs and names that do not resolve', async () => {
-    expect(await reason(checkWebhookUrl('ftp://hooks.example.com/', NONE, resolve))).toBe('scheme_not_allowed');
+    expect(await reason(checkWebhookUrl('ftp://hooks.example.com/', NONE, resolve))).toBe(
+      'scheme_not_allowed',
+    );
     expect(await reason(checkWebhookUrl('file:///etc/passwd', NONE, resolve))).toBe('scheme_not_allowed');
-    expect(await reason(checkWebhookUrl('gopher://hooks.example.com/', NONE, resolve))).toBe('scheme_not_allowed');
-    expect(await reason(checkWebhookUrl('https://u:p@hooks.example.com/', NONE, resolve))).toBe('credentials');
+    expect(await reason(checkWebhookUrl('gopher://hooks.example.com/', NONE, resolve))).toBe(
+      'scheme_not_allowed',
+    );
+    expect(await reason(checkWebhookUrl('https://u:p@hooks.example.com/', NONE, resolve))).toBe(
+      'credentials',
+    );
     expect(await reason(checkWebhookUrl('hooks.example.com/x', NONE, resolve))).toBe('not_a_url');
     expect(await reason(checkWebhookUrl('https://nowhere.example.com/', NONE, resolve))).toBe('unresolvable');
+    const long = `https://hooks.example.com/${'a'.repeat(2100)}`;
+    expect(await reason(checkWebhookUrl(long, NONE, resolve))).toBe('too_long');
   });
 
   it('refuses a name with any private address, IP literals in every notation, and loopback', async () => {
@@ -105,7 +116,9 @@ describe('checkWebhookUrl', () => {
     const allowed = parseAllowedHosts(' Localhost , 127.0.0.1:9000,[::1]:9001 ');
     expect(await reason(checkWebhookUrl('http://localhost:1234/', allowed, resolve))).toBe('accepted');
     expect(await reason(checkWebhookUrl('http://127.0.0.1:9000/', allowed, resolve))).toBe('accepted');
-    expect(await reason(checkWebhookUrl('http://127.0.0.1:9002/', allowed, resolve))).toBe('address_not_allowed');
+    expect(await reason(checkWebhookUrl('http://127.0.0.1:9002/', allowed, resolve))).toBe(
+      'address_not_allowed',
+    );
     expect(await reason(checkWebhookUrl('http://[::1]:9001/', allowed, resolve))).toBe('accepted');
     expect(await reason(checkWebhookUrl('http://[::1]:9002/', allowed, resolve))).toBe('address_not_allowed');
     expect(await reason(checkWebhookUrl('http://intranet.example.com/', allowed, resolve))).toBe(

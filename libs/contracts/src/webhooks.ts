@@ -43,6 +43,9 @@ export function refusedRange(address: string): string | null {
 
 type Resolver = (host: string) => Promise<LookupAddress[]>;
 
+/** It is stored with the job and sent with every attempt: a URL, not a payload. */
+export const MAX_WEBHOOK_URL_LENGTH = 2048;
+
 const systemResolver: Resolver = (host) =>
   new Promise((resolve, reject) =>
     dnsLookup(host, { all: true, verbatim: true }, (err, addresses) =>
@@ -74,6 +77,12 @@ export async function checkWebhookUrl(
   allowed: ReadonlySet<string>,
   resolve: Resolver = systemResolver,
 ): Promise<{ url: URL; addresses: LookupAddress[] }> {
+  if (raw.length > MAX_WEBHOOK_URL_LENGTH) {
+    throw new InvalidWebhookUrlError(`webhook_url is longer than ${MAX_WEBHOOK_URL_LENGTH} characters`, {
+      reason: 'too_long',
+      max_length: MAX_WEBHOOK_URL_LENGTH,
+    });
+  }
   let url: URL;
   try {
     url = new URL(raw);
