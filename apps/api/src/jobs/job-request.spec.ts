@@ -58,6 +58,10 @@ describe('parseJobFields', () => {
     });
     expect(parsed.items![3].request.images!.sign).toEqual({ data: PNG, width_mm: 20 });
     expect(parse({ batch: [{ template_data: {} }], output: 'merged' }).output).toBe('merged');
+    // finishing options go with ZIP items (each PDF is finished on its own)
+    expect(
+      parse({ batch: [{ template_data: {} }], options: { pdf: { watermark: { text: 'DRAFT' } } } }).output,
+    ).toBe('zip');
   });
 
   it('refuses what is wrong before anything is queued', () => {
@@ -76,6 +80,11 @@ describe('parseJobFields', () => {
       { batch: [{ template_data: {} }], output: 'tar' },
       { template_data: {}, output: 'zip' },
       { batch: [{ template_data: {} }], output: 'merged', options: { output: 'docx' } },
+      {
+        batch: [{ template_data: {} }],
+        output: 'merged',
+        options: { pdf: { watermark: { text: 'DRAFT' } } },
+      },
       { batch: [{ template_data: {} }], unknown: 1 },
     ]) {
       expect(() => parse(bad)).toThrow(InvalidRequestError);

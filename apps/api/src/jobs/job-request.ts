@@ -6,7 +6,7 @@
  * parser of the render form (render-request.dto.ts), so every other field is checked as there.
  */
 import { InvalidRequestError, PayloadTooLargeError, type RenderRequest } from '@app/engine';
-import type { AsyncOutput } from '@app/contracts';
+import { type AsyncOutput, PDF_FINISH_FIELDS, splitPdfOptions } from '@app/contracts';
 import {
   checkImages,
   exceedsJsonDepth,
@@ -110,6 +110,13 @@ export function parseJobFields(
     throw new InvalidRequestError('A merged batch is one PDF: options.output "docx" cannot be merged', {
       field: 'output',
     });
+  }
+  if (output === 'merged' && splitPdfOptions(base.options.pdf)[1]) {
+    // Encryption, attachments or Factur-X on each item would not survive (or block) the merge.
+    throw new InvalidRequestError(
+      `A merged batch takes no PDF finishing options (${PDF_FINISH_FIELDS.join(', ')}): use output "zip"`,
+      { field: 'output' },
+    );
   }
   const items = parseBatch(extracted.batch, base.request, base.options.output ?? 'pdf', limits.maxBatchItems);
   return {

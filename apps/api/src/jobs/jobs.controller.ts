@@ -29,7 +29,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, InvalidRequestError, prepareImages } from '@app/engine';
+import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   checkWebhookUrl,
@@ -37,6 +37,8 @@ import {
   jobPaths,
   MissingFileError,
   parseAllowedHosts,
+  PDF_FINISH_KEY,
+  splitPdfOptions,
 } from '@app/contracts';
 import { ERROR_BODY_REF, errorExamples } from '../docs/openapi-schemas';
 import { requestIdFrom } from '../logging/request-id';
@@ -187,6 +189,7 @@ export class JobsController {
     const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
+      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
       maxBatchItems: this.config.MAX_BATCH_ITEMS,
     });
     const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
@@ -243,6 +246,7 @@ export function jobInput(
   config: ServiceConfig,
 ): JobInput {
   const format = parsed.options.output ?? 'pdf';
+  const [pdfShape, pdfFinish] = splitPdfOptions(parsed.options.pdf);
   const filename = outputFilename(
     file.originalname,
     parsed.output === 'zip' ? 'zip' : parsed.output === 'merged' ? 'pdf' : format,
@@ -252,13 +256,16 @@ export function jobInput(
     template: file.buffer,
     templateDigest: digest,
     filename,
-    requests: parsed.items ? parsed.items.map((i) => i.request) : [parsed.request],
+    // Passwords and files of options.pdf ride in each item's request payload, never in job data.
+    requests: (parsed.items ? parsed.items.map((i) => i.request) : [parsed.request]).map((r) =>
+      pdfFinish ? ({ ...r, [PDF_FINISH_KEY]: pdfFinish } as RenderRequest) : r,
+    ),
     ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
     output: parsed.output,
     options: {
       undefined: parsed.options.undefined ?? config.DEFAULT_UNDEFINED,
       output: format,
-      ...(parsed.options.pdf ? { pdf: parsed.options.pdf } : {}),
+      ...(pdfShape ? { pdf: pdfShape } : {}),
     },
     ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
     baseUrl,
