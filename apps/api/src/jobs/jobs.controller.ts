@@ -206,12 +206,13 @@ export class JobsController {
   }
 
   private async checkWebhook(url: string): Promise<void> {
+    // The URL first: what is wrong with it is the caller's to fix, whatever the configuration.
+    await checkWebhookUrl(url, this.allowedHosts);
     if (!this.config.WEBHOOK_SECRET) {
       throw new InvalidWebhookUrlError('This service sends no webhooks: WEBHOOK_SECRET is not set', {
         reason: 'webhooks_disabled',
       });
     }
-    await checkWebhookUrl(url, this.allowedHosts);
   }
 
   enqueue(
