@@ -275,6 +275,21 @@ describe('a single job', () => {
     });
     expect((await fetch(`${api.url}/api/v1/jobs/${id}`, { method: 'DELETE' })).status).toBe(204);
     expect((await fetch(`${api.url}/api/v1/jobs/${id}`)).status).toBe(404);
+    // The items stop: the queue drains long before thirty conversions could have run.
+    await waitUntil(
+      async () => {
+        const text = await (await fetch(`${api.url}/metrics`)).text();
+        return ['waiting', 'active'].every((state) =>
+          text.includes(`docgen_async_queue_jobs{queue="render-items",state="${state}"} 0`),
+        );
+      },
+      30_000,
+      'the items queue to drain',
+    );
+    const converted = workers
+      .map((w) => w.output().match(new RegExp(`job ${id}-\\d+ completed`, 'g'))?.length ?? 0)
+      .reduce((a, b) => a + b, 0);
+    expect(converted).toBeLessThan(30);
   });
 
   it('an unknown or malformed id is 404 job_not_found', async () => {

@@ -138,10 +138,9 @@ export function createRenderProcessor(deps: ProcessorDeps) {
     );
     try {
       if (job.data.background && !(await markStarted(deps.redis, job.data.background.recordKey))) {
-        // DELETE /api/v1/jobs/{id} dropped the job: nobody will read this item.
-        throw new UnrecoverableError(
-          encodeFailure(new InternalError('The job was cancelled', { request_id: requestId })),
-        );
+        // DELETE /api/v1/jobs/{id} dropped the job: nobody will read this item (a typed error:
+        // failed at once, logged as routine).
+        throw new InternalError('The job was cancelled', { request_id: requestId, cancelled: true });
       }
       const [template, requestJson] = await readPayload(deps.redis, job.data, templateBytes);
       if (!template || requestJson === null) {
