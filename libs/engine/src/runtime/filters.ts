@@ -14,6 +14,7 @@ import {
 } from './ops';
 import { FormatError, percentFormat, pyRound } from './pyformat';
 import { markupFilter } from '../rich/rich-value';
+import { FORMAT_FILTERS } from '../format/filters';
 import {
   Callable,
   dictKeys,
@@ -656,6 +657,8 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
 // Rich content (libs/engine/src/rich): HTML and Markdown placed as Word paragraphs or runs.
 FILTERS_TABLE.html = (st, v) => markupFilter('html', st.use(v));
 FILTERS_TABLE.markdown = (st, v, a, k) => markupFilter('markdown', st.use(v), arg(a, k, 0, 'html', false));
+// Locale formatting (Babel's names) and barcodes (libs/engine/src/format).
+Object.assign(FILTERS_TABLE, FORMAT_FILTERS);
 FILTERS_TABLE.count = FILTERS_TABLE.length;
 FILTERS_TABLE.d = FILTERS_TABLE.default;
 FILTERS_TABLE.e = FILTERS_TABLE.escape;
