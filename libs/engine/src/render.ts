@@ -175,15 +175,18 @@ function checkTableCells(zip: PizZip, limit: number): void {
 }
 
 /** The render's locale and time zone, checked: a 400 naming `locale` or `timezone` when unknown. */
-export function formatDefaultsOf(options: { locale?: string; timezone?: string }): FormatDefaults {
+export function formatDefaultsOf(
+  options: { locale?: unknown; timezone?: unknown },
+  fields = { locale: 'options.locale', timezone: 'options.timezone' },
+): FormatDefaults {
   const out = { ...DEFAULT_FORMAT_DEFAULTS };
   if (options.locale !== undefined) {
     const tag = parseLocale(options.locale);
     if (!tag)
       throw new InvalidRequestError(
-        `Unknown locale '${String(options.locale).slice(0, 50)}' (give one such as de_DE or en-US)`,
+        `${fields.locale}: unknown locale '${String(options.locale).slice(0, 50)}' (give one such as de_DE or en-US)`,
         {
-          field: 'locale',
+          field: fields.locale,
         },
       );
     out.locale = tag;
@@ -192,8 +195,8 @@ export function formatDefaultsOf(options: { locale?: string; timezone?: string }
     const zone = parseTimeZone(options.timezone);
     if (!zone)
       throw new InvalidRequestError(
-        `Unknown time zone '${String(options.timezone).slice(0, 64)}' (give an IANA name such as Europe/Berlin or UTC)`,
-        { field: 'timezone' },
+        `${fields.timezone}: unknown time zone '${String(options.timezone).slice(0, 64)}' (give an IANA name such as Europe/Berlin or UTC)`,
+        { field: fields.timezone },
       );
     out.timezone = zone;
   }

@@ -39,6 +39,12 @@ import {
   v16FieldsSent,
   type LinterRequest,
 } from './compat-fields';
+import {
+  LOCALE_OPTION_FIELDS,
+  localeFromForm,
+  localeFromOptions,
+  refuseLocaleFormFields,
+} from './locale-fields';
 
 /** One image of `images`: base64 PNG (no data-URL prefix) and an optional size. */
 export class ImageDataDto implements ImageData {
@@ -82,6 +88,13 @@ export class RequestOptionsDto {
   /** How the PDF is written; checked by pdfOptionErrors (the converters' shared validator). */
   @Allow()
   pdf?: PdfOptions;
+
+  /** The formatting filters' default locale and IANA time zone: checked by locale-fields.ts. */
+  @Allow()
+  locale?: string;
+
+  @Allow()
+  timezone?: string;
 }
 
 /** The known fields of `request_data` (checked by hand: see parseRenderFields). */
@@ -94,7 +107,7 @@ const REQUEST_FIELDS = [
   'linter_options',
 ] as const;
 const IMAGE_FIELDS = ['data', 'width_mm', 'height_mm', 'width_px', 'height_px'] as const;
-const OPTION_FIELDS = ['undefined', 'output', 'pdf'] as const;
+const OPTION_FIELDS = ['undefined', 'output', 'pdf', ...LOCALE_OPTION_FIELDS] as const;
 
 export interface ParsedRenderRequest {
   /** `legacy`: `data` alone; `enhanced`: `request_data`; `v1.6`: `data` with images, undefined_behavior or linter_options fields. */
@@ -252,7 +265,7 @@ export function parseRenderFields(
       });
     }
     if (v16FieldsSent(form).length) return parseV16Fields(form, parsed, limits);
-    return { mode: 'legacy', request: { template_data: parsed }, options: {} };
+    return { mode: 'legacy', request: { template_data: parsed }, options: localeFromForm(form) };
   }
   if (requestData === undefined) {
     if (v16FieldsSent(form).length)
@@ -265,6 +278,7 @@ export function parseRenderFields(
     );
   }
 
+  refuseLocaleFormFields(form);
   const parsed = parseField(requestData, 'request_data', limits);
   if (!isPlainObject(parsed)) {
     throw new InvalidRequestError("The form field 'request_data' must be a JSON object", {
@@ -326,7 +340,14 @@ export function parseRenderFields(
   if (hasImages) request.images = checkImages(parsed.images as Record<string, unknown>, 'request_data');
   const documents = Object.prototype.hasOwnProperty.call(parsed, 'documents') ? parsed.documents : undefined;
   if (documents != null) request.documents = checkDocuments(documents, limits.maxDocuments ?? 10);
-  const result: ParsedRenderRequest = { mode: 'enhanced', request, options: optionsOf(options) };
+  const result: ParsedRenderRequest = {
+    mode: 'enhanced',
+    request,
+    options: {
+      ...optionsOf(options),
+      ...localeFromOptions(isPlainObject(rawOptions) ? rawOptions : undefined),
+    },
+  };
   return withCompatKeys(result, parsed);
 }
 
@@ -370,7 +391,11 @@ function parseV16Fields(
   data: Record<string, unknown>,
   limits: ParseLimits,
 ): ParsedRenderRequest {
-  const result: ParsedRenderRequest = { mode: 'v1.6', request: { template_data: data }, options: {} };
+  const result: ParsedRenderRequest = {
+    mode: 'v1.6',
+    request: { template_data: data },
+    options: localeFromForm(form),
+  };
   const images = field(form, 'images');
   if (images !== undefined && images.trim() !== '') {
     const parsed = parseField(images, 'images', limits);

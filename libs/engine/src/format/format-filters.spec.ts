@@ -165,11 +165,11 @@ describe('request defaults', () => {
 
   it('an unknown locale or time zone is a 400 naming the field', () => {
     for (const [options, field] of [
-      [{ locale: 'xx_YY' }, 'locale'],
-      [{ locale: 'de_ZZ' }, 'locale'],
-      [{ locale: '../../etc' }, 'locale'],
-      [{ timezone: 'Europe/Atlantis' }, 'timezone'],
-      [{ timezone: '+01:00' }, 'timezone'],
+      [{ locale: 'xx_YY' }, 'options.locale'],
+      [{ locale: 'de_ZZ' }, 'options.locale'],
+      [{ locale: '../../etc' }, 'options.locale'],
+      [{ timezone: 'Europe/Atlantis' }, 'options.timezone'],
+      [{ timezone: '+01:00' }, 'options.timezone'],
     ] as const) {
       const e = failure(() => one('x', {}, options));
       expect(e).toBeInstanceOf(InvalidRequestError);
