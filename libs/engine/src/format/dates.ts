@@ -103,15 +103,36 @@ function isoOffset(offsetMin: number, count: number, zForZero: boolean): string 
 const LUXON_TEXT: Record<string, (string | undefined)[]> = {
   // index = count - 1; undefined = width not supported
   G: ['G', 'G', 'G', 'GG', 'GGGGG'],
-  M: [undefined, undefined, 'MMM', 'MMMM', 'MMMMM'],
-  L: [undefined, undefined, 'LLL', 'LLLL', 'LLLLL'],
   E: ['EEE', 'EEE', 'EEE', 'EEEE', 'EEEEE'],
   e: [undefined, undefined, 'EEE', 'EEEE', 'EEEEE'],
   c: [undefined, undefined, 'ccc', 'cccc', 'ccccc'],
   a: ['a', 'a', 'a'],
 };
 
+const MONTH_WIDTH = { 3: 'short', 4: 'long', 5: 'narrow' } as const;
+
+/**
+ * A month name in the format context (`MMMM`: Russian "ноября") or stand-alone (`LLLL`: "ноябрь").
+ * Intl has no such choice: a month formatted beside a day is the format form, alone the
+ * stand-alone one. Where the locale writes a month beside a day as digits (ja "11月25日" splits
+ * into "11" and "月", cs "25. 11."), CLDR's format name is the stand-alone one, which we take.
+ */
+function monthText(dt: DateTime, locale: string, count: 3 | 4 | 5, standalone: boolean): string {
+  const month = MONTH_WIDTH[count];
+  const timeZone = intlZone(dt);
+  const date = dt.toJSDate();
+  if (!standalone) {
+    const part = new Intl.DateTimeFormat(locale, { timeZone, day: 'numeric', month })
+      .formatToParts(date)
+      .find((p) => p.type === 'month')?.value;
+    if (part && !/^\p{Nd}+$/u.test(part)) return part;
+  }
+  return new Intl.DateTimeFormat(locale, { timeZone, month }).format(date);
+}
+
 function field(dt: DateTime, locale: string, letter: string, count: number): string | undefined {
+  if ((letter === 'M' || letter === 'L') && count >= 3 && count <= 5)
+    return monthText(dt, locale, count as 3 | 4 | 5, letter === 'L');
   const luxon = LUXON_TEXT[letter]?.[count - 1];
   if (luxon) return dt.toFormat(luxon);
   const n = (v: number, min = count) => num(locale, v, min);
