@@ -15,11 +15,21 @@ export interface Difference {
   applies: (c: BabelCase) => boolean;
   /** Babel's answer → ours. */
   rewrite: (babel: string) => string;
+  /**
+   * Seen on some Node builds only: Node 24.21's ICU 78.3 and Node 20.20's ICU 78.2 (both report
+   * CLDR 48) differ here; the rule applies where this Node's ICU shows the newer data.
+   */
+  someNodes?: true;
 }
 
 const NBSP = '\u00a0';
 const NNBSP = '\u202f';
 const isNumber = (c: BabelCase) => ['format_decimal', 'format_currency', 'format_percent'].includes(c.fn);
+/** What this Node's ICU build says where Node 20.20 and Node 24.21 differ (see `someNodes`). */
+const FR_CH_APOSTROPHE = new Intl.NumberFormat('fr-CH').format(1000).includes("'");
+const KO_HANGUL_DAY_PERIOD = /[오]/.test(
+  new Intl.DateTimeFormat('ko-KR', { timeStyle: 'short', timeZone: 'UTC' }).format(new Date(0)),
+);
 const ARABIC_DIGITS = '٠١٢٣٤٥٦٧٨٩';
 /** ar's percent sign in CLDR 48: U+066A then U+061C ARABIC LETTER MARK. */
 const c_percent = '\u066a\u061c';
@@ -31,6 +41,22 @@ export const BABEL_DIFFERENCES: Difference[] = [
     why: "de_CH groups thousands with U+0027 APOSTROPHE (1'234) in CLDR 48, with U+2019 (1’234) in CLDR 41",
     applies: (c) => c.kwargs.locale === 'de_CH' && isNumber(c),
     rewrite: (b) => b.replace(/\u2019/g, "'"),
+  },
+  {
+    id: 'swiss-french-grouping',
+    source: 'CLDR version',
+    why: "fr_CH groups thousands with U+0027 APOSTROPHE (1'234) on Node 24's ICU, with U+202F (1 234, as Babel's CLDR 41) on Node 20's",
+    applies: (c) => FR_CH_APOSTROPHE && c.kwargs.locale === 'fr_CH' && isNumber(c),
+    rewrite: (b) => b.replace(/(\d)[\u202f\u00a0 ](?=\d)/g, "$1'"),
+    someNodes: true,
+  },
+  {
+    id: 'korean-day-period',
+    source: 'CLDR version',
+    why: "ko_KR writes the day period 오전/오후 on Node 24's ICU, AM/PM (as Babel's CLDR 41) on Node 20's",
+    applies: (c) => KO_HANGUL_DAY_PERIOD && c.kwargs.locale === 'ko_KR' && c.fn !== 'format_date',
+    rewrite: (b) => b.replace(/\bAM\b/g, '오전').replace(/\bPM\b/g, '오후'),
+    someNodes: true,
   },
   {
     id: 'currency-spacing',
@@ -112,6 +138,19 @@ export const BABEL_DIFFERENCES: Difference[] = [
  * inside a pattern comes from ICU without its direction mark.
  * Key: `locale fn value args` → [Babel 2.10's answer, ours].
  */
+/** Babel's answer with every listed difference that applies to the case rewritten, and the ids used. */
+export function rewriteBabel(c: BabelCase, babel: string): { text: string; used: string[] } {
+  let text = babel;
+  const used: string[] = [];
+  for (const d of BABEL_DIFFERENCES) {
+    if (!d.applies(c)) continue;
+    const next = d.rewrite(text);
+    if (next !== text) used.push(d.id);
+    text = next;
+  }
+  return { text, used };
+}
+
 export const BABEL_LISTED_ANSWERS: Record<string, [string, string]> = {
   'ar_EG format_datetime "2026-11-25T14:30:05Z" ["yyyy-MM-dd\'T\'HH:mm:ssXXX"]': [
     '2026-11-25T15:30:05+01:00',

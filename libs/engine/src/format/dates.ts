@@ -109,6 +109,52 @@ const LUXON_TEXT: Record<string, (string | undefined)[]> = {
   a: ['a', 'a', 'a'],
 };
 
+/** Regions whose first week needs 4 days (CLDR weekData minDays); 1 elsewhere. Intl's weekInfo lost minimalDays in newer V8. */
+const MIN_DAYS_4 = new Set(
+  'AD AN AT AX BE BG CH CZ DE DK EE ES FI FJ FO FR GB GF GG GI GP GR HU IE IM IS IT JE LI LT LU MC MQ NL NO PL PT RE RU SE SJ SK SM VA'.split(
+    ' ',
+  ),
+);
+
+interface WeekInfo {
+  /** 0 = Monday … 6 = Sunday, as Python's weekday(). */
+  firstDay: number;
+  minimalDays: number;
+}
+
+function weekInfo(locale: string): WeekInfo {
+  const loc = new Intl.Locale(locale) as Intl.Locale & {
+    getWeekInfo?: () => { firstDay: number; minimalDays?: number };
+    weekInfo?: { firstDay: number; minimalDays?: number };
+  };
+  const info = loc.getWeekInfo?.() ?? loc.weekInfo;
+  const region = loc.maximize().region ?? '';
+  return {
+    firstDay: ((info?.firstDay ?? 1) + 6) % 7,
+    minimalDays: info?.minimalDays ?? (MIN_DAYS_4.has(region) ? 4 : 1),
+  };
+}
+
+/** The locale's week of the year (`w`), computed as Babel's DateTimeFormat.get_week_number does. */
+function weekOfYear(dt: DateTime, locale: string): number {
+  const { firstDay, minimalDays } = weekInfo(locale);
+  const week = (doy: number, dow: number) => {
+    const first = (((dow - firstDay - doy + 1) % 7) + 7) % 7;
+    let n = Math.floor((doy + first - 1) / 7);
+    if (7 - first >= minimalDays) n += 1;
+    return n;
+  };
+  const n = week(dt.ordinal, dt.weekday - 1);
+  if (n > 0) return n;
+  const prev = dt.minus({ days: dt.ordinal }); // the last day of the previous year
+  return week(prev.ordinal, prev.weekday - 1);
+}
+
+/** The locale's day of the week as a number (`e`, `c`): 1 is the locale's first day. */
+function localWeekday(dt: DateTime, locale: string): number {
+  return ((((dt.weekday - 1 - weekInfo(locale).firstDay) % 7) + 7) % 7) + 1;
+}
+
 const MONTH_WIDTH = { 3: 'short', 4: 'long', 5: 'narrow' } as const;
 
 /**
@@ -141,8 +187,6 @@ function field(dt: DateTime, locale: string, letter: string, count: number): str
       return count === 2 ? n(dt.year % 100, 2) : n(dt.year);
     case 'u':
       return n(dt.year);
-    case 'Y':
-      return count === 2 ? n(dt.localWeekYear % 100, 2) : n(dt.localWeekYear);
     case 'Q':
     case 'q':
       return count <= 2 ? n(dt.quarter) : undefined;
@@ -150,14 +194,14 @@ function field(dt: DateTime, locale: string, letter: string, count: number): str
     case 'L':
       return count <= 2 ? n(dt.month) : undefined;
     case 'w':
-      return count <= 2 ? n(dt.localWeekNumber) : undefined;
+      return count <= 2 ? n(weekOfYear(dt, locale)) : undefined;
     case 'd':
       return count <= 2 ? n(dt.day) : undefined;
     case 'D':
       return count <= 3 ? n(dt.ordinal) : undefined;
     case 'e':
     case 'c':
-      return count <= 2 ? n(dt.localWeekday) : undefined;
+      return count <= 2 ? n(localWeekday(dt, locale)) : undefined;
     case 'h':
       return count <= 2 ? n(dt.hour % 12 || 12) : undefined;
     case 'H':
