@@ -135,6 +135,8 @@ export interface DrawRequest {
   eclevel?: string;
   /** The value as the template gave it, for error messages. */
   value: unknown;
+  /** false: no ECI designator even for non-ASCII text (EPC QR codes declare UTF-8 in their payload). */
+  eci?: boolean;
 }
 
 /** Draws a code as a PNG at ≥ 300 dpi for its size in the document; a 422-type error when the symbology refuses the data. */
@@ -153,9 +155,14 @@ export function drawBarcode(req: DrawRequest): BarcodeImage {
       req.value,
       `too long for ${req.type}: ${[...req.text].length} characters, at most ${spec.maxChars}`,
     );
+  // Text beyond ASCII in a 2D code is UTF-8 with ECI 26 saying so (ISO/IEC 18004's default is
+  // Latin-1, and decoders guess otherwise). `^` is escaped so that parsefnc reads only our ECI.
+  // An EPC payload names its charset on its third line and goes without (eci: false).
+  const eci = spec.twoD && req.eci !== false && /[^\x20-\x7e]/.test(req.text);
   const base: BwipOptions = {
     bcid: spec.bcid,
-    text: req.text,
+    text: eci ? `^ECI000026${req.text.replace(/\^/g, '^094')}` : req.text,
+    ...(eci ? { parsefnc: true } : {}),
     // Quiet zones, in points at scale 1: 4 modules round a QR code, ~10 beside linear bars.
     paddingwidth: spec.twoD ? 8 : 10,
     paddingheight: spec.twoD ? 8 : 2,

@@ -227,7 +227,16 @@ export const FORMAT_FILTERS: Record<string, FilterFn> = {
     return placeCode(
       st,
       JSON.stringify(['epc', payload, widthMm]),
-      () => drawBarcode({ filter: f, type: 'qrcode', text: payload, widthMm, eclevel: 'M', value: plain(v) }),
+      () =>
+        drawBarcode({
+          filter: f,
+          type: 'qrcode',
+          text: payload,
+          widthMm,
+          eclevel: 'M',
+          eci: false,
+          value: plain(v),
+        }),
       f,
       v,
     );
