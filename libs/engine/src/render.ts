@@ -23,7 +23,15 @@ import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
 import { DEFAULT_FORMAT_DEFAULTS, parseLocale, parseTimeZone, type FormatDefaults } from './format/locale';
+import { FORMAT_FILTERS } from './format/filters';
+import { registerFilters } from './runtime/filters';
 import { RichWriter, type RichLimits } from './rich/rich-writer';
+import { RICH_FILTERS } from './rich/rich-value';
+
+// Rich content plugs in here: its filters join the runtime's, its writer the fill (ContentWriter).
+registerFilters(RICH_FILTERS);
+// Locale formatting (Babel's names) and barcodes (libs/engine/src/format).
+registerFilters(FORMAT_FILTERS);
 
 export interface RenderRequest {
   template_data: Record<string, unknown>;

@@ -1,4 +1,4 @@
-import { JinjaRuntimeError } from '../runtime/ops';
+import { JinjaRuntimeError } from '../runtime/sequences';
 
 /** The longest excerpt of a bad value an error message quotes. */
 const MAX_QUOTED = 60;

@@ -7,10 +7,10 @@
  * Precedence follows Jinja 3: conditional < or < and < not < comparison < + - < ~ < * / // % < **
  * < unary < postfix (.attr [item] (call)) and filters / tests.
  */
-import { PyFloat, type Value } from '../runtime/values';
+import { type Literal, PyFloat } from './literals';
 
 export type Expr =
-  | { type: 'Const'; value: Value }
+  | { type: 'Const'; value: Literal }
   | { type: 'Name'; name: string }
   | { type: 'Attr'; obj: Expr; name: string }
   | { type: 'Item'; obj: Expr; index: Expr }
@@ -576,7 +576,7 @@ class Parser {
   }
 }
 
-function floatConst(n: number): Value {
+function floatConst(n: number): Literal {
   return new PyFloat(n);
 }
 
