@@ -71,6 +71,8 @@ export function babelCases(): BabelCase[] {
     for (const f of ['#,##0.00', '#,##0.###', '0.0', '#,##,##0.00', '000000'])
       add('format_decimal', 1234567.891, [f]);
     add('format_decimal', -1234.5, ['#,##0.00;(#,##0.00)']);
+    add('format_decimal', 0.5, ['#.##']);
+    add('format_decimal', 1234.5678, ['@@@']);
     for (const c of ['EUR', 'USD', 'JPY', 'KWD', 'CHF', 'GBP']) add('format_currency', 1234.5, [c]);
     add('format_currency', -1234.5, ['EUR']);
     for (const c of ['EUR', 'JPY', 'KWD']) add('format_currency', 1234.5, [c, '#,##0.00 ¤']);

@@ -134,6 +134,10 @@ describe('number filters', () => {
     expect(one('{{ 0.145 | format_percent("#,##0.0%") }}')).toBe('14.5%'); // exact decimal, not 14.499…
     expect(one('{{ "1234.5" | format_decimal("#,##0.00", locale="de_CH") }}')).toBe("1'234.50"); // CLDR 48: U+0027; Babel 2.10's CLDR 41: U+2019;
     expect(one('{{ 1234 | format_decimal(group_separator=false) }}')).toBe('1234');
+    // As Babel: an integer digit even for '#' patterns, and significant digits with '@'.
+    expect(one('{{ 0.5 | format_decimal("#.##") }} {{ 1234.5678 | format_decimal("@@@") }}')).toBe(
+      '0.5 1230',
+    );
   });
 
   it('format_compact_decimal', () => {

@@ -279,8 +279,6 @@ export function applyPattern(p: NumberPattern, text: string, locale: string, o: 
       }),
       abs,
     );
-    // Babel writes no integer digit for a pattern such as '#.##' and 0.5: '.5'.
-    if (p.minInt === 0 && digits.startsWith('0.')) digits = digits.slice(1);
   }
   const [i, f] = digits.split('.');
   const local = (s: string) => s.replace(/[0-9]/g, (d) => sy.digits[Number(d)]);
