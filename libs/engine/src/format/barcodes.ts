@@ -81,17 +81,30 @@ function chunk(type: string, data: Buffer): Buffer {
   return Buffer.concat([head, data, crc]);
 }
 
-/** An 8-bit greyscale PNG of the raster (bars are black on white), with its DPI in pHYs. */
-function encodePng(r: Raster, dpi: number): Buffer {
-  const row = r.w + 1;
-  const grey = Buffer.alloc(row * r.h);
+/** One byte per pixel, row after row: 0 black, 255 white. */
+interface Grey {
+  w: number;
+  h: number;
+  px: Buffer;
+}
+
+function greyOf(r: Raster): Grey {
+  const px = Buffer.alloc(r.w * r.h);
   for (let y = 0; y < r.h; y++) {
     const src = y * (r.w * 4 + 1) + 1;
-    for (let x = 0; x < r.w; x++) grey[y * row + 1 + x] = r.rgba[src + x * 4];
+    for (let x = 0; x < r.w; x++) px[y * r.w + x] = r.rgba[src + x * 4];
   }
+  return { w: r.w, h: r.h, px };
+}
+
+/** An 8-bit greyscale PNG (bars black on white), with its DPI in pHYs. */
+function encodePng(g: Grey, dpi: number): Buffer {
+  const row = g.w + 1;
+  const data = Buffer.alloc(row * g.h); // filter byte 0 (None) before each row
+  for (let y = 0; y < g.h; y++) g.px.copy(data, y * row + 1, y * g.w, (y + 1) * g.w);
   const ihdr = Buffer.alloc(13);
-  ihdr.writeUInt32BE(r.w, 0);
-  ihdr.writeUInt32BE(r.h, 4);
+  ihdr.writeUInt32BE(g.w, 0);
+  ihdr.writeUInt32BE(g.h, 4);
   ihdr[8] = 8; // bit depth
   ihdr[9] = 0; // greyscale
   const phys = Buffer.alloc(9);
@@ -103,9 +116,40 @@ function encodePng(r: Raster, dpi: number): Buffer {
     Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]),
     chunk('IHDR', ihdr),
     chunk('pHYs', phys),
-    chunk('IDAT', deflateSync(grey)),
+    chunk('IDAT', deflateSync(data)),
     chunk('IEND', Buffer.alloc(0)),
   ]);
+}
+
+/** Quiet zone, in modules, round the square-module 2D codes (ISO/IEC 18004: 4; ISO/IEC 16022: 1, we give 2). */
+const MATRIX_QUIET: Record<string, number> = { qrcode: 4, datamatrix: 2 };
+
+/**
+ * QR and Data Matrix: encoded once by bwip-js (`raw`, its modules) and drawn here, module by
+ * module, at the whole number of pixels per module that reaches 300 dpi. Rendering through
+ * bwip-js's drawing would encode twice (a probe for the size, then the drawing): BWIPP's QR
+ * encoder is most of a code's cost.
+ */
+function drawMatrix(bcid: string, text: string, opts: Record<string, unknown>, widthMm: number): Grey {
+  const [sym] = bwipjs.raw(bcid, text, opts as never) as unknown as {
+    pixs: number[];
+    pixx: number;
+    pixy: number;
+  }[];
+  const quiet = MATRIX_QUIET[bcid];
+  const cols = sym.pixx + 2 * quiet;
+  const rows = sym.pixy + 2 * quiet;
+  const m = Math.max(1, Math.ceil(((widthMm / 25.4) * MIN_DPI) / cols));
+  const g: Grey = { w: cols * m, h: rows * m, px: Buffer.alloc(cols * m * rows * m, 0xff) };
+  for (let y = 0; y < sym.pixy; y++)
+    for (let x = 0; x < sym.pixx; x++) {
+      if (!sym.pixs[y * sym.pixx + x]) continue;
+      for (let dy = 0; dy < m; dy++) {
+        const start = ((y + quiet) * m + dy) * g.w + (x + quiet) * m;
+        g.px.fill(0, start, start + m);
+      }
+    }
+  return g;
 }
 
 export function sideArg(filter: string, value: unknown, name: string, v: unknown): number {
@@ -171,34 +215,44 @@ export function drawBarcode(req: DrawRequest): BarcodeImage {
     ...(req.eclevel ? { eclevel: req.eclevel } : {}),
   };
   try {
-    // First at scale 1 (72 dpi, cheap): the symbol's size, then the scale that gives ≥ 300 dpi.
-    const probe = raster({ ...base, scale: 1 }); // bwip-js's default scale is 2
-    const targetPx = (req.widthMm / 25.4) * MIN_DPI;
-    const scale = Math.max(1, Math.ceil(targetPx / probe.w));
-    let opts: BwipOptions = { ...base, scale };
+    let r: Grey;
     let heightMm: number;
-    if (spec.twoD || req.heightMm === undefined) {
-      heightMm = (req.widthMm * probe.h) / probe.w;
-      if (heightMm > MAX_SIDE_MM)
-        throw new FormatValueError(
-          req.filter,
-          req.value,
-          `the code would be ${Math.round(heightMm)} mm high, more than ${MAX_SIDE_MM}`,
-        );
+    if (MATRIX_QUIET[spec.bcid] !== undefined) {
+      const { bcid, text, ...opts } = base;
+      delete opts.paddingwidth;
+      delete opts.paddingheight;
+      delete opts.backgroundcolor;
+      r = drawMatrix(bcid, text, opts, req.widthMm);
+      heightMm = (req.widthMm * r.h) / r.w;
     } else {
-      // Bars high enough that bars + text + quiet zone fill width × height exactly.
-      heightMm = req.heightMm;
-      const extraPt = probe.h - 10 * PT_PER_MM;
-      const barsPt = (probe.w * heightMm) / req.widthMm - extraPt;
-      if (barsPt < 3 * PT_PER_MM)
-        throw new FormatValueError(
-          req.filter,
-          req.value,
-          `height_mm ${heightMm} leaves bars under 3 mm high at width_mm ${req.widthMm}; give more height or less width`,
-        );
-      opts = { ...opts, height: barsPt / PT_PER_MM };
+      // First at scale 1 (72 dpi, cheap): the symbol's size, then the scale that gives ≥ 300 dpi.
+      const probe = raster({ ...base, scale: 1 }); // bwip-js's default scale is 2
+      const targetPx = (req.widthMm / 25.4) * MIN_DPI;
+      const scale = Math.max(1, Math.ceil(targetPx / probe.w));
+      let opts: BwipOptions = { ...base, scale };
+      if (spec.twoD || req.heightMm === undefined) {
+        heightMm = (req.widthMm * probe.h) / probe.w;
+      } else {
+        // Bars high enough that bars + text + quiet zone fill width × height exactly.
+        heightMm = req.heightMm;
+        const extraPt = probe.h - 10 * PT_PER_MM;
+        const barsPt = (probe.w * heightMm) / req.widthMm - extraPt;
+        if (barsPt < 3 * PT_PER_MM)
+          throw new FormatValueError(
+            req.filter,
+            req.value,
+            `height_mm ${heightMm} leaves bars under 3 mm high at width_mm ${req.widthMm}; give more height or less width`,
+          );
+        opts = { ...opts, height: barsPt / PT_PER_MM };
+      }
+      r = greyOf(raster(opts));
     }
-    const r = raster(opts);
+    if (heightMm > MAX_SIDE_MM)
+      throw new FormatValueError(
+        req.filter,
+        req.value,
+        `the code would be ${Math.round(heightMm)} mm high, more than ${MAX_SIDE_MM}`,
+      );
     const dpi = (r.w * 25.4) / req.widthMm;
     const png = encodePng(r, dpi);
     const widthEmu = Math.round(req.widthMm * EMU_PER_MM);
