@@ -27,3 +27,5 @@ export {
   MAX_SIDE_MM,
   MIN_DPI,
 } from './format/barcodes';
+export { parseDataJson, stringifyDataJson, plainNumbers, NATIVE_SOURCE_TEXT } from './runtime/json-numbers';
+export { PyFloat } from './runtime/values';
