@@ -157,6 +157,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
+        ...(options.locale ? { locale: options.locale } : {}),
+        ...(options.timezone ? { timezone: options.timezone } : {}),
         imageLimits: deps.imageLimits,
         richLimits: deps.richLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.
