@@ -13,7 +13,13 @@ import { extname, resolve } from 'node:path';
 import { ConfigurationError, loadConfig, type ServiceConfig } from '@app/config';
 import { isTypedError, UNDEFINED_MODES } from '@app/contracts';
 import type { PdfOptions } from '@app/contracts';
-import { converterConfigFromEnv, createConverter, parsePdfOptions } from '@app/converters';
+import {
+  converterConfigFromEnv,
+  createConverter,
+  finishPdf,
+  needsFinishing,
+  parsePdfOptions,
+} from '@app/converters';
 import {
   InvalidRequestError,
   MissingTemplateDataError,
@@ -112,7 +118,9 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     }
     const converter = createConverter(converterConfigFromEnv());
     try {
-      writeFileSync(outPath, await converter.convert(docx, { pdf }));
+      const converted = await converter.convert(docx, { pdf });
+      // The service's finishing step too (prepend/append, watermark, files, encryption).
+      writeFileSync(outPath, needsFinishing(pdf) ? await finishPdf(converted, pdf) : converted);
     } finally {
       await converter.close();
     }

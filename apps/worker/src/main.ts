@@ -93,6 +93,8 @@ async function main(): Promise<void> {
     convertTimeoutMs: converterConfig.conversionTimeoutMs,
     jobTimeoutMs: config.JOB_TIMEOUT_MS,
     maxTableCells: config.MAX_TABLE_CELLS,
+    maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
+    ...(converterConfig.workDir ? { finishTmpDir: converterConfig.workDir } : {}),
     ...config.renderLimits,
     logger,
     metrics,

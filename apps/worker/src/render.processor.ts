@@ -5,9 +5,17 @@
  * (UnrecoverableError), a converter outage is retried with backoff, and the reason always carries
  * the JSON error body so the API answers with the right error type and status.
  */
-import { ConversionFailedError, parsePdfOptions, type PdfConverter } from '@app/converters';
+import {
+  ConversionFailedError,
+  finishPdf,
+  needsFinishing,
+  parsePdfOptions,
+  type PdfConverter,
+} from '@app/converters';
 import {
   CONTENT_TYPES,
+  PDF_FINISH_KEY,
+  type PdfFinishOptions,
   encodeFailure,
   encodeReply,
   InternalError,
@@ -46,6 +54,10 @@ export interface ProcessorDeps {
   /** Table cells a document may hold for PDF output (MAX_TABLE_CELLS). */
   maxTableCells?: number;
   maxLoopIterations?: number;
+  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES), checked again here. */
+  maxPdfExtraBytes?: number;
+  /** Parent directory of the PDF finishing step's job directories (the converter's work dir). */
+  finishTmpDir?: string;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
   /** Templates compiled by earlier jobs of this worker (one per process; created if absent). */
@@ -132,7 +144,10 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           request_id: requestId,
         });
       }
-      const request = parseDataJson(requestJson) as RenderRequest;
+      const request = parseDataJson(requestJson) as RenderRequest & { [PDF_FINISH_KEY]?: PdfFinishOptions };
+      // The finishing options (passwords, files) came in the payload, not the job data.
+      const finish = request[PDF_FINISH_KEY];
+      delete request[PDF_FINISH_KEY];
 
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
@@ -154,15 +169,31 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const t1 = performance.now();
       deps.metrics?.renderDuration.observe((t1 - t0) / 1000);
       // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
-      const result =
+      // Validated by the API; parsed again because the job crossed Redis as JSON.
+      const pdfOptions =
+        options.output === 'docx'
+          ? {}
+          : parsePdfOptions(
+              options.pdf || finish ? { ...options.pdf, ...finish } : undefined,
+              'options.pdf',
+              { maxExtraBytes: deps.maxPdfExtraBytes },
+            );
+      let result =
         options.output === 'docx'
           ? docx
           : await deps.converter.convert(docx, {
               jobId: requestId || String(job.id),
               timeoutMs: conversionBudget(job.timestamp, deps),
-              // Validated by the API; parsed again because the job crossed Redis as JSON.
-              pdf: parsePdfOptions(options.pdf),
+              pdf: pdfOptions,
             });
+      if (needsFinishing(pdfOptions)) {
+        // The same step after either converter: prepend/append, watermark, files, encryption.
+        result = await finishPdf(result, pdfOptions, {
+          timeoutMs: conversionBudget(job.timestamp, deps),
+          tmpDir: deps.finishTmpDir,
+          log: (message) => log.warn(message),
+        });
+      }
       const t2 = performance.now();
       if (options.output !== 'docx') deps.metrics?.conversionDuration.observe((t2 - t1) / 1000);
 

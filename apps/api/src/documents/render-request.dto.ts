@@ -158,6 +158,8 @@ export interface ParseLimits {
   maxJsonDepth: number;
   /** Sub-documents in `request_data.documents` (MAX_SUBDOCUMENTS). */
   maxDocuments?: number;
+  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES; default the converters' 10 MiB). */
+  maxPdfExtraBytes?: number;
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64, maxDocuments: 10 };
@@ -318,7 +320,7 @@ export function parseRenderFields(
       );
     } else {
       const optionErrors = check(knownFields(options, rawOptions, OPTION_FIELDS), rawOptions, OPTION_FIELDS);
-      optionErrors.push(...pdfOptionErrors(rawOptions));
+      optionErrors.push(...pdfOptionErrors(rawOptions, limits.maxPdfExtraBytes));
       if (optionErrors.length > 0) {
         errors.push(
           Object.assign(new ValidationError(), {
@@ -336,7 +338,11 @@ export function parseRenderFields(
   if (hasImages) request.images = checkImages(parsed.images as Record<string, unknown>, 'request_data');
   const documents = Object.prototype.hasOwnProperty.call(parsed, 'documents') ? parsed.documents : undefined;
   if (documents != null) request.documents = checkDocuments(documents, limits.maxDocuments ?? 10);
-  const result: ParsedRenderRequest = { mode: 'enhanced', request, options: optionsOf(options) };
+  const result: ParsedRenderRequest = {
+    mode: 'enhanced',
+    request,
+    options: optionsOf(options, limits.maxPdfExtraBytes),
+  };
   return withCompatKeys(result, parsed);
 }
 
@@ -448,11 +454,11 @@ function checkDocuments(documents: unknown, maxDocuments: number): Record<string
 }
 
 /** The options the caller set, without the DTO's unset fields. */
-function optionsOf(dto: RequestOptionsDto): RequestOptionsDto {
+function optionsOf(dto: RequestOptionsDto, maxPdfExtraBytes?: number): RequestOptionsDto {
   const out: RequestOptionsDto = {};
   if (dto.undefined !== undefined) out.undefined = dto.undefined;
   if (dto.output !== undefined) out.output = dto.output;
-  if (dto.pdf != null) out.pdf = parsePdfOptions(dto.pdf);
+  if (dto.pdf != null) out.pdf = parsePdfOptions(dto.pdf, 'options.pdf', { maxExtraBytes: maxPdfExtraBytes });
   return out;
 }
 
@@ -460,9 +466,9 @@ function optionsOf(dto: RequestOptionsDto): RequestOptionsDto {
  * `options.pdf` through the converters' validator (the worker and the CLI use the same one), as
  * ValidationErrors under `pdf` so the answer names e.g. `options.pdf.quality`. null is absent.
  */
-function pdfOptionErrors(rawOptions: Record<string, unknown>): ValidationError[] {
+function pdfOptionErrors(rawOptions: Record<string, unknown>, maxExtraBytes?: number): ValidationError[] {
   if (!Object.prototype.hasOwnProperty.call(rawOptions, 'pdf') || rawOptions.pdf == null) return [];
-  return pdfOptionProblems(rawOptions.pdf, 'pdf').map(({ field, problems }) =>
+  return pdfOptionProblems(rawOptions.pdf, 'pdf', { maxExtraBytes }).map(({ field, problems }) =>
     Object.assign(new ValidationError(), {
       property: field,
       value: undefined,
