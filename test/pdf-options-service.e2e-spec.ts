@@ -198,6 +198,24 @@ describe('a finished PDF through the service', () => {
   });
 });
 
+describe('numbers written as floats', () => {
+  it('takes "opacity": 1.0 and "font_size": 60.0 as the numbers they are (options are not template data)', async () => {
+    const request = JSON.stringify({
+      ...corpusRequest('writer'),
+      options: { pdf: { watermark: { text: 'ORIGINAL' } } },
+    });
+    const res = await postRender(api.url, {
+      file: corpusTemplate('writer'),
+      request_data: request.replace(
+        '"text":"ORIGINAL"',
+        '"text":"ORIGINAL","opacity":1.0,"font_size":60.0,"angle":0.0',
+      ),
+    });
+    const pdf = await pdfOf(res);
+    expect(pageText(pdf, 1)).toContain('ORIGINAL');
+  });
+});
+
 describe('bad inputs: a typed 4xx naming the field', () => {
   const attachment = { name: 'a.json', data: b64('{}'), mime_type: 'application/json' };
   const cases: Array<[string, () => Record<string, unknown>, number, string, string]> = [

@@ -23,7 +23,9 @@ import {
 import {
   InvalidRequestError,
   MissingTemplateDataError,
+  parseDataJson,
   PayloadTooLargeError,
+  plainNumbers,
   renderDocx,
   type RenderOptions,
   type RenderRequest,
@@ -32,13 +34,15 @@ import {
 function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseDataJson(text); // `9.0` stays a float (runtime/json-numbers.ts)
   } catch (e) {
     throw new InvalidRequestError(`REQUEST.json is not valid JSON: ${(e as Error).message}`);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json))
     throw new InvalidRequestError('REQUEST.json must hold a JSON object');
-  const { template_data, images, documents, options } = json as Record<string, unknown>;
+  const { template_data, ...rest } = json as Record<string, unknown>;
+  // Only template_data keeps floats as written; image sizes and options are plain numbers.
+  const { images, documents, options } = plainNumbers(rest);
   if (
     template_data === undefined ||
     template_data === null ||

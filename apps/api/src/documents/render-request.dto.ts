@@ -26,7 +26,10 @@ import {
   type ImageData,
   InvalidRequestError,
   MissingTemplateDataError,
+  parseDataJson,
   PayloadTooLargeError,
+  plainNumbers,
+  PyFloat,
   type RenderRequest,
 } from '@app/engine';
 import { type OutputFormat, type PdfOptions, UNDEFINED_MODES, type UndefinedMode } from '@app/contracts';
@@ -121,9 +124,10 @@ function field(fields: Record<string, unknown>, name: string): string | undefine
   return v;
 }
 
-function parseJson(text: string, name: string): unknown {
+function parseJson(text: string, name: string, numbersAsWritten = false): unknown {
   try {
-    return JSON.parse(text);
+    // Template data keeps `9.0` a float (it prints `9.0`, as in docxtpl): runtime/json-numbers.ts.
+    return numbersAsWritten ? parseDataJson(text) : JSON.parse(text);
   } catch (e) {
     throw new InvalidRequestError(`The form field '${name}' is not valid JSON: ${(e as Error).message}`, {
       field: name,
@@ -170,7 +174,7 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
   while (values.length > 0) {
     const v = values.pop();
     const depth = depths.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
+    if (typeof v !== 'object' || v === null || v instanceof PyFloat) continue;
     if (depth > maxDepth) return true;
     // Own enumerable keys, as JSON.parse makes them (an own `__proto__` included).
     const children = Array.isArray(v) ? v : Object.values(v);
@@ -185,8 +189,8 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
 }
 
 /** JSON.parse, then the depth check, before anything else looks at the value. */
-function parseField(text: string, name: string, limits: ParseLimits): unknown {
-  const parsed = parseJson(text, name);
+function parseField(text: string, name: string, limits: ParseLimits, numbersAsWritten = false): unknown {
+  const parsed = parseJson(text, name, numbersAsWritten);
   if (exceedsJsonDepth(parsed, limits.maxJsonDepth)) {
     throw new InvalidRequestError(
       `The form field '${name}' nests objects and arrays deeper than ${limits.maxJsonDepth} levels`,
@@ -247,7 +251,7 @@ export function parseRenderFields(
   }
   refuseMixedModes(form);
   if (data !== undefined) {
-    const parsed = parseField(data, 'data', limits);
+    const parsed = parseField(data, 'data', limits, true);
     if (!isPlainObject(parsed)) {
       throw new InvalidRequestError("The form field 'data' must be a JSON object of template variables", {
         field: 'data',
@@ -267,7 +271,13 @@ export function parseRenderFields(
     );
   }
 
-  const parsed = parseField(requestData, 'request_data', limits);
+  const read = parseField(requestData, 'request_data', limits, true);
+  // Only template_data keeps floats as written; image sizes and options are plain numbers.
+  const parsed = isPlainObject(read)
+    ? Object.fromEntries(
+        Object.entries(read).map(([k, v]) => [k, k === 'template_data' ? v : plainNumbers(v)]),
+      )
+    : read;
   if (!isPlainObject(parsed)) {
     throw new InvalidRequestError("The form field 'request_data' must be a JSON object", {
       field: 'request_data',
