@@ -6,6 +6,8 @@ cd "$(dirname "$0")/.."
 echo "== lint" >&2
 npx eslint . || exit 1
 npx prettier --check . >/dev/null || { npx prettier --check . ; exit 1; }
+echo "== imports (dependency-cruiser: no cycles, the engine's layers, BullMQ only in libs/queue)" >&2
+node scripts/check-deps.mjs || exit 1
 echo "== typecheck" >&2
 npx tsc -p tsconfig.json --noEmit || exit 1
 echo "== tests" >&2

@@ -10,7 +10,6 @@
  * heartbeat the worker also publishes whether its converter is healthy, for the API's readiness.
  */
 import 'reflect-metadata';
-import { Worker } from 'bullmq';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
 import {
@@ -23,6 +22,7 @@ import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
 import { installMemoryProbe, pinoOptions } from '@app/logging';
 import pino from 'pino';
 import { connectRedis, type ConverterInfo, onRedisError } from '@app/contracts';
+import { createRenderWorker } from '@app/queue';
 import { ConverterHealthMonitor } from './converter-health';
 import { converterVersion } from './converter-version';
 import { jobContext } from './job-context';
@@ -93,18 +93,19 @@ async function main(): Promise<void> {
     convertTimeoutMs: converterConfig.conversionTimeoutMs,
     jobTimeoutMs: config.JOB_TIMEOUT_MS,
     maxTableCells: config.MAX_TABLE_CELLS,
+    maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
+    ...(converterConfig.workDir ? { finishTmpDir: converterConfig.workDir } : {}),
     ...config.renderLimits,
     logger,
     metrics,
   });
-  const worker = new Worker(names.name, processor, {
+  const worker = createRenderWorker(processor, {
+    names,
     connection: queueRedis,
-    prefix: names.prefix,
     concurrency,
     lockDuration: config.WORKER_LOCK_DURATION_MS,
     stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
     maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
-    autorun: false,
   });
   worker.on('error', logRedisError);
   worker.on('stalled', (jobId) =>

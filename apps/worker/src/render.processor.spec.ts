@@ -1,4 +1,3 @@
-import { type Job, UnrecoverableError } from 'bullmq';
 import pino from 'pino';
 import { ConversionFailedError, type PdfConverter } from '@app/converters';
 import { digestOf, TemplateSyntaxError, UndefinedVariableError } from '@app/engine';
@@ -11,16 +10,15 @@ import {
   type Reply,
   replyKey,
   type RenderJob,
-  type RenderJobResult,
   templateKey,
 } from '@app/contracts';
 import { buildDocx, p } from '../../../test/support/docx-builder';
 import { docxPlainText } from '../../../test/support/docx-text';
 import { redisForTests } from '../../../test/service-harness';
+import { type RenderJobHandle as Job, UnrecoverableError } from '@app/queue';
 import {
   conversionBudget,
   createRenderProcessor,
-  isFinalFailure,
   isRetryable,
   jobDeadline,
   jobFailure,
@@ -107,7 +105,7 @@ describe('the template bytes a worker keeps', () => {
     template: Buffer,
     name: string,
     extra: Partial<RenderJob> = {},
-  ): Promise<Job<RenderJob, RenderJobResult>> {
+  ): Promise<Job> {
     const digest = digestOf(template);
     const keys = { ...payloadKeys(q, id), templateKey: templateKey(q, digest) };
     await redisServer.client.set(keys.requestKey, JSON.stringify({ template_data: { name } }));
@@ -121,6 +119,7 @@ describe('the template bytes a worker keeps', () => {
       imageCount: 0,
       templateChecked: true,
       options: { undefined: 'empty', output: 'docx' },
+      replyKey: replyKey(q, `api-${id}`),
       ...extra,
     };
     const job = {
@@ -131,7 +130,7 @@ describe('the template bytes a worker keeps', () => {
       opts: { attempts: 3 },
       timestamp: Date.now(),
     };
-    return job as unknown as Job<RenderJob, RenderJobResult>;
+    return job as unknown as Job;
   }
 
   function processorFor(
@@ -156,7 +155,8 @@ describe('the template bytes a worker keeps', () => {
   ): Promise<string> {
     const job = await jobOf(id, template, name);
     const result = await process(job);
-    return docxPlainText((await redisServer.client.getBuffer(result.resultKey))!);
+    const reply = decodeReply((await redisServer.client.lpopBuffer(result.replyKey))!) as Reply;
+    return docxPlainText(reply.body);
   }
 
   it('renders a template it read before without reading it again, and reads one it lacks', async () => {
@@ -198,7 +198,7 @@ describe('the template bytes a worker keeps', () => {
     const ttl = await redisServer.client.pttl(list);
     expect(ttl).toBeGreaterThan(50_000);
     expect(ttl).toBeLessThanOrEqual(60_000);
-    expect(await redisServer.client.exists(keys.requestKey, keys.resultKey)).toBe(0);
+    expect(await redisServer.client.exists(keys.requestKey)).toBe(0);
   });
 
   it('pushes a final failure to the reply list, and leaves a failure that will be retried to BullMQ', async () => {
@@ -231,24 +231,5 @@ describe('the template bytes a worker keeps', () => {
     expect(retried).toBeInstanceOf(Error);
     expect(retried).not.toBeInstanceOf(UnrecoverableError);
     expect(await redisServer.client.llen(outageList)).toBe(0);
-  });
-});
-
-describe('which failures are final', () => {
-  const outage = jobFailure(new ConversionFailedError('down', { retryable: true }));
-  const mistake = jobFailure(
-    new TemplateSyntaxError([{ message: 'unclosed', tag: '{{ x', context: '', part: 'word/document.xml' }]),
-  );
-
-  it("follows BullMQ's rule: a caller's mistake at once, an outage on its last attempt", () => {
-    const job = (attemptsMade: number, attempts?: number) =>
-      ({ attemptsMade, opts: attempts === undefined ? {} : { attempts } }) as Parameters<
-        typeof isFinalFailure
-      >[0];
-    expect(isFinalFailure(job(0, 3), mistake)).toBe(true);
-    expect(isFinalFailure(job(0, 3), outage)).toBe(false);
-    expect(isFinalFailure(job(1, 3), outage)).toBe(false);
-    expect(isFinalFailure(job(2, 3), outage)).toBe(true);
-    expect(isFinalFailure(job(0), outage)).toBe(true); // one attempt by default
   });
 });

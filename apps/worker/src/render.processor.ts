@@ -1,20 +1,26 @@
 /**
  * The worker's side of a RenderJob: load the template and the request from Redis, fill the
- * template (libs/engine), convert it to PDF with the configured converter, leave the result in
- * Redis for the API. Failures are classified here: a caller's mistake fails the job at once
+ * template (libs/engine), convert it to PDF with the configured converter, push the result to the
+ * API's reply list. Failures are classified here: a caller's mistake fails the job at once
  * (UnrecoverableError), a converter outage is retried with backoff, and the reason always carries
  * the JSON error body so the API answers with the right error type and status.
  */
-import { UnrecoverableError, type Job } from 'bullmq';
-import { ConversionFailedError, parsePdfOptions, type PdfConverter } from '@app/converters';
+import {
+  ConversionFailedError,
+  finishPdf,
+  needsFinishing,
+  parsePdfOptions,
+  type PdfConverter,
+} from '@app/converters';
 import {
   CONTENT_TYPES,
+  PDF_FINISH_KEY,
+  type PdfFinishOptions,
   encodeFailure,
   encodeReply,
   InternalError,
   type RedisConnection,
   type RenderJob,
-  type Reply,
   type RenderJobResult,
   TypedError,
 } from '@app/contracts';
@@ -22,10 +28,12 @@ import {
   CompiledTemplates,
   DigestLru,
   type ImageLimits,
+  parseDataJson,
   renderDocx,
   type RenderRequest,
   type RichLimits,
 } from '@app/engine';
+import { isFinalFailure, pushReply, type RenderJobHandle as Job, UnrecoverableError } from '@app/queue';
 import type { Logger } from 'pino';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
@@ -46,6 +54,10 @@ export interface ProcessorDeps {
   /** Table cells a document may hold for PDF output (MAX_TABLE_CELLS). */
   maxTableCells?: number;
   maxLoopIterations?: number;
+  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES), checked again here. */
+  maxPdfExtraBytes?: number;
+  /** Parent directory of the PDF finishing step's job directories (the converter's work dir). */
+  finishTmpDir?: string;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
   /** Templates compiled by earlier jobs of this worker (one per process; created if absent). */
@@ -104,15 +116,15 @@ export function createRenderProcessor(deps: ProcessorDeps) {
   const compiledTemplates = deps.compiledTemplates ?? new CompiledTemplates();
   const templateBytes = deps.templateBytes ?? new TemplateBytes();
   deps.metrics?.watchCompiledTemplates(compiledTemplates);
-  return function processRenderJob(job: Job<RenderJob, RenderJobResult>): Promise<RenderJobResult> {
+  return function processRenderJob(job: Job): Promise<RenderJobResult> {
     const requestId = job.data.requestId;
     const jobId = String(job.id);
     // Lines of the converter (which knows nothing of jobs) find the request id here.
     return jobContext.run({ requestId, jobId }, () => runJob(job, deps.logger.child({ requestId, jobId })));
   };
 
-  async function runJob(job: Job<RenderJob, RenderJobResult>, log: Logger): Promise<RenderJobResult> {
-    const { requestId, templateDigest, resultKey, options } = job.data;
+  async function runJob(job: Job, log: Logger): Promise<RenderJobResult> {
+    const { requestId, templateDigest, options } = job.data;
     // Ids and sizes only: template data and images never reach the log.
     log.info(
       {
@@ -135,7 +147,10 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           request_id: requestId,
         });
       }
-      const request = JSON.parse(requestJson) as RenderRequest;
+      const request = parseDataJson(requestJson) as RenderRequest & { [PDF_FINISH_KEY]?: PdfFinishOptions };
+      // The finishing options (passwords, files) came in the payload, not the job data.
+      const finish = request[PDF_FINISH_KEY];
+      delete request[PDF_FINISH_KEY];
 
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
@@ -157,28 +172,45 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const t1 = performance.now();
       deps.metrics?.renderDuration.observe((t1 - t0) / 1000);
       // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
-      const result =
+      // Validated by the API; parsed again because the job crossed Redis as JSON.
+      const pdfOptions =
+        options.output === 'docx'
+          ? {}
+          : parsePdfOptions(
+              options.pdf || finish ? { ...options.pdf, ...finish } : undefined,
+              'options.pdf',
+              { maxExtraBytes: deps.maxPdfExtraBytes },
+            );
+      let result =
         options.output === 'docx'
           ? docx
           : await deps.converter.convert(docx, {
               jobId: requestId || String(job.id),
               timeoutMs: conversionBudget(deadline, deps),
-              // Validated by the API; parsed again because the job crossed Redis as JSON.
-              pdf: parsePdfOptions(options.pdf),
+              pdf: pdfOptions,
             });
+      if (needsFinishing(pdfOptions)) {
+        // The same step after either converter: prepend/append, watermark, files, encryption.
+        result = await finishPdf(result, pdfOptions, {
+          timeoutMs: conversionBudget(job.timestamp, deps),
+          tmpDir: deps.finishTmpDir,
+          log: (message) => log.warn(message),
+        });
+      }
       const t2 = performance.now();
       if (options.output !== 'docx') deps.metrics?.conversionDuration.observe((t2 - t1) / 1000);
 
       const contentType = CONTENT_TYPES[options.output];
-      await storeResult(deps, job.data, { jobId: String(job.id), contentType, body: result });
+      // The request is answered: its payload goes with the push.
+      const frame = encodeReply({ jobId: String(job.id), contentType, body: result });
+      await pushReply(deps.redis, job.data.replyKey, frame, deps.payloadTtlMs, job.data.requestKey);
       deps.metrics?.jobs.inc({ outcome: 'success' });
       log.info(
         { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
         `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
       );
       return {
-        resultKey,
-        ...(job.data.replyKey ? { replyKey: job.data.replyKey } : {}),
+        replyKey: job.data.replyKey,
         bytes: result.length,
         contentType,
         renderMs: Math.round(t1 - t0),
@@ -206,8 +238,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       // once. Anything unexpected (a bug, a Redis error while answering) is left to BullMQ's
       // record, which the API finds: a job Redis lost meanwhile is then told as lost (503).
       const verdict = e instanceof TypedError || isRetryable(e);
-      if (job.data.replyKey && verdict && isFinalFailure(job, failure))
-        await replyFailure(deps, job, failure, log);
+      if (verdict && isFinalFailure(job, failure)) await replyFailure(deps, job, failure, log);
       throw failure;
     }
   }
@@ -252,68 +283,19 @@ async function readPayload(
 }
 
 /**
- * Hands the result to the API: pushed to the reply list the job names (one write, read by the
- * waiting request's API before BullMQ hears the job is done; the request's payload is deleted in
- * the same transaction), else written to the job's result key for an older API to fetch. The list's TTL is renewed with each
- * push, so replies to an API that went away end with the payload TTL. A job that runs twice
- * (its worker died after the push) pushes twice; the API drops a reply nobody waits for.
- */
-async function storeResult(
-  deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
-  job: Pick<RenderJob, 'replyKey' | 'resultKey' | 'requestKey'>,
-  reply: Reply,
-): Promise<void> {
-  if (!job.replyKey) {
-    await deps.redis.set(job.resultKey, reply.body, 'PX', deps.payloadTtlMs);
-    return;
-  }
-  // The request is answered: its payload goes with the push (the API deletes it otherwise).
-  await pushReply(deps, job.replyKey, encodeReply(reply), job.requestKey);
-}
-
-/**
- * One frame onto a reply list, its TTL renewed, in one transaction; `alsoDelete` goes in the same
- * transaction. Throws what Redis refused.
- */
-async function pushReply(
-  deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
-  key: string,
-  frame: Buffer,
-  alsoDelete?: string,
-): Promise<void> {
-  const multi = deps.redis.multi().rpush(key, frame).pexpire(key, deps.payloadTtlMs);
-  if (alsoDelete) multi.del(alsoDelete);
-  const replies = await multi.exec();
-  if (!replies) throw new Error('Redis discarded the reply');
-  for (const [error] of replies) if (error) throw error;
-}
-
-/**
- * Whether BullMQ will fail the job for good on this error rather than try it again: its own rule
- * (Job.shouldRetryJob in BullMQ 6) for the options the API queues with (attempts, exponential
- * backoff, no maxStartedAttempts).
- */
-export function isFinalFailure(job: Pick<Job, 'attemptsMade' | 'opts'>, failure: Error): boolean {
-  return failure instanceof UnrecoverableError || job.attemptsMade + 1 >= (job.opts?.attempts ?? 1);
-}
-
-/**
  * Tells the waiting API of a final failure in its reply list, before BullMQ records it. Best
  * effort: if Redis refuses, the API still finds the failed job (its check of requests waiting
  * over a second, or at JOB_TIMEOUT_MS).
  */
 async function replyFailure(
   deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
-  job: Job<RenderJob, RenderJobResult>,
+  job: Job,
   failure: Error,
   log: Logger,
 ): Promise<void> {
   try {
-    await pushReply(
-      deps,
-      job.data.replyKey!,
-      encodeReply({ jobId: String(job.id), failedReason: failure.message }),
-    );
+    const frame = encodeReply({ jobId: String(job.id), failedReason: failure.message });
+    await pushReply(deps.redis, job.data.replyKey, frame, deps.payloadTtlMs);
   } catch (e) {
     log.warn(`job ${job.id}: its failure could not be pushed to the API (${String(e)})`);
   }

@@ -129,6 +129,15 @@ export class ServiceConfig {
   @Min(0)
   MAX_IMAGES = 20;
 
+  /**
+   * Largest decoded file in options.pdf: each PDF to prepend or append, each attachment, the
+   * Factur-X XML (docs/pdf.md). They travel inside request_data, so MAX_REQUEST_BYTES bounds
+   * their sum.
+   */
+  @IsInt()
+  @Min(1024)
+  MAX_PDF_EXTRA_BYTES = 10 * MiB;
+
   /** Largest decoded image. */
   @IsInt()
   @Min(1)

@@ -30,6 +30,9 @@ export const ERROR_CATALOGUE = {
   template_syntax_error: 422,
   undefined_variable: 422,
   template_runtime_error: 422,
+  // options.pdf's files (docs/pdf.md)
+  invalid_pdf_input: 422,
+  invalid_einvoice: 422,
   // the service
   internal_error: 500,
   conversion_failed: 502,

@@ -2,9 +2,9 @@
  * What travels between the API and the workers, and where it is kept in Redis.
  *
  * A job carries ids, sizes, the file name and options only (Bull Board shows job data; it must not
- * show documents). The request (data and images) and the result live under the job's own keys
- * with a TTL, beside the queue's keys under the same Redis Cluster hash tag, and the API deletes
- * them once it has answered or given up. The template lives under a key named by its digest,
+ * show documents). The request (data and images) lives under the job's own key with a TTL,
+ * beside the queue's keys under the same Redis Cluster hash tag; the worker deletes it with its
+ * reply, the API in every other case. The template lives under a key named by its digest,
  * shared by the requests that send the same bytes, and ends with its TTL (renewed by each use).
  *
  * A failure crosses the queue as the JSON error body in the job's failed reason, so the caller gets
@@ -46,20 +46,16 @@ export interface RenderJob {
   requestKey: string;
   /**
    * SHA-256 (base64) of the template's bytes, as the API computed it: workers keep recent
-   * templates by it and read from Redis only what they lack. Absent in jobs of older APIs.
+   * templates by it and read from Redis only what they lack.
    */
-  templateDigest?: string;
-  /** Where the worker leaves the result (PDF or .docx bytes) when the job names no replyKey. */
-  resultKey: string;
+  templateDigest: string;
   /**
    * The list the API that queued the job reads its answers from (replyKey()): the worker pushes
-   * the result there (encodeReply) instead of writing resultKey, deleting requestKey in the same
-   * transaction (the API deletes it in every other case), and a final failure beside its failed
-   * reason, so the answer reaches the waiting request in one step, before the worker has even told
-   * BullMQ the job is done. Absent
-   * in jobs of older APIs, and when the API's reply connection was not ready.
+   * the result there (encodeReply), deleting requestKey in the same transaction (the API deletes
+   * it in every other case), and a final failure beside its failed reason, so the answer reaches
+   * the waiting request in one step, before the worker has even told BullMQ the job is done.
    */
-  replyKey?: string;
+  replyKey: string;
   filename: string;
   templateBytes: number;
   requestBytes: number;
@@ -82,9 +78,8 @@ export interface RenderJob {
 
 /** The return value of a completed job. */
 export interface RenderJobResult {
-  resultKey: string;
-  /** Set when the result was pushed to this reply list rather than written to resultKey. */
-  replyKey?: string;
+  /** The reply list the result was pushed to. */
+  replyKey: string;
   bytes: number;
   contentType: string;
   /** Milliseconds spent filling the template and converting it. */
@@ -103,10 +98,9 @@ export interface QueueNames {
   name: string;
 }
 
-/** Keys of one job's own payload (its request and its result), in the queue's hash slot. */
-export function payloadKeys(q: QueueNames, jobId: string) {
-  const base = `${q.prefix}:${q.name}-payload:${jobId}`;
-  return { requestKey: `${base}:request`, resultKey: `${base}:result` };
+/** The key of one job's own payload (its request: data and images), in the queue's hash slot. */
+export function payloadKeys(q: QueueNames, jobId: string): { requestKey: string } {
+  return { requestKey: `${q.prefix}:${q.name}-payload:${jobId}:request` };
 }
 
 /**

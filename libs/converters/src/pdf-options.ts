@@ -7,9 +7,16 @@
  * class-validator would need a class instance, and an own `__proto__` key must be seen and refused.
  */
 import {
+  ATTACHMENT_RELATIONSHIPS,
+  FACTURX_PROFILES,
   MAX_IMAGE_RESOLUTIONS,
+  PDF_ATTACHMENT_FIELDS,
+  PDF_ENCRYPTION_FIELDS,
   PDF_METADATA_FIELDS,
   PDF_OPTION_FIELDS,
+  PDF_PERMISSION_FIELDS,
+  PDF_PRINT_LEVELS,
+  PDF_WATERMARK_FIELDS,
   PDFA_LEVELS,
   type PdfMetadata,
   type PdfOptions,
@@ -66,8 +73,244 @@ function metadataProblems(value: unknown, path: string): FieldProblem[] {
   return out;
 }
 
+/** Limits of options.pdf's files; the service sets them from its configuration. */
+export interface PdfOptionLimits {
+  /** Largest decoded prepend/append PDF, attachment or Factur-X XML (MAX_PDF_EXTRA_BYTES). */
+  maxExtraBytes?: number;
+}
+
+export const DEFAULT_MAX_PDF_EXTRA_BYTES = 10 * 1024 * 1024;
+/** Files per list (prepend, append, attachments): each is read by a tool with its own limits. */
+export const MAX_PDF_EXTRA_FILES = 20;
+export const MAX_WATERMARK_TEXT = 200;
+/** The PDF 2.0 limit for AES-256 passwords (UTF-8 bytes). */
+export const MAX_PASSWORD_BYTES = 127;
+const MAX_ATTACHMENT_NAME = 255;
+const MAX_DESCRIPTION = 1000;
+const MIME_TYPE = /^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]{0,126}\/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]{0,126}$/;
+const COLOR = /^#[0-9a-fA-F]{6}$/;
+const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
+
+/** Decoded size of strict base64 (no whitespace, padded), or undefined when it is not base64. */
+export function base64Size(text: string): number | undefined {
+  if (text.length === 0 || text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
+  const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
+  return (text.length / 4) * 3 - pad;
+}
+
+/** A file field: strict base64, not empty, not over the limit. `check` sees its first bytes. */
+function fileProblem(
+  v: unknown,
+  maxBytes: number,
+  check?: (head: Buffer) => string | undefined,
+): string | undefined {
+  if (typeof v !== 'string') return 'must be a base64 string';
+  if (v.length === 0) return 'must not be empty';
+  const size = base64Size(v);
+  if (size === undefined) return 'is not valid base64 (padded, without line breaks)';
+  if (size === 0) return 'must not be empty';
+  if (size > maxBytes) return `is ${size} bytes decoded, over the limit of ${maxBytes} (MAX_PDF_EXTRA_BYTES)`;
+  return check?.(Buffer.from(v.slice(0, 1400), 'base64'));
+}
+
+/** PDF readers accept the header within the first 1024 bytes. */
+function pdfHeadProblem(head: Buffer): string | undefined {
+  const at = head.subarray(0, 1024).indexOf('%PDF-');
+  return at < 0 ? 'is not a PDF (no %PDF- header)' : undefined;
+}
+
+function textProblem(v: unknown, max: number, required = true): string | undefined {
+  if (typeof v !== 'string') return 'must be a string';
+  if (required && v.trim().length === 0) return 'must not be empty';
+  if (v.length > max) return `must be at most ${max} characters`;
+  if (CONTROL_CHARS.test(v)) return 'must not contain control characters';
+  return undefined;
+}
+
+function unknownKeys(
+  o: Record<string, unknown>,
+  known: readonly string[],
+  path: string,
+  what: string,
+  out: FieldProblem[],
+): void {
+  for (const key of Object.keys(o))
+    if (!known.includes(key))
+      out.push({ field: `${path}.${key}`, problems: [`is not ${what} (${known.join(', ')})`] });
+}
+
+function numberProblem(v: unknown, min: number, max: number): string | undefined {
+  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max)
+    return `must be a number from ${min} to ${max}`;
+  return undefined;
+}
+
+function passwordProblem(v: unknown): string | undefined {
+  if (typeof v !== 'string') return 'must be a string';
+  if (v.length === 0) return 'must not be empty';
+  // Said without the value: passwords never reach an error body or a log line.
+  if (Buffer.byteLength(v) > MAX_PASSWORD_BYTES)
+    return `must be at most ${MAX_PASSWORD_BYTES} bytes in UTF-8`;
+  if (CONTROL_CHARS.test(v)) return 'must not contain control characters';
+  return undefined;
+}
+
+function encryptionProblems(value: unknown, path: string): FieldProblem[] {
+  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
+  const out: FieldProblem[] = [];
+  const bad = (key: string, problem: string | undefined) => {
+    if (problem) out.push({ field: `${path}.${key}`, problems: [problem] });
+  };
+  unknownKeys(value, PDF_ENCRYPTION_FIELDS, path, 'an encryption field', out);
+  if (!has(value, 'owner_password')) bad('owner_password', 'is required');
+  else bad('owner_password', passwordProblem(value.owner_password));
+  if (has(value, 'user_password')) bad('user_password', passwordProblem(value.user_password));
+  if (has(value, 'permissions')) {
+    const p = value.permissions;
+    const ppath = `${path}.permissions`;
+    if (!isPlainObject(p)) out.push({ field: ppath, problems: ['must be an object'] });
+    else {
+      unknownKeys(p, PDF_PERMISSION_FIELDS, ppath, 'a permission', out);
+      if (has(p, 'print') && !(PDF_PRINT_LEVELS as readonly unknown[]).includes(p.print))
+        bad('permissions.print', `must be one of ${PDF_PRINT_LEVELS.map((l) => `"${l}"`).join(', ')}`);
+      for (const key of PDF_PERMISSION_FIELDS.filter((k) => k !== 'print'))
+        if (has(p, key) && typeof p[key] !== 'boolean') bad(`permissions.${key}`, 'must be true or false');
+    }
+  }
+  return out;
+}
+
+function watermarkProblems(value: unknown, path: string): FieldProblem[] {
+  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
+  const out: FieldProblem[] = [];
+  const bad = (key: string, problem: string | undefined) => {
+    if (problem) out.push({ field: `${path}.${key}`, problems: [problem] });
+  };
+  unknownKeys(value, PDF_WATERMARK_FIELDS, path, 'a watermark field', out);
+  if (!has(value, 'text')) bad('text', 'is required');
+  else bad('text', textProblem(value.text, MAX_WATERMARK_TEXT));
+  if (has(value, 'color') && (typeof value.color !== 'string' || !COLOR.test(value.color)))
+    bad('color', 'must be a colour like "#C00000"');
+  if (has(value, 'opacity')) bad('opacity', numberProblem(value.opacity, 0, 1));
+  if (has(value, 'angle')) bad('angle', numberProblem(value.angle, -360, 360));
+  if (has(value, 'font_size')) bad('font_size', numberProblem(value.font_size, 1, 500));
+  return out;
+}
+
+function listProblems(
+  value: unknown,
+  path: string,
+  item: (v: Record<string, unknown>, itemPath: string) => FieldProblem[],
+): FieldProblem[] {
+  if (!Array.isArray(value)) return [{ field: path, problems: ['must be an array'] }];
+  if (value.length > MAX_PDF_EXTRA_FILES)
+    return [{ field: path, problems: [`must hold at most ${MAX_PDF_EXTRA_FILES} files`] }];
+  const out: FieldProblem[] = [];
+  value.forEach((v, i) => {
+    const itemPath = `${path}[${i}]`;
+    if (!isPlainObject(v)) out.push({ field: itemPath, problems: ['must be an object'] });
+    else out.push(...item(v, itemPath));
+  });
+  return out;
+}
+
+function extraPdfProblems(maxBytes: number) {
+  return (v: Record<string, unknown>, path: string): FieldProblem[] => {
+    const out: FieldProblem[] = [];
+    unknownKeys(v, ['data'], path, 'a field of a PDF to add', out);
+    const problem = has(v, 'data') ? fileProblem(v.data, maxBytes, pdfHeadProblem) : 'is required';
+    if (problem) out.push({ field: `${path}.data`, problems: [problem] });
+    return out;
+  };
+}
+
+function attachmentProblems(maxBytes: number) {
+  return (v: Record<string, unknown>, path: string): FieldProblem[] => {
+    const out: FieldProblem[] = [];
+    const bad = (key: string, problem: string | undefined) => {
+      if (problem) out.push({ field: `${path}.${key}`, problems: [problem] });
+    };
+    unknownKeys(v, PDF_ATTACHMENT_FIELDS, path, 'an attachment field', out);
+    if (!has(v, 'name')) bad('name', 'is required');
+    else {
+      const problem = textProblem(v.name, MAX_ATTACHMENT_NAME);
+      bad(
+        'name',
+        problem ?? (/[/\\]/.test(v.name as string) ? 'must be a file name, without / or \\' : undefined),
+      );
+    }
+    bad('data', has(v, 'data') ? fileProblem(v.data, maxBytes) : 'is required');
+    if (!has(v, 'mime_type')) bad('mime_type', 'is required');
+    else if (typeof v.mime_type !== 'string' || !MIME_TYPE.test(v.mime_type))
+      bad('mime_type', 'must be a media type like "application/json"');
+    if (has(v, 'description')) bad('description', textProblem(v.description, MAX_DESCRIPTION, false));
+    if (has(v, 'relationship') && !(ATTACHMENT_RELATIONSHIPS as readonly unknown[]).includes(v.relationship))
+      bad('relationship', `must be one of ${ATTACHMENT_RELATIONSHIPS.map((r) => `"${r}"`).join(', ')}`);
+    return out;
+  };
+}
+
+function facturxProblems(value: unknown, path: string, maxBytes: number): FieldProblem[] {
+  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
+  const out: FieldProblem[] = [];
+  unknownKeys(value, ['xml', 'profile'], path, 'a Factur-X field', out);
+  const xml = has(value, 'xml') ? fileProblem(value.xml, maxBytes) : 'is required';
+  if (xml) out.push({ field: `${path}.xml`, problems: [xml] });
+  if (!(FACTURX_PROFILES as readonly unknown[]).includes(value.profile))
+    out.push({
+      field: `${path}.profile`,
+      problems: [`must be one of ${FACTURX_PROFILES.map((p) => `"${p}"`).join(', ')}`],
+    });
+  return out;
+}
+
+/** What PDF/A forbids, said before any work is done. */
+function conformanceProblems(v: Record<string, unknown>, path: string): FieldProblem[] {
+  const out: FieldProblem[] = [];
+  const pdfa = v.pdfa;
+  if (has(v, 'facturx') && pdfa !== undefined && pdfa !== 'PDF/A-3b')
+    out.push({ field: `${path}.facturx`, problems: ['is PDF/A-3b: leave pdfa out or set it to "PDF/A-3b"'] });
+  if (has(v, 'attachments') && (pdfa === 'PDF/A-1b' || pdfa === 'PDF/A-2b'))
+    out.push({
+      field: `${path}.attachments`,
+      problems: [`${pdfa} forbids embedded files: use "PDF/A-3b" or no pdfa`],
+    });
+  if (has(v, 'encryption') && (pdfa !== undefined || has(v, 'facturx')))
+    out.push({ field: `${path}.encryption`, problems: ['PDF/A (and so Factur-X) forbids encryption'] });
+  const w = v.watermark;
+  if (pdfa === 'PDF/A-1b' && isPlainObject(w) && w.opacity !== undefined && w.opacity !== 1)
+    out.push({
+      field: `${path}.watermark.opacity`,
+      problems: ['PDF/A-1b forbids transparency: use 1 or PDF/A-2b'],
+    });
+  if (has(v, 'facturx') && Array.isArray(v.attachments)) {
+    v.attachments.forEach((a, i) => {
+      if (isPlainObject(a) && typeof a.name === 'string' && a.name.toLowerCase() === 'factur-x.xml')
+        out.push({
+          field: `${path}.attachments[${i}].name`,
+          problems: ['factur-x.xml is the Factur-X invoice itself'],
+        });
+    });
+  }
+  if (Array.isArray(v.attachments)) {
+    const seen = new Set<string>();
+    v.attachments.forEach((a, i) => {
+      if (!isPlainObject(a) || typeof a.name !== 'string') return;
+      if (seen.has(a.name))
+        out.push({ field: `${path}.attachments[${i}].name`, problems: ['is used twice'] });
+      seen.add(a.name);
+    });
+  }
+  return out;
+}
+
 /** Every problem of `value` as `options.pdf`, [] when it is fine. */
-export function pdfOptionProblems(value: unknown, path = 'options.pdf'): FieldProblem[] {
+export function pdfOptionProblems(
+  value: unknown,
+  path = 'options.pdf',
+  limits: PdfOptionLimits = {},
+): FieldProblem[] {
+  const maxBytes = limits.maxExtraBytes ?? DEFAULT_MAX_PDF_EXTRA_BYTES;
   if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
   const out: FieldProblem[] = [];
   const bad = (key: string, problem: string) => out.push({ field: `${path}.${key}`, problems: [problem] });
@@ -100,6 +343,14 @@ export function pdfOptionProblems(value: unknown, path = 'options.pdf'): FieldPr
     if (problem) bad('page_ranges', problem);
   }
   if (has(v, 'metadata')) out.push(...metadataProblems(v.metadata, `${path}.metadata`));
+  if (has(v, 'encryption')) out.push(...encryptionProblems(v.encryption, `${path}.encryption`));
+  if (has(v, 'watermark')) out.push(...watermarkProblems(v.watermark, `${path}.watermark`));
+  for (const key of ['prepend', 'append'])
+    if (has(v, key)) out.push(...listProblems(v[key], `${path}.${key}`, extraPdfProblems(maxBytes)));
+  if (has(v, 'attachments'))
+    out.push(...listProblems(v.attachments, `${path}.attachments`, attachmentProblems(maxBytes)));
+  if (has(v, 'facturx')) out.push(...facturxProblems(v.facturx, `${path}.facturx`, maxBytes));
+  if (out.length === 0) out.push(...conformanceProblems(v, path));
   return out;
 }
 
@@ -107,9 +358,13 @@ export function pdfOptionProblems(value: unknown, path = 'options.pdf'): FieldPr
  * `value` as PdfOptions (a fresh object holding only the known fields), or InvalidPdfOptionsError
  * (400 invalid_request_structure) naming the first bad field. `undefined` and `null` mean "none".
  */
-export function parsePdfOptions(value: unknown, path = 'options.pdf'): PdfOptions {
+export function parsePdfOptions(
+  value: unknown,
+  path = 'options.pdf',
+  limits: PdfOptionLimits = {},
+): PdfOptions {
   if (value === undefined || value === null) return {};
-  const problems = pdfOptionProblems(value, path);
+  const problems = pdfOptionProblems(value, path, limits);
   if (problems.length > 0) {
     const first = problems[0];
     throw new InvalidPdfOptionsError(`Invalid ${first.field}: ${first.problems.join(', ')}`, {
@@ -120,7 +375,9 @@ export function parsePdfOptions(value: unknown, path = 'options.pdf'): PdfOption
   const v = value as Record<string, unknown>;
   const out: Record<string, unknown> = {};
   for (const key of PDF_OPTION_FIELDS) {
-    if (has(v, key)) out[key] = key === 'metadata' ? copyMetadata(v.metadata as PdfMetadata) : v[key];
+    // Validated JSON data: a deep copy keeps only own, plain values (no shared references).
+    if (has(v, key))
+      out[key] = key === 'metadata' ? copyMetadata(v.metadata as PdfMetadata) : structuredClone(v[key]);
   }
   return out as PdfOptions;
 }
@@ -139,6 +396,8 @@ export type ResolvedPdfOptions = PdfOptions & { lossless_images: boolean; update
 export function withPdfDefaults(options: PdfOptions = {}): ResolvedPdfOptions {
   return {
     ...options,
+    // Factur-X is PDF/A-3b: the converter writes it, the finishing step embeds the invoice.
+    ...(options.facturx && !options.pdfa ? { pdfa: 'PDF/A-3b' as const } : {}),
     lossless_images: options.lossless_images ?? PDF_OPTION_DEFAULTS.lossless_images,
     update_indexes: options.update_indexes ?? PDF_OPTION_DEFAULTS.update_indexes,
   };

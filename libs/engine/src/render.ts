@@ -22,7 +22,12 @@ import { renderCompiled, renderContextOf } from './docx/render-compiled';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
+import { registerFilters } from './runtime/filters';
 import { RichWriter, type RichLimits } from './rich/rich-writer';
+import { RICH_FILTERS } from './rich/rich-value';
+
+// Rich content plugs in here: its filters join the runtime's, its writer the fill (ContentWriter).
+registerFilters(RICH_FILTERS);
 
 export interface RenderRequest {
   template_data: Record<string, unknown>;

@@ -46,8 +46,8 @@ export const COMPAT_SCHEMAS: Record<string, SchemaObject> = {
     type: 'object',
     description:
       'Lint the template before rendering. When it fails: 200 with TemplateValidationFailed (json) or the PDF report (pdf). ' +
-      'check_undefined_vars, check_tag_matching, check_nested_structure and max_line_length are accepted for the seed ' +
-      "system's callers and ignored (every check runs). Other fields are refused.",
+      'max_line_length makes longer paragraphs long_line warnings. check_undefined_vars, check_tag_matching and ' +
+      "check_nested_structure are accepted for the seed system's callers and ignored (every check runs). Other fields are refused.",
     properties: {
       enabled: { type: 'boolean', default: true },
       response_format: { type: 'string', enum: ['json', 'pdf'], default: 'json' },
@@ -186,7 +186,20 @@ export const COMPAT_SCHEMAS: Record<string, SchemaObject> = {
       compatible_with: { type: 'array', items: { type: 'string' } },
       modes: { type: 'object', additionalProperties: { type: 'string' } },
       undefined_behaviors: { type: 'array', items: { type: 'string' } },
-      features: { type: 'array', items: { type: 'string' } },
+      features: {
+        type: 'object',
+        description: "The seed system's features object",
+        properties: {
+          undefined_behavior_options: { type: 'array', items: { type: 'string' } },
+          default_undefined_behavior: { type: 'string', example: 'silent' },
+          missing_fields_handling: { type: 'string', example: 'configurable' },
+        },
+      },
+      capabilities: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'What this service does beyond the seed system (lint, inspect, docx_output, …)',
+      },
       engine: { type: 'object' },
       converter: {
         type: 'object',

@@ -77,8 +77,9 @@ export const SCHEMAS: Record<string, SchemaObject> = {
   PdfOptions: {
     type: 'object',
     description:
-      'How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields). ' +
-      'An unknown field or a bad value: 400 invalid_request_structure naming it.',
+      'How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields; ' +
+      'encryption, watermark, prepend, append, attachments and facturx are done on the PDF afterwards, the same ' +
+      'for both: docs/pdf.md). An unknown field or a bad value: 400 invalid_request_structure naming it.',
     properties: {
       pdfa: { type: 'string', enum: ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'], description: 'Archival PDF/A.' },
       pdfua: { type: 'boolean', description: 'Tagged, accessible PDF/UA.' },
@@ -117,8 +118,120 @@ export const SCHEMAS: Record<string, SchemaObject> = {
         description:
           'Refresh tables of contents, indexes and fields (PAGE, NUMPAGES, references) before export.',
       },
+      encryption: {
+        type: 'object',
+        description:
+          'AES-256 (R6). Without `user_password` the document opens for anyone, under the permissions; ' +
+          'absent permissions are allowed. Forbidden with `pdfa` and `facturx` (PDF/A allows no encryption). ' +
+          'Passwords appear in no log line, job record or error body (docs/pdf.md).',
+        required: ['owner_password'],
+        additionalProperties: false,
+        properties: {
+          owner_password: { type: 'string', minLength: 1, description: 'At most 127 bytes in UTF-8.' },
+          user_password: { type: 'string', minLength: 1, description: 'At most 127 bytes in UTF-8.' },
+          permissions: {
+            type: 'object',
+            additionalProperties: false,
+            properties: {
+              print: { type: 'string', enum: ['none', 'low', 'high'], default: 'high' },
+              copy: { type: 'boolean', default: true },
+              modify: { type: 'boolean', default: true },
+              annotate: { type: 'boolean', default: true },
+              fill_forms: { type: 'boolean', default: true },
+              accessibility: { type: 'boolean', default: true },
+            },
+          },
+        },
+      },
+      watermark: {
+        type: 'object',
+        description: 'Drawn on every page of the result, prepended and appended pages included.',
+        required: ['text'],
+        additionalProperties: false,
+        properties: {
+          text: { type: 'string', minLength: 1, maxLength: 200 },
+          color: { type: 'string', pattern: '^#[0-9A-Fa-f]{6}$', default: '#808080' },
+          opacity: { type: 'number', minimum: 0, maximum: 1, default: 0.3 },
+          angle: {
+            type: 'number',
+            minimum: -360,
+            maximum: 360,
+            default: 45,
+            description: 'Degrees, counter-clockwise.',
+          },
+          font_size: {
+            type: 'number',
+            minimum: 1,
+            maximum: 500,
+            description: 'Points; default: fitted to about 70 % of the page diagonal, at most 144.',
+          },
+        },
+      },
+      prepend: { $ref: '#/components/schemas/PdfFiles' },
+      append: { $ref: '#/components/schemas/PdfFiles' },
+      attachments: {
+        type: 'array',
+        maxItems: 20,
+        description:
+          'Embedded as PDF/A-3 associated files (catalog /AF). With `pdfa` PDF/A-1b or PDF/A-2b: 400.',
+        items: {
+          type: 'object',
+          required: ['name', 'data', 'mime_type'],
+          additionalProperties: false,
+          properties: {
+            name: { type: 'string', maxLength: 255, description: 'A file name, without / or \\.' },
+            data: {
+              type: 'string',
+              format: 'byte',
+              description: 'base64, at most MAX_PDF_EXTRA_BYTES decoded',
+            },
+            mime_type: { type: 'string', example: 'application/json' },
+            description: { type: 'string', maxLength: 1000 },
+            relationship: {
+              type: 'string',
+              enum: ['Data', 'Source', 'Alternative', 'Supplement', 'Unspecified'],
+              default: 'Unspecified',
+            },
+          },
+        },
+      },
+      facturx: {
+        type: 'object',
+        description:
+          'A Factur-X / ZUGFeRD e-invoice: PDF/A-3b with `factur-x.xml` embedded (relationship Data for MINIMUM ' +
+          'and BASIC WL, Alternative for the others) and the Factur-X XMP extension schema. XML that is not ' +
+          'well-formed or has no rsm:CrossIndustryInvoice root: 422 invalid_einvoice.',
+        required: ['xml', 'profile'],
+        additionalProperties: false,
+        properties: {
+          xml: { type: 'string', format: 'byte', description: 'The CII XML, base64' },
+          profile: {
+            type: 'string',
+            enum: ['MINIMUM', 'BASIC WL', 'BASIC', 'EN 16931', 'EXTENDED', 'XRECHNUNG'],
+          },
+        },
+      },
     },
     additionalProperties: false,
+  },
+  PdfFiles: {
+    type: 'array',
+    maxItems: 20,
+    description:
+      'PDFs put before (`prepend`) or after (`append`) the converted document, in order. Not a PDF: 400; ' +
+      'encrypted, unreadable or hostile (read under time and memory limits): 422 invalid_pdf_input naming it.',
+    items: {
+      type: 'object',
+      required: ['data'],
+      additionalProperties: false,
+      properties: {
+        data: {
+          type: 'string',
+          format: 'byte',
+          description: 'The PDF, base64, at most MAX_PDF_EXTRA_BYTES decoded',
+        },
+      },
+    },
   },
   SubDocument: {
     type: 'object',
@@ -266,6 +379,15 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
     details: { variables: ['customer'] },
   },
   template_runtime_error: { message: "'total' is not a number", details: { tag: '{{ total + 1 }}' } },
+  invalid_pdf_input: {
+    message: 'options.pdf.append[0].data is encrypted: send it without a password',
+    details: { field: 'options.pdf.append[0].data' },
+  },
+  invalid_einvoice: {
+    message:
+      'options.pdf.facturx.xml must have the root rsm:CrossIndustryInvoice in urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
+    details: { field: 'options.pdf.facturx.xml' },
+  },
   internal_error: { message: 'Internal server error', details: {} },
   conversion_failed: {
     message: 'The PDF converter is unreachable',

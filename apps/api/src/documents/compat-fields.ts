@@ -25,6 +25,8 @@ export interface LinterRequest {
   verbose: boolean;
   /** Warnings fail the validation too. */
   fail_on_warnings: boolean;
+  /** Paragraphs longer than this are `long_line` warnings. */
+  max_line_length?: number;
 }
 
 const LINTER_BOOLEANS = [
@@ -36,13 +38,15 @@ const LINTER_BOOLEANS = [
   'check_nested_structure',
 ];
 /** Accepted for the seed system's callers; our linter always runs every check. */
-const LINTER_IGNORED = [
-  'check_undefined_vars',
-  'check_tag_matching',
-  'check_nested_structure',
+const LINTER_IGNORED = ['check_undefined_vars', 'check_tag_matching', 'check_nested_structure'];
+const LINTER_FIELDS = [
+  'enabled',
+  'response_format',
+  'verbose',
+  'fail_on_warnings',
   'max_line_length',
+  ...LINTER_IGNORED,
 ];
-const LINTER_FIELDS = ['enabled', 'response_format', 'verbose', 'fail_on_warnings', ...LINTER_IGNORED];
 
 function isPlainObject(v: unknown): v is Record<string, unknown> {
   return typeof v === 'object' && v !== null && !Array.isArray(v);
@@ -86,6 +90,7 @@ export function parseLinterOptions(value: unknown, field: string): LinterRequest
     response_format: format as 'json' | 'pdf',
     verbose: value.verbose === true,
     fail_on_warnings: value.fail_on_warnings === true,
+    ...(typeof value.max_line_length === 'number' ? { max_line_length: value.max_line_length } : {}),
   };
 }
 

@@ -26,7 +26,7 @@ import {
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
-import { CONTENT_TYPES, MissingFileError } from '@app/contracts';
+import { CONTENT_TYPES, MissingFileError, PDF_FINISH_KEY, splitPdfOptions } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
 import {
   ERROR_BODY_REF,
@@ -114,7 +114,10 @@ export class DocumentsController {
   })
   @errorResponse(400, 'Request, template-file or image error')
   @errorResponse(413, 'Template, request field, image count or image size over the limits')
-  @errorResponse(422, 'Template error: syntax, undefined variable (strict mode) or a failing expression')
+  @errorResponse(
+    422,
+    'Template error (syntax, undefined variable in strict mode, a failing expression), or an options.pdf file that cannot be used (invalid_pdf_input, invalid_einvoice)',
+  )
   @errorResponse(500, 'Unexpected error; the cause is logged, never sent')
   @errorResponse(502, 'The converter failed or stayed unreachable after retries')
   @errorResponse(503, 'Redis unreachable, no worker alive, or MAX_WAITING_JOBS reached')
@@ -138,6 +141,7 @@ export class DocumentsController {
     const { request, options, linter } = parseRenderFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
+      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
     });
     const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     prepareImages(
@@ -163,19 +167,23 @@ export class DocumentsController {
     res.on('close', () => {
       if (!res.writableFinished) hangUp.abort();
     });
+    // Passwords and files of options.pdf ride in the request payload, never in the job data.
+    const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
       {
         // Set by the request logger (logging.module.ts) from X-Request-Id; made here if it did not run.
         requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
         template: file.buffer,
         filename,
-        request,
+        request: pdfFinish
+          ? (Object.assign({}, request, { [PDF_FINISH_KEY]: pdfFinish }) as RenderRequest)
+          : request,
         templateChecked: true,
         templateDigest,
         options: {
           undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
           output,
-          ...(options.pdf ? { pdf: options.pdf } : {}),
+          ...(pdfShape ? { pdf: pdfShape } : {}),
         },
       },
       hangUp.signal,

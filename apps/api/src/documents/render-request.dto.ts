@@ -26,7 +26,10 @@ import {
   type ImageData,
   InvalidRequestError,
   MissingTemplateDataError,
+  parseDataJson,
   PayloadTooLargeError,
+  plainNumbers,
+  PyFloat,
   type RenderRequest,
 } from '@app/engine';
 import { type OutputFormat, type PdfOptions, UNDEFINED_MODES, type UndefinedMode } from '@app/contracts';
@@ -121,9 +124,10 @@ function field(fields: Record<string, unknown>, name: string): string | undefine
   return v;
 }
 
-function parseJson(text: string, name: string): unknown {
+function parseJson(text: string, name: string, numbersAsWritten = false): unknown {
   try {
-    return JSON.parse(text);
+    // Template data keeps `9.0` a float (it prints `9.0`, as in docxtpl): runtime/json-numbers.ts.
+    return numbersAsWritten ? parseDataJson(text) : JSON.parse(text);
   } catch (e) {
     throw new InvalidRequestError(`The form field '${name}' is not valid JSON: ${(e as Error).message}`, {
       field: name,
@@ -154,6 +158,8 @@ export interface ParseLimits {
   maxJsonDepth: number;
   /** Sub-documents in `request_data.documents` (MAX_SUBDOCUMENTS). */
   maxDocuments?: number;
+  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES; default the converters' 10 MiB). */
+  maxPdfExtraBytes?: number;
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64, maxDocuments: 10 };
@@ -168,7 +174,7 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
   while (values.length > 0) {
     const v = values.pop();
     const depth = depths.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
+    if (typeof v !== 'object' || v === null || v instanceof PyFloat) continue;
     if (depth > maxDepth) return true;
     // Own enumerable keys, as JSON.parse makes them (an own `__proto__` included).
     const children = Array.isArray(v) ? v : Object.values(v);
@@ -183,8 +189,8 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
 }
 
 /** JSON.parse, then the depth check, before anything else looks at the value. */
-function parseField(text: string, name: string, limits: ParseLimits): unknown {
-  const parsed = parseJson(text, name);
+function parseField(text: string, name: string, limits: ParseLimits, numbersAsWritten = false): unknown {
+  const parsed = parseJson(text, name, numbersAsWritten);
   if (exceedsJsonDepth(parsed, limits.maxJsonDepth)) {
     throw new InvalidRequestError(
       `The form field '${name}' nests objects and arrays deeper than ${limits.maxJsonDepth} levels`,
@@ -245,7 +251,7 @@ export function parseRenderFields(
   }
   refuseMixedModes(form);
   if (data !== undefined) {
-    const parsed = parseField(data, 'data', limits);
+    const parsed = parseField(data, 'data', limits, true);
     if (!isPlainObject(parsed)) {
       throw new InvalidRequestError("The form field 'data' must be a JSON object of template variables", {
         field: 'data',
@@ -265,7 +271,13 @@ export function parseRenderFields(
     );
   }
 
-  const parsed = parseField(requestData, 'request_data', limits);
+  const read = parseField(requestData, 'request_data', limits, true);
+  // Only template_data keeps floats as written; image sizes and options are plain numbers.
+  const parsed = isPlainObject(read)
+    ? Object.fromEntries(
+        Object.entries(read).map(([k, v]) => [k, k === 'template_data' ? v : plainNumbers(v)]),
+      )
+    : read;
   if (!isPlainObject(parsed)) {
     throw new InvalidRequestError("The form field 'request_data' must be a JSON object", {
       field: 'request_data',
@@ -308,7 +320,7 @@ export function parseRenderFields(
       );
     } else {
       const optionErrors = check(knownFields(options, rawOptions, OPTION_FIELDS), rawOptions, OPTION_FIELDS);
-      optionErrors.push(...pdfOptionErrors(rawOptions));
+      optionErrors.push(...pdfOptionErrors(rawOptions, limits.maxPdfExtraBytes));
       if (optionErrors.length > 0) {
         errors.push(
           Object.assign(new ValidationError(), {
@@ -326,7 +338,11 @@ export function parseRenderFields(
   if (hasImages) request.images = checkImages(parsed.images as Record<string, unknown>, 'request_data');
   const documents = Object.prototype.hasOwnProperty.call(parsed, 'documents') ? parsed.documents : undefined;
   if (documents != null) request.documents = checkDocuments(documents, limits.maxDocuments ?? 10);
-  const result: ParsedRenderRequest = { mode: 'enhanced', request, options: optionsOf(options) };
+  const result: ParsedRenderRequest = {
+    mode: 'enhanced',
+    request,
+    options: optionsOf(options, limits.maxPdfExtraBytes),
+  };
   return withCompatKeys(result, parsed);
 }
 
@@ -438,11 +454,11 @@ function checkDocuments(documents: unknown, maxDocuments: number): Record<string
 }
 
 /** The options the caller set, without the DTO's unset fields. */
-function optionsOf(dto: RequestOptionsDto): RequestOptionsDto {
+function optionsOf(dto: RequestOptionsDto, maxPdfExtraBytes?: number): RequestOptionsDto {
   const out: RequestOptionsDto = {};
   if (dto.undefined !== undefined) out.undefined = dto.undefined;
   if (dto.output !== undefined) out.output = dto.output;
-  if (dto.pdf != null) out.pdf = parsePdfOptions(dto.pdf);
+  if (dto.pdf != null) out.pdf = parsePdfOptions(dto.pdf, 'options.pdf', { maxExtraBytes: maxPdfExtraBytes });
   return out;
 }
 
@@ -450,9 +466,9 @@ function optionsOf(dto: RequestOptionsDto): RequestOptionsDto {
  * `options.pdf` through the converters' validator (the worker and the CLI use the same one), as
  * ValidationErrors under `pdf` so the answer names e.g. `options.pdf.quality`. null is absent.
  */
-function pdfOptionErrors(rawOptions: Record<string, unknown>): ValidationError[] {
+function pdfOptionErrors(rawOptions: Record<string, unknown>, maxExtraBytes?: number): ValidationError[] {
   if (!Object.prototype.hasOwnProperty.call(rawOptions, 'pdf') || rawOptions.pdf == null) return [];
-  return pdfOptionProblems(rawOptions.pdf, 'pdf').map(({ field, problems }) =>
+  return pdfOptionProblems(rawOptions.pdf, 'pdf', { maxExtraBytes }).map(({ field, problems }) =>
     Object.assign(new ValidationError(), {
       property: field,
       value: undefined,

@@ -3,52 +3,48 @@
  * stores its payload, enqueues a RenderJob and waits for the worker's answer, so the HTTP caller
  * sees a plain synchronous answer. The worker's side is apps/worker/src/render.processor.ts.
  *
- * Answers come by this process's reply list (replyKey), which one blocking connection reads: the
- * worker pushes the document, or a final failure, there before it tells BullMQ, so the answer
- * arrives in one step. What no worker pushes (a job failed by BullMQ itself for stalling too
- * often, workers that predate reply lists, a push Redis refused) is found by looking up, once a
- * second, the jobs of requests waiting longer than that (checkStragglers), and at the latest at
- * JOB_TIMEOUT_MS. A job found completed whose reply names this list means the reply is in Redis
- * or on its way; if it has not come within REPLY_GRACE_MS it was lost with a dropped connection,
- * and the caller is told to send the document again. No QueueEvents: each API would read every
- * event of every job, about four per document, to learn of its own few.
+ * This service only orchestrates; each part lives in libs/queue: admission (one Lua round trip),
+ * the reply channel (the worker pushes the document or a final failure to this process's list),
+ * the watchdog (what no reply brings: jobs BullMQ failed itself, replies lost, jobs lost with
+ * Redis' data) and the BullMQ queue.
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { Queue } from 'bullmq';
-import type { RedisOptions } from 'ioredis';
 import { randomUUID } from 'node:crypto';
-import { DigestLru, digestOf, type RenderRequest } from '@app/engine';
+import { DigestLru, digestOf, stringifyDataJson, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   connectRedis,
-  InternalError,
-  onRedisConnectionLost,
-  onRedisError,
-  ProcessingTimeoutError,
-  type RedisConnection,
-  ServiceUnavailableError,
-} from '@app/contracts';
-import {
-  CONTENT_TYPES,
+  type ConverterInfo,
   converterHealthKey,
   converterInfoKey,
-  type ConverterInfo,
   decodeFailure,
-  decodeReply,
   heartbeatKey,
+  InternalError,
+  liveWorkers,
+  onRedisConnectionLost,
+  onRedisError,
   payloadKeys,
-  QueueNames,
-  type Reply,
+  ProcessingTimeoutError,
+  type QueueNames,
+  type RedisConnection,
   replyKey,
-  RenderJob,
+  type RenderJob,
+  type RenderJobOptions,
+  ServiceUnavailableError,
   templateKey,
-  RenderJobOptions,
-  RenderJobResult,
 } from '@app/contracts';
-import { liveWorkers } from '@app/contracts';
-import { admitAndStore, type Admission } from './admission';
+import {
+  type Admission,
+  admitAndStore,
+  type JobOutcome,
+  type QueueState,
+  ReplyReader,
+  RenderQueue,
+  Watchdog,
+} from '@app/queue';
 
 export type { RenderJob } from '@app/contracts';
+export { QUEUE_STATES, type QueueState } from '@app/queue';
 
 export interface RenderInput {
   /** The HTTP request's id, carried to the worker's and the converter's logs. */
@@ -68,19 +64,6 @@ export interface RenderOutput {
   contentType: string;
 }
 
-type Outcome =
-  | { kind: 'replied'; reply: Reply }
-  | { kind: 'completed'; result: RenderJobResult }
-  | { kind: 'reply_lost' }
-  | { kind: 'failed'; reason: string }
-  | { kind: 'timeout' }
-  | { kind: 'aborted' }
-  | { kind: 'lost' };
-
-/** Job states reported by jobCounts() (and the docgen_queue_jobs gauge). */
-export const QUEUE_STATES = ['waiting', 'active', 'delayed', 'failed', 'completed'] as const;
-export type QueueState = (typeof QUEUE_STATES)[number];
-
 export interface QueueProbe {
   redis: boolean;
   /** Set while the API shuts down: it takes no more requests. */
@@ -89,104 +72,74 @@ export interface QueueProbe {
   healthyConverters?: number;
 }
 
-/** How often, after a Redis error, the API looks for lost jobs until Redis answers. */
-const LOST_JOB_CHECK_MS = 1000;
-
-/**
- * How long after a job's completed event its reply may still be on its way (it was pushed before
- * the event was written, so only a dropped connection delays it this long).
- */
-const REPLY_GRACE_MS = 5000;
-
-/** Requests waiting longer than this have their job looked up, this often (checkStragglers). */
-const STRAGGLER_CHECK_MS = 1000;
-
-/** States in which a job has not been taken by a worker yet (so it can be withdrawn). */
-const NOT_STARTED = new Set(['waiting', 'delayed', 'prioritized', 'wait', 'paused']);
-
 @Injectable()
 export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RenderQueue');
   private readonly names: QueueNames;
   private redis!: RedisConnection;
-  /** Blocks on this process's reply list (BLPOP): nothing else runs on it. */
-  private replyRedis!: RedisConnection;
-  private readonly replyKey: string;
-  private readingReplies?: Promise<void>;
-  private queue!: Queue<RenderJob, RenderJobResult>;
+  private replies!: ReplyReader;
+  private queue!: RenderQueue;
+  private watchdog!: Watchdog;
   /**
    * Templates this API stored in Redis, by digest: until when it sends none (admit()). The last
    * 256 used are remembered.
    */
   private readonly storedTemplates = new DigestLru<{ until: number }>(256);
   /** Requests waiting for their job, by job id. */
-  private readonly waiters = new Map<string, (outcome: Outcome) => void>();
-  /** Jobs of waiting requests that are in the queue (added, not yet settled). */
-  private readonly enqueued = new Map<string, number>();
-  /** Jobs found completed, whose reply this API still waits for (REPLY_GRACE_MS). */
-  private readonly replyGrace = new Set<string>();
-  private stragglerCheck?: NodeJS.Timeout;
-  private checkingStragglers = false;
-  /** Pending after a Redis error or lost connection: look for lost jobs once Redis answers. */
-  private lostJobCheck?: NodeJS.Timeout;
+  private readonly waiters = new Map<string, (outcome: JobOutcome) => void>();
   private lastRedisError = 0;
   private closing = false;
-  /** Set once the connections are being closed: the reply loop ends. */
-  private closed = false;
 
   constructor(private readonly config: ServiceConfig) {
     this.names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
-    this.replyKey = replyKey(this.names, randomUUID());
   }
 
   onModuleInit(): void {
-    const base: RedisOptions = { connectionName: 'docx-api' };
     // Commands fail at once while Redis is away, instead of queueing up behind a request, and
     // after REDIS_COMMAND_TIMEOUT_MS while it is stalled but still connected (a frozen process, a
     // fork stall, a partition): the request then gets 503 instead of hanging. This connection runs
     // no blocking command (the Queue and Bull Board only read and write).
     this.redis = connectRedis(this.config.redisTarget, {
-      ...base,
+      connectionName: 'docx-api',
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
       commandTimeout: this.config.REDIS_COMMAND_TIMEOUT_MS,
     });
     // The reply list's BLPOP: no commandTimeout (it would cut every blocking read short), and it
     // waits out a reconnection.
-    this.replyRedis = connectRedis(this.config.redisTarget, {
+    const replyRedis = connectRedis(this.config.redisTarget, {
       connectionName: 'docx-api-replies',
       maxRetriesPerRequest: null,
     });
-    for (const client of [this.redis, this.replyRedis]) {
+    for (const client of [this.redis, replyRedis]) {
       onRedisError(client, (e) => this.logRedisError(e));
-      onRedisConnectionLost(client, () => this.scheduleLostJobCheck());
+      onRedisConnectionLost(client, () => this.watchdog?.scheduleLostJobCheck());
     }
-
-    this.queue = new Queue<RenderJob, RenderJobResult>(this.names.name, {
-      connection: this.redis,
-      prefix: this.names.prefix,
-    });
-    this.queue.on('error', (e) => this.logRedisError(e));
-    this.readingReplies = this.readReplies();
-    this.stragglerCheck = setInterval(() => void this.checkStragglers(), STRAGGLER_CHECK_MS);
-    this.stragglerCheck.unref();
-  }
-
-  /** Settles each request whose reply a worker pushed, until the module closes. */
-  private async readReplies(): Promise<void> {
-    while (!this.closed) {
-      try {
-        const popped = await this.replyRedis.blpopBuffer(this.replyKey, 0);
-        const reply = popped ? decodeReply(popped[1]) : null;
-        if (reply && 'failedReason' in reply)
-          this.settle(reply.jobId, { kind: 'failed', reason: reply.failedReason });
-        else if (reply) this.settle(reply.jobId, { kind: 'replied', reply });
-      } catch (e) {
-        if (this.closed) return;
-        this.logRedisError(e);
-        await new Promise((r) => setTimeout(r, 250));
-      }
-    }
+    this.queue = new RenderQueue(
+      this.redis,
+      { names: this.names, attempts: this.config.JOB_ATTEMPTS, backoffMs: this.config.JOB_BACKOFF_MS },
+      (e) => this.logRedisError(e),
+    );
+    this.watchdog = new Watchdog(
+      this.queue,
+      () => this.redis.status === 'ready',
+      (jobId, outcome) => this.settle(jobId, outcome),
+      (e) => this.logRedisError(e),
+    );
+    this.replies = new ReplyReader(
+      replyRedis,
+      replyKey(this.names, randomUUID()),
+      (reply) =>
+        this.settle(
+          reply.jobId,
+          'failedReason' in reply
+            ? { kind: 'failed', reason: reply.failedReason }
+            : { kind: 'replied', reply },
+        ),
+      (e) => this.logRedisError(e),
+    );
+    this.replies.start();
+    this.watchdog.start();
   }
 
   /**
@@ -199,10 +152,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     if (this.waiters.size > 0) this.logger.log(`shutting down: waiting for ${this.waiters.size} request(s)`);
     while (this.waiters.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const settle of this.waiters.values()) settle({ kind: 'aborted' });
-    this.closed = true;
-    clearInterval(this.stragglerCheck);
-    this.replyRedis.disconnect(); // ends the pending BLPOP
-    await Promise.allSettled([this.queue.close(), this.readingReplies]);
+    this.watchdog.stop();
+    await Promise.allSettled([this.queue.close(), this.replies.stop()]);
     this.redis.disconnect();
   }
 
@@ -218,7 +169,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     const jobId = randomUUID();
     const keys = payloadKeys(this.names, jobId);
     const digest = input.templateDigest ?? digestOf(input.template);
-    const requestJson = JSON.stringify(input.request);
+    // Floats as the data wrote them (`9.0`) cross the queue as written (runtime/json-numbers.ts).
+    const requestJson = stringifyDataJson(input.request);
     const job: RenderJob = {
       requestId: input.requestId,
       ...keys,
@@ -230,8 +182,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       imageCount: Object.keys(input.request.images ?? {}).length,
       templateChecked: input.templateChecked,
       options: input.options,
-      // While the reply connection is away, answers take the completed event and the result key.
-      ...(this.replyRedis.status === 'ready' ? { replyKey: this.replyKey } : {}),
+      // While the reply connection is away the reply waits in the list (with its TTL).
+      replyKey: this.replies.key,
     };
     job.admittedAt = await this.admit(job, input.template, requestJson, signal);
     const started = Date.now();
@@ -240,14 +192,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     const outcome = this.wait(jobId, signal);
     try {
       try {
-        await this.queue.add('render', job, {
-          jobId,
-          attempts: this.config.JOB_ATTEMPTS,
-          backoff: { type: 'exponential', delay: this.config.JOB_BACKOFF_MS },
-          removeOnComplete: { age: 3600, count: 1000 },
-          removeOnFail: { age: 24 * 3600, count: 1000 },
-        });
-        this.enqueued.set(jobId, Date.now());
+        await this.queue.add(jobId, job);
+        this.watchdog.watch(jobId);
       } catch (e) {
         this.settle(jobId, { kind: 'aborted' });
         throw this.unavailable('Redis is unreachable', e);
@@ -260,16 +206,6 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
           const { body, contentType } = result.reply;
           this.logger.log(`job ${jobId} done in ${elapsed} ms (${body.length} bytes, by reply)`);
           return { body, contentType };
-        }
-        case 'completed': {
-          const body = await this.redis.getBuffer(result.result.resultKey).catch((e: unknown) => {
-            throw this.unavailable('Redis is unreachable', e);
-          });
-          if (!body) throw new InternalError('The result of the job has expired');
-          this.logger.log(
-            `job ${jobId} done in ${elapsed} ms (render ${result.result.renderMs} ms, convert ${result.result.convertMs} ms, worker ${result.result.worker}, ${body.length} bytes)`,
-          );
-          return { body, contentType: result.result.contentType ?? CONTENT_TYPES[input.options.output] };
         }
         case 'failed': {
           const error = decodeFailure(result.reason);
@@ -289,13 +225,13 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
           this.logger.warn(`job ${jobId} completed but its reply did not arrive (${elapsed} ms)`);
           throw new ServiceUnavailableError(
             'The document was processed but its answer was lost on the way (a Redis connection dropped); send it again',
-            this.config.RETRY_AFTER_SECONDS,
+            retryAfter,
           );
         case 'lost':
           this.logger.warn(`job ${jobId} lost with Redis' data after ${elapsed} ms`);
           throw new ServiceUnavailableError(
             'Redis lost the document while it was processed (a restart without persistence); send it again',
-            this.config.RETRY_AFTER_SECONDS,
+            retryAfter,
           );
         default: {
           const unknown: never = result;
@@ -304,14 +240,14 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       }
     } finally {
       // The template's key is shared with other requests: its TTL ends it. A reply came with its
-      // request's payload deleted and wrote no result.
-      if (!replied) this.redis.del(keys.requestKey, keys.resultKey).catch(() => undefined);
+      // request's payload deleted.
+      if (!replied) this.redis.del(keys.requestKey).catch(() => undefined);
     }
   }
 
   /** The BullMQ queue, for Bull Board (which reads it through this service's connection). */
-  get bullQueue(): Queue<RenderJob, RenderJobResult> {
-    return this.queue;
+  get bullQueue(): RenderQueue['board'] {
+    return this.queue.board;
   }
 
   get redisReady(): boolean {
@@ -321,8 +257,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   /** The queue by state, for the metrics (read on each scrape). Throws while Redis is away. */
   async jobCounts(): Promise<Record<QueueState, number>> {
     if (this.redis.status !== 'ready') throw new Error('Redis is not connected');
-    const counts = await this.queue.getJobCounts(...QUEUE_STATES);
-    return Object.fromEntries(QUEUE_STATES.map((s) => [s, counts[s] ?? 0])) as Record<QueueState, number>;
+    return this.queue.jobCounts();
   }
 
   /**
@@ -375,9 +310,9 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
 
   /**
    * Refuses what would only time out (no worker alive after a short hold, the queue full) and
-   * otherwise stores the request's payload, in one round trip (admission.ts). The template's bytes
-   * go only when this API has not stored them within the last half PAYLOAD_TTL_MS, or when Redis
-   * no longer has them. Returns Redis' clock at admission (RenderJob.admittedAt).
+   * otherwise stores the request's payload, in one round trip (admitAndStore). The template's
+   * bytes go only when this API has not stored them within the last half PAYLOAD_TTL_MS, or when
+   * Redis no longer has them. Returns Redis' clock at admission (RenderJob.admittedAt).
    */
   private async admit(
     job: RenderJob,
@@ -386,7 +321,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     signal?: AbortSignal,
   ): Promise<number> {
     const retryAfter = this.config.RETRY_AFTER_SECONDS;
-    const digest = job.templateDigest!;
+    const digest = job.templateDigest;
     const stored = this.storedTemplates.get(digest);
     let sendTemplate = !(stored && stored.until > Date.now());
     const run = () =>
@@ -394,9 +329,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
         this.redis,
         {
           heartbeat: heartbeatKey(this.names),
-          wait: this.queue.keys.wait,
-          prioritized: this.queue.keys.prioritized,
-          delayed: this.queue.keys.delayed,
+          ...this.queue.waitingKeys,
           template: job.templateKey,
           request: job.requestKey,
         },
@@ -435,21 +368,21 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** Resolves with the job's outcome; after JOB_TIMEOUT_MS (or an abort) withdraws the job if no worker took it. */
-  private wait(jobId: string, signal?: AbortSignal): Promise<Outcome> {
-    return new Promise<Outcome>((resolve) => {
+  private wait(jobId: string, signal?: AbortSignal): Promise<JobOutcome> {
+    return new Promise<JobOutcome>((resolve) => {
       let done = false;
-      const finish = (outcome: Outcome) => {
+      const finish = (outcome: JobOutcome) => {
         if (done) return;
         done = true;
         clearTimeout(timer);
         signal?.removeEventListener('abort', onAbort);
         this.waiters.delete(jobId);
-        this.enqueued.delete(jobId);
+        this.watchdog.forget(jobId);
         resolve(outcome);
       };
       const giveUp = (kind: 'timeout' | 'aborted') => {
         if (done) return;
-        this.withdraw(jobId).then(
+        this.queue.withdraw(jobId).then(
           (late) => finish(late ?? { kind }),
           () => finish({ kind }),
         );
@@ -461,40 +394,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     });
   }
 
-  /**
-   * Called when the wait is over: returns the outcome if the job finished after all (an event may
-   * be lost while Redis reconnects), else removes the job if no worker has started it.
-   */
-  private async withdraw(jobId: string): Promise<Outcome | undefined> {
-    if (this.redis.status !== 'ready') return undefined;
-    const job = await this.queue.getJob(jobId);
-    if (!job) return undefined;
-    const state = await job.getState();
-    if (state === 'completed')
-      return job.returnvalue?.replyKey
-        ? { kind: 'reply_lost' }
-        : { kind: 'completed', result: job.returnvalue };
-    if (state === 'failed') return { kind: 'failed', reason: job.failedReason };
-    if (NOT_STARTED.has(state)) {
-      await job.remove().catch(() => undefined); // a worker may have taken it meanwhile
-    }
-    return undefined;
-  }
-
-  private settle(jobId: string, outcome: Outcome): void {
-    const waiter = this.waiters.get(jobId);
-    if (!waiter) return;
-    if (outcome.kind === 'completed' && outcome.result?.replyKey) {
-      // The reply was pushed before the job completed: it is in the list or on its way.
-      if (this.replyGrace.has(jobId)) return;
-      this.replyGrace.add(jobId);
-      setTimeout(() => {
-        this.replyGrace.delete(jobId);
-        this.waiters.get(jobId)?.({ kind: 'reply_lost' });
-      }, REPLY_GRACE_MS).unref();
-      return;
-    }
-    waiter(outcome);
+  private settle(jobId: string, outcome: JobOutcome): void {
+    this.waiters.get(jobId)?.(outcome);
   }
 
   private unavailable(message: string, cause: unknown): ServiceUnavailableError {
@@ -502,86 +403,9 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     return new ServiceUnavailableError(message, this.config.RETRY_AFTER_SECONDS);
   }
 
-  /**
-   * After a Redis error or a lost connection: once Redis answers again, settles the requests
-   * whose job no longer exists as 'lost' (503 at once, instead of 504 after JOB_TIMEOUT_MS). A
-   * finished job stays in Redis (the last 1000, for up to an hour) and its event settles the
-   * request first, so a missing one was lost with Redis' data: a Redis (or the Redis Cluster
-   * master of the queue's slot) restarted without persistence. One EXISTS per waiting request,
-   * only after such an event.
-   */
-  private scheduleLostJobCheck(): void {
-    if (this.lostJobCheck || this.closing) return;
-    this.lostJobCheck = setTimeout(() => {
-      this.lostJobCheck = undefined;
-      void this.settleLostJobs().then(
-        (answered) => {
-          if (!answered) this.scheduleLostJobCheck(); // Redis still away: look again
-        },
-        () => this.scheduleLostJobCheck(),
-      );
-    }, LOST_JOB_CHECK_MS);
-    this.lostJobCheck.unref();
-  }
-
-  /** True once Redis answered (or nothing is waiting). */
-  private async settleLostJobs(): Promise<boolean> {
-    const jobIds = [...this.enqueued.keys()];
-    if (jobIds.length === 0) return true;
-    if (this.redis.status !== 'ready') return false;
-    const pipeline = this.redis.pipeline();
-    for (const id of jobIds) pipeline.exists(this.queue.toKey(id));
-    const answers = await pipeline.exec();
-    if (!answers || answers.some(([err]) => err)) return false;
-    answers.forEach(([, exists], i) => {
-      if (exists === 0) this.settle(jobIds[i], { kind: 'lost' });
-    });
-    return true;
-  }
-
-  /**
-   * Looks up the jobs of requests waiting longer than STRAGGLER_CHECK_MS, and settles those that
-   * ended without a reply reaching this API: failed (by BullMQ itself, or with a push Redis
-   * refused) or completed by a worker that writes the result key. One pipeline of two reads per
-   * such request, once a second; nothing while every answer comes by reply within the second.
-   */
-  private async checkStragglers(): Promise<void> {
-    if (this.checkingStragglers || this.redis.status !== 'ready') return;
-    const now = Date.now();
-    const due = [...this.enqueued].filter(([, at]) => now - at >= STRAGGLER_CHECK_MS).map(([id]) => id);
-    if (due.length === 0) return;
-    this.checkingStragglers = true;
-    try {
-      const pipeline = this.redis.pipeline();
-      for (const id of due) {
-        pipeline.hmget(this.queue.toKey(id), 'finishedOn', 'returnvalue', 'failedReason');
-        pipeline.zscore(this.queue.keys.failed, id);
-      }
-      const answers = await pipeline.exec();
-      due.forEach((id, i) => {
-        const [fieldsError, fields] = answers?.[2 * i] ?? [new Error('no answer')];
-        const [scoreError, failedScore] = answers?.[2 * i + 1] ?? [new Error('no answer')];
-        if (fieldsError || scoreError) return;
-        const [finishedOn, returnvalue, failedReason] = fields as Array<string | null>;
-        if (!finishedOn) return; // waiting, running, or waiting for another attempt
-        if (failedScore !== null) return this.settle(id, { kind: 'failed', reason: failedReason ?? '' });
-        try {
-          const result = JSON.parse(returnvalue ?? 'null') as RenderJobResult | null;
-          if (result) this.settle(id, { kind: 'completed', result });
-        } catch {
-          // not a result of ours: the wait ends at JOB_TIMEOUT_MS
-        }
-      });
-    } catch (e) {
-      this.logRedisError(e);
-    } finally {
-      this.checkingStragglers = false;
-    }
-  }
-
-  /** At most one line per 5 s while Redis is away. */
+  /** At most one line per 5 s while Redis is away; lost jobs are looked for once it answers. */
   private logRedisError(e: unknown): void {
-    this.scheduleLostJobCheck();
+    this.watchdog?.scheduleLostJobCheck();
     const now = Date.now();
     if (now - this.lastRedisError < 5000) return;
     this.lastRedisError = now;

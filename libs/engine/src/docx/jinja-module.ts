@@ -13,7 +13,7 @@
  */
 import type { TemplateProblem } from '../errors';
 import type { DocxImageWriter } from './docx-images';
-import type { RichWriter } from '../rich/rich-writer';
+import type { ContentWriter } from './content-writer';
 import { JinjaRuntimeError, type RenderState } from '../runtime/ops';
 import { markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 import { annotate } from './compile/annotate';
@@ -57,7 +57,7 @@ export class JinjaModule {
   constructor(
     state: RenderState,
     images: DocxImageWriter,
-    rich?: RichWriter,
+    rich?: ContentWriter,
     /** The template's compile kept from an earlier render, when render-compiled.ts renders it. */
     kept?: CompiledTemplate,
   ) {

@@ -5,7 +5,7 @@
  */
 import { TemplateRuntimeError } from '../errors';
 import type { DocxImageWriter } from './docx-images';
-import type { RichWriter } from '../rich/rich-writer';
+import type { ContentWriter } from './content-writer';
 import { evaluate } from '../runtime/evaluator';
 import { FILTERS } from '../runtime/filters';
 import {
@@ -67,7 +67,7 @@ export class BlockRenderer {
   constructor(
     private readonly state: RenderState,
     private readonly images: DocxImageWriter,
-    private readonly rich?: RichWriter,
+    private readonly rich?: ContentWriter,
   ) {}
 
   private frameFor(options: { jinjaFrame?: Frame; filePath: string }): Frame {

@@ -3,6 +3,7 @@
  * `markdown` filters, and the JSON forms `{"$rich": [...]}` / `{"$paragraphs": [...]}`, which stay
  * plain data (recognised here, never rewritten in the request).
  */
+import { arg, type FilterFn } from '../runtime/filters';
 import { JinjaRuntimeError } from '../runtime/ops';
 import { getOwn, isDict, TemplateObject, Undefined, type Value } from '../runtime/values';
 
@@ -40,3 +41,9 @@ export function markupFilter(kind: 'html' | 'markdown', v: Value, allowHtml: Val
   if (typeof v !== 'string') throw new JinjaRuntimeError(`the ${kind} filter expects a string`);
   return new RichMarkup(kind, v, allowHtml === true);
 }
+
+/** The filters rich content adds to the runtime's (registerFilters): HTML and Markdown as Word content. */
+export const RICH_FILTERS: Record<string, FilterFn> = {
+  html: (st, v) => markupFilter('html', st.use(v)),
+  markdown: (st, v, a, k) => markupFilter('markdown', st.use(v), arg(a, k, 0, 'html', false)),
+};

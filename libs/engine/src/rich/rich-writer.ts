@@ -7,7 +7,7 @@
  */
 import type PizZip from 'pizzip';
 import { DEFAULT_IMAGE_LIMITS, type ImageLimits, type PreparedImage } from '../docx/images';
-import type { RenderOptions, RenderRequest } from '../render';
+import type { ContentWriter } from '../docx/content-writer';
 import type { TemplateLimits } from '../docx/package';
 import { JinjaRuntimeError, type RenderState } from '../runtime/ops';
 import { Undefined, type Value } from '../runtime/values';
@@ -44,13 +44,15 @@ export interface RichSetup {
   state: RenderState;
   /** The request's images, checked. */
   images: ReadonlyMap<string, PreparedImage>;
-  request: RenderRequest;
-  options: RenderOptions;
+  /** The request's sub-documents and images (render.ts's RenderRequest). */
+  request: { documents?: Record<string, { data: string }>; images?: unknown };
+  options: { richLimits?: Partial<RichLimits>; imageLimits?: Partial<ImageLimits> };
   /** The template's package limits, which sub-documents get too. */
   templateLimits: Partial<TemplateLimits>;
 }
 
-export class RichWriter {
+/** Rich content, written where the fill meets it (ContentWriter) and finished after it. */
+export class RichWriter implements ContentWriter {
   private readonly limits: RichLimits;
   private readonly imageLimits: ImageLimits;
   private readonly rels: RelationshipWriter;

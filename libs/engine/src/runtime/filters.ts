@@ -13,7 +13,6 @@ import {
   type RenderState,
 } from './ops';
 import { FormatError, percentFormat, pyRound } from './pyformat';
-import { markupFilter } from '../rich/rich-value';
 import {
   Callable,
   dictKeys,
@@ -40,7 +39,7 @@ import {
 export type FilterFn = (st: RenderState, input: Value, args: Value[], kwargs: Record<string, Value>) => Value;
 export type TestFn = (st: RenderState, input: Value, args: Value[]) => boolean;
 
-function arg(args: Value[], kwargs: Record<string, Value>, i: number, name: string, d: Value): Value {
+export function arg(args: Value[], kwargs: Record<string, Value>, i: number, name: string, d: Value): Value {
   if (Object.prototype.hasOwnProperty.call(kwargs, name)) return kwargs[name];
   return i < args.length ? args[i] : d;
 }
@@ -653,15 +652,24 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
   },
   wordcount: (st, v) => (text(st, v).match(/[\p{L}\p{N}_]+/gu) ?? []).length,
 };
-// Rich content (libs/engine/src/rich): HTML and Markdown placed as Word paragraphs or runs.
-FILTERS_TABLE.html = (st, v) => markupFilter('html', st.use(v));
-FILTERS_TABLE.markdown = (st, v, a, k) => markupFilter('markdown', st.use(v), arg(a, k, 0, 'html', false));
 FILTERS_TABLE.count = FILTERS_TABLE.length;
 FILTERS_TABLE.d = FILTERS_TABLE.default;
 FILTERS_TABLE.e = FILTERS_TABLE.escape;
 
 /** Null-prototype copy: a filter name like `constructor` finds nothing. */
 export const FILTERS: Record<string, FilterFn> = Object.assign(Object.create(null), FILTERS_TABLE);
+
+/**
+ * Adds the filters another layer owns (rich content's `html` and `markdown`, registered by
+ * render.ts), so the runtime never imports that layer. Registering the same function again is a
+ * no-op; a name taken by another filter is refused.
+ */
+export function registerFilters(table: Record<string, FilterFn>): void {
+  for (const [name, fn] of Object.entries(table)) {
+    if (FILTERS[name] !== undefined && FILTERS[name] !== fn) throw new Error(`filter ${name} is taken`);
+    FILTERS[name] = fn;
+  }
+}
 
 const isInt = (v: Value) => typeof v === 'number' && Number.isInteger(v);
 

@@ -28,20 +28,19 @@ import {
   type Value,
 } from './values';
 import { pyReplace, pyStrip, stringMethod } from './str-methods';
+import { chars, type EvalLimits, JinjaRuntimeError, normIndex } from './sequences';
 
 export { pyReplace, pyStrip };
-
-/** A failure while evaluating; the template layer adds the tag and its context. */
-export class JinjaRuntimeError extends Error {}
-
-export interface EvalLimits {
-  /** Loop iterations in one render, all loops together (guards against `range(10**9)`). */
-  maxLoopIterations: number;
-  /** Longest string or list a template may build (`'x' * 10**9`). */
-  maxValueLength: number;
-}
-
-export const DEFAULT_EVAL_LIMITS: EvalLimits = { maxLoopIterations: 100_000, maxValueLength: 1_000_000 };
+export {
+  chars,
+  DEFAULT_EVAL_LIMITS,
+  type EvalLimits,
+  getSlice,
+  iterate,
+  JinjaRuntimeError,
+  length,
+  normIndex,
+} from './sequences';
 
 /** Printed form of undefined values outside strict mode (the seed system's undefined_behavior). */
 export type MissingOutput = 'empty' | 'debug' | 'property_missing';
@@ -138,11 +137,6 @@ function pathOf(base: Value, name: string, bracket: boolean): string {
   return bracket ? `${prefix}[${JSON.stringify(name)}]` : `${prefix}.${name}`;
 }
 
-/** A string's characters as Python counts them (code points, not UTF-16 units). */
-export function chars(s: string): string[] {
-  return Array.from(s);
-}
-
 function listMethod(list: Value[], name: string): Callable | undefined {
   switch (name) {
     case 'index':
@@ -178,6 +172,11 @@ function dictMethod(d: Dict, name: string): Callable | undefined {
  * `obj.name`. Unlike Jinja, a key wins over a dict method of the same name (`order.items` is the
  * data's `items` list, a classic docxtpl trap); `order.items()` still calls the method.
  */
+/** How str.format's fields (`{0.name}`, `{0[key]}`) reach into the values they name. */
+function formatField(obj: Value, key: string, bracket: boolean): Value {
+  return bracket ? getItem(obj, /^-?\d+$/.test(key) ? Number(key) : key) : getAttr(obj, key);
+}
+
 export function getAttr(obj: Value, name: string, forCall = false): Value {
   if (obj instanceof Undefined) return new Undefined(pathOf(obj, name, false));
   if (isDict(obj)) {
@@ -189,9 +188,9 @@ export function getAttr(obj: Value, name: string, forCall = false): Value {
     if (v !== undefined) return v;
     return dictMethod(obj, name) ?? new Undefined(name);
   }
-  if (typeof obj === 'string') return stringMethod(obj, name) ?? new Undefined(name);
+  if (typeof obj === 'string') return stringMethod(obj, name, formatField) ?? new Undefined(name);
   if (Array.isArray(obj)) return groupTupleAttr(obj, name) ?? listMethod(obj, name) ?? new Undefined(name);
-  if (obj instanceof Markup) return stringMethod(obj.plain, name) ?? new Undefined(name);
+  if (obj instanceof Markup) return stringMethod(obj.plain, name, formatField) ?? new Undefined(name);
   if (obj instanceof TemplateObject) return obj.attr(name);
   return new Undefined(name);
 }
@@ -200,11 +199,6 @@ export function getAttr(obj: Value, name: string, forCall = false): Value {
 export function getPythonAttr(obj: Value, name: string): Value {
   if (isDict(obj)) return dictMethod(obj, name) ?? new Undefined(name);
   return getAttr(obj, name);
-}
-
-/** A Python index: negative counts from the end. */
-export function normIndex(i: number, len: number): number {
-  return i < 0 ? i + len : i;
 }
 
 /** `obj[key]`: dict keys, list and string indexes (negative from the end). */
@@ -219,7 +213,7 @@ export function getItem(obj: Value, key: Value): Value {
   if (Array.isArray(obj) || typeof obj === 'string') {
     if (!isNumber(key) || isFloat(key)) {
       if (typeof key === 'string' && typeof obj === 'string')
-        return stringMethod(obj, key) ?? new Undefined(key);
+        return stringMethod(obj, key, formatField) ?? new Undefined(key);
       return new Undefined(keyText);
     }
     const seq = typeof obj === 'string' ? chars(obj) : obj;
@@ -228,57 +222,6 @@ export function getItem(obj: Value, key: Value): Value {
   }
   if (obj instanceof TemplateObject && typeof key === 'string') return obj.attr(key);
   return new Undefined(keyText);
-}
-
-export function getSlice(obj: Value, start: Value, stop: Value, step: Value): Value {
-  if (obj instanceof Undefined) return obj;
-  const isStr = typeof obj === 'string';
-  if (!isStr && !Array.isArray(obj))
-    throw new JinjaRuntimeError(`'${typeName(obj)}' object is not sliceable`);
-  const seq = isStr ? chars(obj) : (obj as Value[]);
-  const n = seq.length;
-  const intOr = (v: Value, d: number | null): number | null => {
-    if (v === null || v instanceof Undefined) return d;
-    if (!isNumber(v) || isFloat(v)) throw new JinjaRuntimeError('slice indices must be integers');
-    return num(v);
-  };
-  const st = intOr(step, 1)!;
-  if (st === 0) throw new JinjaRuntimeError('slice step cannot be zero');
-  const clamp = (v: number | null, d: number, lo: number, hi: number) =>
-    v === null ? d : Math.min(Math.max(v < 0 ? v + n : v, lo), hi);
-  const out: Value[] = [];
-  if (st > 0) {
-    const a = clamp(intOr(start, null), 0, 0, n);
-    const b = clamp(intOr(stop, null), n, 0, n);
-    for (let i = a; i < b; i += st) out.push(seq[i]);
-  } else {
-    const a = clamp(intOr(start, null), n - 1, -1, n - 1);
-    const b = clamp(intOr(stop, null), -1, -1, n - 1);
-    for (let i = a; i > b; i += st) out.push(seq[i]);
-  }
-  return isStr ? (out as string[]).join('') : out;
-}
-
-/** Python iteration: lists, dict keys, string characters; undefined iterates as empty. */
-export function iterate(v: Value, what = 'loop'): Value[] {
-  if (Array.isArray(v)) return v;
-  if (v instanceof Markup) return chars(v.plain);
-  if (isDict(v)) return dictKeys(v);
-  if (typeof v === 'string') return chars(v);
-  if (v instanceof Undefined || v === null) {
-    if (v === null) throw new JinjaRuntimeError(`'NoneType' object is not iterable (${what})`);
-    return [];
-  }
-  throw new JinjaRuntimeError(`'${typeName(v)}' object is not iterable (${what})`);
-}
-
-export function length(v: Value): number {
-  if (typeof v === 'string') return chars(v).length;
-  if (v instanceof Markup) return chars(v.plain).length;
-  if (Array.isArray(v)) return v.length;
-  if (isDict(v)) return dictKeys(v).length;
-  if (v instanceof Undefined) return 0;
-  throw new JinjaRuntimeError(`object of type '${typeName(v)}' has no len()`);
 }
 
 function asNumber(v: Value): number | PyFloat | undefined {

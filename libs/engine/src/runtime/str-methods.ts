@@ -4,16 +4,10 @@
  */
 import { Callable, isFloat, isNumber, num, str, truthy, tuple, typeName, type Value } from './values';
 import { FormatError, strFormat } from './pyformat';
-import {
-  chars,
-  DEFAULT_EVAL_LIMITS,
-  getAttr,
-  getItem,
-  getSlice,
-  iterate,
-  JinjaRuntimeError,
-  normIndex,
-} from './ops';
+import { chars, DEFAULT_EVAL_LIMITS, getSlice, iterate, JinjaRuntimeError, normIndex } from './sequences';
+
+/** str.format's look-up of a field's attribute or item (ops.ts gives the runtime's own). */
+export type FormatFieldLookup = (obj: Value, key: string, bracket: boolean) => Value;
 
 function pyTitle(s: string): string {
   let out = '';
@@ -46,7 +40,7 @@ function argStr(v: Value | undefined, what: string): string {
 }
 
 /** Methods templates may call on strings and dicts (a fixed, side-effect-free list). */
-export function stringMethod(s: string, name: string): Callable | undefined {
+export function stringMethod(s: string, name: string, lookup: FormatFieldLookup): Callable | undefined {
   const m = (fn: (args: Value[]) => Value) => new Callable(`str.${name}`, (args) => fn(args));
   switch (name) {
     case 'upper':
@@ -205,9 +199,7 @@ export function stringMethod(s: string, name: string): Callable | undefined {
     case 'format':
       return new Callable('str.format', (args, kwargs) => {
         try {
-          return strFormat(s, args, kwargs, (obj, key, bracket) =>
-            bracket ? getItem(obj, /^-?\d+$/.test(key) ? Number(key) : key) : getAttr(obj, key),
-          );
+          return strFormat(s, args, kwargs, lookup);
         } catch (e) {
           if (e instanceof FormatError) throw new JinjaRuntimeError(`str.format: ${e.message}`);
           throw e;

@@ -7,10 +7,9 @@
  * JavaScript function. The only callables are the `Callable` instances this module creates.
  */
 
-/** A Python float whose value happens to be integral (2.0): JS numbers cannot tell 2.0 from 2. */
-export class PyFloat {
-  constructor(readonly value: number) {}
-}
+import { PyFloat } from '../syntax/literals';
+
+export { PyFloat };
 
 /** A missing value; remembers how it was reached, for strict mode's error and `default`. */
 export class Undefined {

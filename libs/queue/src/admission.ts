@@ -12,11 +12,13 @@
  * 38 KB then stop crossing Redis with every request.
  *
  * Waiting jobs are counted as BullMQ's getJobCountByTypes('waiting', 'prioritized', 'delayed')
- * counts them: the length of the wait list and the sizes of the prioritized and delayed sets.
+ * counts them: the length of the wait list and the sizes of the prioritized and delayed sets
+ * (their names come from bullmq-state.ts, which pins them).
  * Every key lies in the queue's hash slot (heartbeatKey, payloadKeys, templateKey, BullMQ's
  * own), so the script runs unchanged on Redis Cluster.
  */
 import { RedisScript, type RedisConnection } from '@app/contracts';
+import type { WaitingKeys } from './bullmq-state';
 
 const ADMIT_AND_STORE = new RedisScript(`
 local t = redis.call('TIME')
@@ -36,13 +38,9 @@ end
 redis.call('SET', KEYS[6], ARGV[4], 'PX', ARGV[2])
 return {workers, waiting, 1, now}`);
 
-export interface AdmissionKeys {
+export interface AdmissionKeys extends WaitingKeys {
   /** The workers' heartbeat set (heartbeatKey). */
   heartbeat: string;
-  /** BullMQ's wait list, prioritized and delayed sets (Queue.keys). */
-  wait: string;
-  prioritized: string;
-  delayed: string;
   /** The template's shared key (templateKey) and the request's own (payloadKeys). */
   template: string;
   request: string;

@@ -1,0 +1,42 @@
+/**
+ * Import rules checked by `npm test` (scripts/check-deps.mjs runs them; with Node 22 or later
+ * `npx depcruise apps libs` does the same). Type-only imports count: a cycle through types is
+ * still two files that cannot be read one without the other.
+ */
+const ENGINE = '^libs/engine/src/';
+/** The engine flows one way: syntax → runtime → docx → rich → render (then lint, inspect). */
+const LAYERS = ['syntax', 'runtime', 'docx', 'rich'];
+const ABOVE = (i) => [...LAYERS.slice(i + 1), 'render\\.ts', 'lint', 'inspect', 'index\\.ts'];
+
+module.exports = {
+  forbidden: [
+    {
+      name: 'no-circular',
+      severity: 'error',
+      comment: 'No import cycles, type imports included.',
+      from: {},
+      to: { circular: true },
+    },
+    ...LAYERS.map((layer, i) => ({
+      name: `engine-${layer}-flows-one-way`,
+      severity: 'error',
+      comment: `libs/engine/src/${layer} imports only the layers below it (${LAYERS.slice(0, i).join(', ') || 'none'}).`,
+      // Specs test a layer through the whole render.
+      from: { path: `${ENGINE}${layer}/`, pathNot: '\\.spec\\.ts$' },
+      to: { path: `${ENGINE}(${ABOVE(i).join('|')})` },
+    })),
+    {
+      name: 'bullmq-only-in-libs-queue',
+      severity: 'error',
+      comment: 'Everything that touches BullMQ lives in libs/queue (tests may play a worker).',
+      from: { path: '^(apps|libs)/', pathNot: ['^libs/queue/', '\\.spec\\.ts$'] },
+      to: { path: '^node_modules/bullmq/' },
+    },
+  ],
+  options: {
+    tsPreCompilationDeps: true,
+    tsConfig: { fileName: 'tsconfig.json' },
+    doNotFollow: { path: 'node_modules' },
+    exclude: { path: '^dist/' },
+  },
+};
