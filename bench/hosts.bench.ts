@@ -8,7 +8,9 @@
  * millisecond of round trip, which is the number of sequential round trips one document costs on
  * the synchronous path. The caller reaches the API directly (its own link is not counted).
  *
- *   npm run bench:hosts -- [--delays 0,2,10] [--requests 30]
+ *   npm run bench:hosts -- [--delays 0,2,10] [--requests 30] [--instances 1]
+ *
+ * --instances sets the worker's LibreOffice instances and its concurrency (the tests' 1 by default).
  *
  * About a minute. docs/scaling.md holds the figures.
  */
@@ -34,6 +36,7 @@ const DELAYS = stringArg('delays', '0,2,10')
   .map(Number)
   .filter((n) => Number.isFinite(n) && n >= 0);
 const REQUESTS = intArg('requests', 30);
+const INSTANCES = String(intArg('instances', 1));
 const WARMUP = 5;
 
 const EXAMPLES = join(__dirname, '..', 'examples');
@@ -50,7 +53,12 @@ async function main(): Promise<void> {
   const redis = await RedisServer.start();
   const apiLink = await startDelayProxy(redis.port, 0);
   const workerLink = await startDelayProxy(redis.port, 0);
-  const base = { QUEUE_PREFIX: '{hosts}', HEARTBEAT_TTL_MS: '10000' };
+  const base = {
+    QUEUE_PREFIX: '{hosts}',
+    HEARTBEAT_TTL_MS: '10000',
+    LIBREOFFICE_INSTANCES: INSTANCES,
+    WORKER_CONCURRENCY: INSTANCES,
+  };
   let api: RunningApi | undefined;
   let worker: ManagedProcess | undefined;
   const times = new Map<number, number[]>(DELAYS.map((d) => [d, []]));
@@ -90,7 +98,7 @@ async function main(): Promise<void> {
     );
   }
   console.log(
-    `${cpus()[0]?.model ?? '?'}, ${cpus().length} cores, Node ${process.version}, ${REQUESTS} requests/delay`,
+    `${cpus()[0]?.model ?? '?'}, ${cpus().length} cores, Node ${process.version}, ${REQUESTS} requests/delay, ${INSTANCES} LibreOffice instance(s)`,
   );
 }
 
