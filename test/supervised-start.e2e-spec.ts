@@ -1,6 +1,6 @@
 /**
  * `npm start` survives its own parts failing: under load from four callers, its worker is
- * SIGKILLed (as the OOM killer would), then its Redis. Each time start.js restarts the part
+ * SIGKILLed (as the OOM killer would), then a LibreOffice instance, then its Redis. Each time start.js restarts the part
  * (logging it), the API keeps answering, every request gets its PDF or a typed 503 with
  * Retry-After (never a refused connection or an untyped error), and the service serves again
  * afterwards; SIGTERM then still stops everything.
@@ -19,7 +19,7 @@ import {
   testEnv,
   waitUntil,
 } from './service-harness';
-import { descendants } from './support/hostile-process';
+import { descendants, sofficePids } from './support/hostile-process';
 
 jest.setTimeout(300_000);
 
@@ -156,6 +156,26 @@ describe('npm start supervises its parts', () => {
     expect(part(ENTRY.worker)).not.toBe(worker);
     await servesAgain();
     expect(start.running).toBe(true);
+  });
+
+  it("leaves a SIGKILLed LibreOffice to the worker's pool; meanwhile every request gets its PDF or a typed 503", async () => {
+    const worker = part(ENTRY.worker);
+    const traffic = load(url);
+    await waitUntil(async () => traffic.answers.filter((a) => a.status === 200).length >= 2, 60_000, 'PDFs');
+    const [soffice] = sofficePids(worker);
+    expect(soffice).toBeDefined();
+    process.kill(soffice, 'SIGKILL');
+    await waitUntil(() => sofficePids(worker).some((pid) => pid !== soffice), 60_000, 'a new soffice.bin');
+    const before = traffic.answers.length;
+    await waitUntil(
+      async () => traffic.answers.slice(before).filter((a) => a.status === 200).length >= 4,
+      90_000,
+      'PDFs from the new LibreOffice',
+    );
+    const answers = await traffic.stop();
+    expectPdfOrTyped503(answers);
+    expect(part(ENTRY.worker)).toBe(worker); // the worker itself did not die
+    expect(start.output()).toMatch(/LibreOffice instance 0 \(pid \d+\) is replaced/);
   });
 
   it('restarts a SIGKILLed Redis with its data; meanwhile every request gets its PDF or a typed 503', async () => {
