@@ -3,8 +3,8 @@
  * `npm start`: the whole service on this machine, in one command.
  *
  *   1. builds dist/ when a source changed (scripts/build.js);
- *   2. starts a private redis-server on a free loopback port, its append-only file in a private
- *      directory (removed at exit), unless REDIS_URL is set;
+ *   2. starts a private redis-server on a free loopback port, with an append-only file
+ *      (.redis-aof/, fsync every second), unless REDIS_URL is set;
  *   3. starts one worker (embedded LibreOffice pool, or Gotenberg if GOTENBERG_URL is set), and
  *      once it has registered, the API on PORT (default 8000);
  *   4. prints the address and a curl example; Ctrl-C (or SIGTERM) stops everything, API first,
@@ -27,10 +27,7 @@
 'use strict';
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
-const { mkdtempSync, rmSync } = require('node:fs');
 const net = require('node:net');
-const { tmpdir } = require('node:os');
-const { join } = require('node:path');
 const { build, ENTRY, NODE_ARGS, ROOT } = require('./build.js');
 
 const children = [];
@@ -204,13 +201,9 @@ async function shutdown(code) {
   await stop(byName('api'), 10_000);
   await stop(byName('worker'), 60_000);
   await stop(byName('redis'), 5_000);
-  if (redisDir) rmSync(redisDir, { recursive: true, force: true });
   log('stopped');
   process.exit(code);
 }
-
-/** The private Redis' data directory (its append-only file), removed when we stop. */
-let redisDir;
 
 async function main() {
   process.on('SIGINT', () => void shutdown(0));
@@ -242,31 +235,33 @@ async function main() {
 
   if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
     const port = await freePort();
-    // A restarted Redis comes back with what it had (the queue, payloads of accepted requests):
-    // an append-only file in a private directory, synced every second, on the same port.
-    redisDir = mkdtempSync(join(tmpdir(), 'docx-redis-'));
+    // Supervised: a restarted Redis comes back on the same port and reads the append-only file.
     const redis = run(
       'redis',
       'redis-server',
+      // An append-only file (fsync every second) in .redis-aof/: accepted jobs (POST /api/v1/jobs)
+      // survive a restart of Redis and of `npm start`.
       [
         '--port',
         String(port),
         '--bind',
         '127.0.0.1',
-        '--dir',
-        redisDir,
         '--save',
         '',
         '--appendonly',
         'yes',
         '--appendfsync',
         'everysec',
+        '--dir',
+        ROOT,
+        '--appenddirname',
+        '.redis-aof',
       ],
       process.env,
     );
     await waitForLine(redis, /Ready to accept connections/, 15_000);
     env.REDIS_URL = `redis://127.0.0.1:${port}`;
-    log(`local Redis on ${env.REDIS_URL} (append-only file in ${redisDir}, removed at exit)`);
+    log(`local Redis on ${env.REDIS_URL} (append-only file in .redis-aof/)`);
   } else {
     log(`using Redis at ${env.REDIS_CLUSTER_NODES || env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
   }
