@@ -46,7 +46,7 @@ function parseXml(xml: string): Node[] {
   const parser = new Parser(
     {
       onopentag(name, attrs) {
-        const el: El = { name, attrs: { ...attrs }, children: [] };
+        const el: El = { name, attrs, children: [] };
         stack[stack.length - 1].children.push(el);
         stack.push(el);
       },
@@ -67,26 +67,29 @@ function parseXml(xml: string): Node[] {
   return root.children;
 }
 
-function serialize(nodes: Node[], out: string[] = []): string[] {
+// String concatenation (V8 ropes), not an array of pieces: a 2,000-row table is ~100,000 nodes.
+function serialize(nodes: Node[]): string {
+  let out = '';
   for (const n of nodes) {
     if (typeof n === 'string') {
-      out.push(n);
+      out += n;
       continue;
     }
-    out.push('<', n.name);
-    for (const [k, v] of Object.entries(n.attrs)) out.push(' ', k, v.includes('"') ? `='${v}'` : `="${v}"`);
-    if (n.children.length === 0) out.push('/>');
-    else {
-      out.push('>');
-      serialize(n.children, out);
-      out.push('</', n.name, '>');
+    out += '<' + n.name;
+    for (const k in n.attrs) {
+      const v = n.attrs[k];
+      out += v.includes('"') ? ` ${k}='${v}'` : ` ${k}="${v}"`;
     }
+    out += n.children.length === 0 ? '/>' : '>' + serialize(n.children) + '</' + n.name + '>';
   }
   return out;
 }
 
-const child = (el: El | undefined, name: string): El | undefined =>
-  el?.children.find((c): c is El => typeof c !== 'string' && c.name === name);
+function child(el: El | undefined, name: string): El | undefined {
+  if (!el) return undefined;
+  for (const c of el.children) if (typeof c !== 'string' && c.name === name) return c;
+  return undefined;
+}
 const elements = (el: El): El[] => el.children.filter((c): c is El => typeof c !== 'string');
 
 // ---------------------------------------------------------------------------------------------
@@ -699,7 +702,7 @@ export function resolveTableStylesInXml(xml: string, sheet: TableStyleSheet): st
       if (!text.includes('<w:tblStyle ')) continue;
       const nodes = parseXml(text);
       for (const n of nodes) if (typeof n !== 'string' && n.name === 'w:tbl') resolveTable(n, ctx);
-      out.push(xml.slice(copied, start), serialize(nodes).join(''));
+      out.push(xml.slice(copied, start), serialize(nodes));
       copied = end;
     }
   }
