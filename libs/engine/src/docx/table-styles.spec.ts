@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
+import { corpusRequest, corpusTemplate, type CorpusName } from '../../../../bench/corpus';
+import { renderDocx, type RenderRequest } from '../render';
 import {
   cellConditions,
   readStyleSheet,
@@ -193,6 +195,39 @@ describe('resolveTableStylesInXml', () => {
     const innerOut = /<w:tbl><w:tblPr><w:tblW[^]*?<\/w:tbl>/.exec(out.slice(10))![0];
     expect(innerOut).not.toContain('FFFFFF'); // the outer header's white text stays outside
     expect(innerOut).toContain('<w:insideV w:val="single" w:sz="4"');
+  });
+});
+
+describe('row by row', () => {
+  it('resolves long filled tables as the whole-tree resolution does', () => {
+    const fill = (name: CorpusName, rows: number) => {
+      // The engine's own fill of the corpus (bench/fixtures), Word-written templates.
+      const zip = new PizZip(
+        renderDocx(corpusTemplate(name), corpusRequest(name, { rows }) as RenderRequest),
+      );
+      return [zip.file('word/document.xml')!.asText(), zip.file('word/styles.xml')!.asText()];
+    };
+    for (const [name, rows] of [
+      ['invoice', 60],
+      ['gallery', 40],
+      ['writer', 12],
+      ['contract', 3],
+    ] as const) {
+      const [doc, styles] = fill(name, rows);
+      const s = readStyleSheet(styles);
+      const rowByRow = resolveTableStylesInXml(doc, s);
+      expect(rowByRow).not.toContain('<w:tblStyle ');
+      // The same XML; the whole-tree path writes an emptied <w:t></w:t> as <w:t/>.
+      const same = (x: string) => x.replaceAll('<w:t></w:t>', '<w:t/>');
+      expect(same(rowByRow)).toBe(same(resolveTableStylesInXml(doc, s, { rowByRow: false })));
+    }
+    const built = tbl('MediumShading1-Accent1', '<w:tblLook w:val="01E0"/>', [
+      [tc('h1'), tc('h2'), tc('h3')],
+      ...Array.from({ length: 9 }, (_, i) => [tc(`a${i}`), tc(`b${i}`), tc(`c${i}`)]),
+    ]);
+    expect(resolveTableStylesInXml(built, sheet)).toBe(
+      resolveTableStylesInXml(built, sheet, { rowByRow: false }),
+    );
   });
 });
 
