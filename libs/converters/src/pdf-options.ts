@@ -1,106 +1,23 @@
 /**
- * `options.pdf` (see PdfOptions in @app/contracts): one validator for the API, the worker and the
- * CLI, the defaults, and what the options become for each converter: LibreOffice's PDF export
- * filter data (writer_pdf_Export) and Gotenberg 8's form fields on its LibreOffice route.
- *
- * Checked by hand over Object.keys of the parsed JSON, like the API's DTO does for `options`:
- * class-validator would need a class instance, and an own `__proto__` key must be seen and refused.
+ * `options.pdf` (PdfOptions, defined and validated in @app/contracts): parsed for the API, the
+ * worker and the CLI, the defaults, and what the options become for each converter: LibreOffice's
+ * PDF export filter data (writer_pdf_Export) and Gotenberg 8's form fields on its LibreOffice route.
  */
 import {
-  MAX_IMAGE_RESOLUTIONS,
   PDF_METADATA_FIELDS,
   PDF_OPTION_FIELDS,
-  PDFA_LEVELS,
+  pdfOptionProblems,
   type PdfMetadata,
   type PdfOptions,
 } from '@app/contracts';
 
 import { InvalidPdfOptionsError } from './errors';
 
-export interface FieldProblem {
-  field: string;
-  problems: string[];
-}
+export { pdfOptionProblems };
+export type { FieldProblem } from '@app/contracts';
 
-const MAX_METADATA_LENGTH = 2000;
-const MAX_PAGE_RANGES_LENGTH = 200;
-const MAX_PAGE = 100_000;
-/** "1-3,5": numbers and ranges separated by commas (LibreOffice's and Gotenberg's syntax). */
-const PAGE_RANGES = /^\s*\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*$/;
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
-function has(o: Record<string, unknown>, key: string): boolean {
+function has(o: object, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, key);
-}
-
-function pageRangeProblem(text: string): string | undefined {
-  if (text.length > MAX_PAGE_RANGES_LENGTH) return `must be at most ${MAX_PAGE_RANGES_LENGTH} characters`;
-  if (!PAGE_RANGES.test(text)) return 'must list pages and ranges like "1-3,5"';
-  for (const part of text.split(',')) {
-    const [from, to = from] = part.split('-').map((n) => Number(n.trim()));
-    if (from < 1 || to < 1 || from > MAX_PAGE || to > MAX_PAGE)
-      return `pages are numbered from 1 to ${MAX_PAGE}`;
-    if (from > to) return `the range ${part.trim()} runs backwards`;
-  }
-  return undefined;
-}
-
-function metadataProblems(value: unknown, path: string): FieldProblem[] {
-  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
-  const out: FieldProblem[] = [];
-  for (const key of Object.keys(value)) {
-    const field = `${path}.${key}`;
-    const v = value[key];
-    if (!(PDF_METADATA_FIELDS as readonly string[]).includes(key))
-      out.push({ field, problems: [`is not a metadata field (${PDF_METADATA_FIELDS.join(', ')})`] });
-    else if (typeof v !== 'string') out.push({ field, problems: ['must be a string'] });
-    else if (v.length > MAX_METADATA_LENGTH)
-      out.push({ field, problems: [`must be at most ${MAX_METADATA_LENGTH} characters`] });
-    else if (CONTROL_CHARS.test(v)) out.push({ field, problems: ['must not contain control characters'] });
-  }
-  return out;
-}
-
-/** Every problem of `value` as `options.pdf`, [] when it is fine. */
-export function pdfOptionProblems(value: unknown, path = 'options.pdf'): FieldProblem[] {
-  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
-  const out: FieldProblem[] = [];
-  const bad = (key: string, problem: string) => out.push({ field: `${path}.${key}`, problems: [problem] });
-  for (const key of Object.keys(value)) {
-    if (!(PDF_OPTION_FIELDS as readonly string[]).includes(key))
-      bad(key, `is not a PDF option (${PDF_OPTION_FIELDS.join(', ')})`);
-  }
-  const v = value;
-  if (has(v, 'pdfa') && !(PDFA_LEVELS as readonly unknown[]).includes(v.pdfa))
-    bad('pdfa', `must be one of ${PDFA_LEVELS.map((l) => `"${l}"`).join(', ')}`);
-  for (const key of ['pdfua', 'lossless_images', 'reduce_image_resolution', 'update_indexes']) {
-    if (has(v, key) && typeof v[key] !== 'boolean') bad(key, 'must be true or false');
-  }
-  if (has(v, 'quality')) {
-    if (typeof v.quality !== 'number' || !Number.isInteger(v.quality) || v.quality < 1 || v.quality > 100)
-      bad('quality', 'must be an integer from 1 to 100');
-    // Quality is the JPEG quality: with lossless images it would silently do nothing.
-    else if (v.lossless_images !== false)
-      bad('quality', 'applies to JPEG-compressed images only: set lossless_images to false as well');
-  }
-  if (has(v, 'max_image_resolution')) {
-    if (!(MAX_IMAGE_RESOLUTIONS as readonly unknown[]).includes(v.max_image_resolution))
-      bad('max_image_resolution', `must be one of ${MAX_IMAGE_RESOLUTIONS.join(', ')}`);
-    else if (v.reduce_image_resolution !== true)
-      bad('max_image_resolution', 'applies only with reduce_image_resolution set to true');
-  }
-  if (has(v, 'page_ranges')) {
-    const problem =
-      typeof v.page_ranges === 'string' ? pageRangeProblem(v.page_ranges) : 'must be a string like "1-3,5"';
-    if (problem) bad('page_ranges', problem);
-  }
-  if (has(v, 'metadata')) out.push(...metadataProblems(v.metadata, `${path}.metadata`));
-  return out;
 }
 
 /**

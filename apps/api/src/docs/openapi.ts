@@ -1,12 +1,12 @@
 /**
  * OpenAPI document and Swagger UI: /docs (UI) and /docs-json (the document). Built from the
- * controllers' decorators plus the hand-written schemas of openapi-schemas.ts.
+ * controllers' decorators, the request payloads' one definition (REQUEST_SCHEMAS of
+ * @app/contracts, which the API validates with) and the answers' schemas (answer-schemas.ts).
  */
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { API_PATHS } from '@app/contracts';
-import { SCHEMAS } from './openapi-schemas';
-import { COMPAT_SCHEMAS } from './compat-schemas';
+import { DocumentBuilder, OpenAPIObject, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import { API_PATHS, openApiSchemas, REQUEST_SCHEMAS } from '@app/contracts';
+import { ANSWER_SCHEMAS } from './answer-schemas';
 
 const DESCRIPTION = `Fills a Word template (.docx with Jinja tags, docxtpl dialect) with JSON data and PNG images and
 answers with the PDF, synchronously, behind a queue and workers.
@@ -29,7 +29,11 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   document.components = {
     ...document.components,
-    schemas: { ...(document.components?.schemas ?? {}), ...SCHEMAS, ...COMPAT_SCHEMAS },
+    schemas: {
+      ...(document.components?.schemas ?? {}),
+      ...(openApiSchemas(REQUEST_SCHEMAS) as Record<string, SchemaObject>),
+      ...ANSWER_SCHEMAS,
+    },
   };
   return document;
 }

@@ -26,22 +26,17 @@ import {
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
-import { CONTENT_TYPES, MissingFileError } from '@app/contracts';
+import { CONTENT_TYPES, MissingFileError, RenderFormSchema, toOpenApi } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
-import {
-  ERROR_BODY_REF,
-  errorExamples,
-  RENDER_BODY_EXAMPLES,
-  RENDER_BODY_SCHEMA,
-} from '../docs/openapi-schemas';
+import { errorExamples, RENDER_BODY_EXAMPLES } from '../docs/examples';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../logging/request-id';
 import { contentDisposition, outputFilename } from './content-disposition';
 import { parseRenderFields } from './render-request.dto';
-import { type LinterRequest } from './compat-fields';
+import { type LinterRequest } from './render-request.dto';
 import { lintFailure, type ValidationFailedBody } from './template-validation';
 import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from './checked-templates';
-import { VALIDATION_FAILED_REF } from '../docs/compat-schemas';
+import { ERROR_BODY_REF, VALIDATION_FAILED_REF } from '../docs/answer-schemas';
 
 /** What multer's memory storage gives for the `file` part (the fields used here). */
 interface UploadedTemplate {
@@ -84,7 +79,7 @@ export class DocumentsController {
       'anything is queued; the answer comes back in the same response once a worker has rendered it.',
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: RENDER_BODY_SCHEMA, examples: RENDER_BODY_EXAMPLES })
+  @ApiBody({ schema: toOpenApi(RenderFormSchema), examples: RENDER_BODY_EXAMPLES })
   @ApiHeader({
     name: REQUEST_ID_HEADER,
     required: false,

@@ -17,9 +17,9 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { InvalidRequestError, lintDocxTemplate, type LintReport } from '@app/engine';
-import { CONTENT_TYPES, MissingFileError } from '@app/contracts';
-import { ERROR_BODY_REF, errorExamples } from '../docs/openapi-schemas';
-import { LINT_BODY_SCHEMA } from '../docs/compat-schemas';
+import { CONTENT_TYPES, LintFormSchema, MissingFileError, toOpenApi } from '@app/contracts';
+import { ERROR_BODY_REF } from '../docs/answer-schemas';
+import { errorExamples } from '../docs/examples';
 import { requestIdFrom } from '../logging/request-id';
 import { contentDisposition } from '../documents/content-disposition';
 import { parseLintOptions } from './lint-options';
@@ -58,7 +58,7 @@ export class LintController {
       'passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`.',
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: LINT_BODY_SCHEMA })
+  @ApiBody({ schema: toOpenApi(LintFormSchema) })
   @ApiProduces('application/json', CONTENT_TYPES.pdf)
   @ApiResponse({
     status: 200,
