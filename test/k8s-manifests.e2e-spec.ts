@@ -12,9 +12,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Job, Queue, QueueKeys, Worker } from 'bullmq';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig, SERVICE_ENV_VARS, ServiceConfig } from '@app/config';
+import {
+  CONVERTER_ENV,
+  converterConfigFromEnv,
+  loadConfig,
+  SERVICE_ENV_VARS,
+  ServiceConfig,
+} from '@app/config';
 import { API_PATHS, WORKER_HTTP_PATHS, WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
-import { CONVERTER_ENV, converterConfigFromEnv } from '@app/converters';
 import { ENTRY, NODE_ARGS, RedisServer } from './service-harness';
 
 const ROOT = join(__dirname, '..');

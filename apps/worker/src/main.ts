@@ -12,13 +12,14 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { createConverter } from '@app/converters';
 import {
   type ConverterConfig,
   ConverterConfigError,
-  converterConfigFromEnv,
-  createConverter,
-} from '@app/converters';
-import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
+  ConfigurationError,
+  loadConfig,
+  ServiceConfig,
+} from '@app/config';
 import { installMemoryProbe, pinoOptions } from '@app/logging';
 import pino from 'pino';
 import { connectRedis, type ConverterInfo, onRedisError } from '@app/contracts';
@@ -33,7 +34,8 @@ import { WorkerMetrics } from './worker-metrics';
 
 function loadConfigs(): { config: ServiceConfig; converterConfig: ConverterConfig } {
   try {
-    return { config: loadConfig(), converterConfig: converterConfigFromEnv(process.env) };
+    const config = loadConfig();
+    return { config, converterConfig: config.converter };
   } catch (e) {
     console.error(e instanceof ConfigurationError || e instanceof ConverterConfigError ? e.message : e);
     process.exit(1);
@@ -42,6 +44,7 @@ function loadConfigs(): { config: ServiceConfig; converterConfig: ConverterConfi
 
 async function main(): Promise<void> {
   const { config, converterConfig } = loadConfigs();
+  const settings = config.worker;
   installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const logger = pino(pinoOptions(config, 'worker')).child({ workerId });
@@ -55,7 +58,7 @@ async function main(): Promise<void> {
   void converterVersion(converter, converterConfig).then((version) => (converterInfo.version = version));
   // One job more than the converter runs at once: that job is filled (and its payload read) while
   // the others convert, so no LibreOffice instance waits for a fill between two documents.
-  const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity + 1;
+  const concurrency = settings.concurrency ?? converter.capacity + 1;
   log(
     `converter ${converter.name} (capacity ${converter.capacity}${converter.setup ? `, ${converter.setup}` : ''}), concurrency ${concurrency}`,
   );
@@ -70,40 +73,38 @@ async function main(): Promise<void> {
     logger.warn(`redis: ${e instanceof Error ? e.message : String(e)}`);
   };
   // One connection for payloads and heartbeats; BullMQ's worker makes its own blocking one.
-  const redis = connectRedis(config.redisTarget, {
+  const redis = connectRedis(config.redis.target, {
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker',
   });
   onRedisError(redis, logRedisError);
 
   // BullMQ's own connection (it duplicates it for its blocking reads).
-  const queueRedis = connectRedis(config.redisTarget, {
+  const queueRedis = connectRedis(config.redis.target, {
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker-queue',
   });
   onRedisError(queueRedis, logRedisError);
 
-  const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+  const { names, payloadTtlMs, jobTimeoutMs } = config.queue;
   const processor = createRenderProcessor({
-    redis,
+    worker: { id: workerId, redis, logger, metrics },
     converter,
-    workerId,
-    payloadTtlMs: config.payloadTtlMs,
-    // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
-    convertTimeoutMs: converterConfig.conversionTimeoutMs,
-    jobTimeoutMs: config.JOB_TIMEOUT_MS,
-    maxTableCells: config.MAX_TABLE_CELLS,
-    ...config.renderLimits,
-    logger,
-    metrics,
+    budget: {
+      payloadTtlMs,
+      // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
+      convertTimeoutMs: converterConfig.conversionTimeoutMs,
+      jobTimeoutMs,
+    },
+    limits: { maxTableCells: config.limits.tableCells, ...config.limits.render },
   });
   const worker = createRenderWorker(processor, {
     names,
     connection: queueRedis,
     concurrency,
-    lockDuration: config.WORKER_LOCK_DURATION_MS,
-    stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-    maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+    lockDuration: settings.lockDurationMs,
+    stalledInterval: settings.stalledIntervalMs,
+    maxStalledCount: settings.maxStalledCount,
   });
   worker.on('error', logRedisError);
   worker.on('stalled', (jobId) =>
@@ -114,9 +115,9 @@ async function main(): Promise<void> {
     redis,
     names,
     workerId,
-    ttlMs: config.HEARTBEAT_TTL_MS,
-    intervalMs: config.HEARTBEAT_INTERVAL_MS,
-    aliveFile: config.WORKER_ALIVE_FILE,
+    ttlMs: settings.heartbeatTtlMs,
+    intervalMs: settings.heartbeatIntervalMs,
+    aliveFile: settings.aliveFile,
     converterHealth,
     converterInfo,
     onError: logRedisError,
@@ -141,12 +142,12 @@ async function main(): Promise<void> {
   // Up before the converter warms up: liveness and metrics answer during the warm-up.
   const http = createWorkerHttpServer({ registry: metrics.registry, readiness });
   try {
-    const address = await listen(http, config.WORKER_HTTP_PORT, config.HOST);
+    const address = await listen(http, settings.httpPort, config.http.host);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     logger.info({ port: address.port }, `metrics and health on http://${host}:${address.port}`);
   } catch (e) {
     logger.fatal(
-      `cannot listen on ${config.HOST}:${config.WORKER_HTTP_PORT} for metrics and health (${String(e)}); ` +
+      `cannot listen on ${config.http.host}:${settings.httpPort} for metrics and health (${String(e)}); ` +
         'set WORKER_HTTP_PORT to a free port, or 0 for any',
     );
     await converter.close().catch(() => undefined);
@@ -171,7 +172,7 @@ async function main(): Promise<void> {
 
   // Register only once the converter can work; give up waiting after CONVERTER_WARMUP_MS
   // (jobs then report the converter's error).
-  const warm = await converterHealth.warmUp(config.CONVERTER_WARMUP_MS);
+  const warm = await converterHealth.warmUp(settings.converterWarmupMs);
   logger.info(
     { converterHealth: warm ?? { healthy: false } },
     warm?.healthy

@@ -29,10 +29,18 @@ import type { Logger } from 'pino';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
 
-export interface ProcessorDeps {
+/** What runs the jobs: this worker's id, its Redis connection (payloads, replies), log and metrics. */
+export interface WorkerHandle {
+  id: string;
   redis: RedisConnection;
-  converter: PdfConverter;
-  workerId: string;
+  /** Each job logs through a child carrying its requestId and jobId. */
+  logger: Logger;
+  metrics?: WorkerMetrics;
+}
+
+/** The time a job has. */
+export interface JobBudget {
+  /** How long payloads and replies stay in Redis (PAYLOAD_TTL_MS). */
   payloadTtlMs: number;
   /** Per-conversion time limit handed to the converter (CONVERSION_TIMEOUT_MS). */
   convertTimeoutMs?: number;
@@ -42,18 +50,31 @@ export interface ProcessorDeps {
    * not the API's bare 504.
    */
   jobTimeoutMs?: number;
+}
+
+/** The engine's limits (ServiceConfig.renderLimits), and the table cells for PDF output. */
+export interface JobLimits {
   /** Table cells a document may hold for PDF output (MAX_TABLE_CELLS). */
   maxTableCells?: number;
   maxLoopIterations?: number;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
-  /** Templates compiled by earlier jobs of this worker (one per process; created if absent). */
+}
+
+/** What this process keeps between jobs (one of each per process; created if absent). */
+export interface ProcessCaches {
+  /** Templates compiled by earlier jobs. */
   compiledTemplates?: CompiledTemplates;
-  /** Templates' bytes read by earlier jobs, by digest (one per process; created if absent). */
+  /** Templates' bytes read by earlier jobs, by digest. */
   templateBytes?: TemplateBytes;
-  /** Each job logs through a child carrying its requestId and jobId. */
-  logger: Logger;
-  metrics?: WorkerMetrics;
+}
+
+export interface ProcessorDeps {
+  worker: WorkerHandle;
+  converter: PdfConverter;
+  budget: JobBudget;
+  limits?: JobLimits;
+  caches?: ProcessCaches;
 }
 
 /** Converter failures that say nothing about the document: another attempt may succeed. */
@@ -99,15 +120,17 @@ export function jobFailure(error: unknown): Error {
 }
 
 export function createRenderProcessor(deps: ProcessorDeps) {
+  const { worker, converter, budget, limits = {} } = deps;
+  const { redis, metrics } = worker;
   // Callers send the same few templates over and over: each is compiled once per worker.
-  const compiledTemplates = deps.compiledTemplates ?? new CompiledTemplates();
-  const templateBytes = deps.templateBytes ?? new TemplateBytes();
-  deps.metrics?.watchCompiledTemplates(compiledTemplates);
+  const compiledTemplates = deps.caches?.compiledTemplates ?? new CompiledTemplates();
+  const templateBytes = deps.caches?.templateBytes ?? new TemplateBytes();
+  metrics?.watchCompiledTemplates(compiledTemplates);
   return function processRenderJob(job: Job): Promise<RenderJobResult> {
     const requestId = job.data.requestId;
     const jobId = String(job.id);
     // Lines of the converter (which knows nothing of jobs) find the request id here.
-    return jobContext.run({ requestId, jobId }, () => runJob(job, deps.logger.child({ requestId, jobId })));
+    return jobContext.run({ requestId, jobId }, () => runJob(job, worker.logger.child({ requestId, jobId })));
   };
 
   async function runJob(job: Job, log: Logger): Promise<RenderJobResult> {
@@ -124,7 +147,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
     );
     try {
-      const [template, requestJson] = await readPayload(deps.redis, job.data, templateBytes);
+      const [template, requestJson] = await readPayload(redis, job.data, templateBytes);
       if (!template || requestJson === null) {
         // The API gave up on this request (timeout or hang-up) and deleted its payload.
         throw new InternalError('The request expired before a worker could take it', {
@@ -136,8 +159,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
-        imageLimits: deps.imageLimits,
-        richLimits: deps.richLimits,
+        imageLimits: limits.imageLimits,
+        richLimits: limits.richLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.
         imagesVerified: true,
         // Checked once per request, by the API; the worker still bounds what it inflates.
@@ -147,29 +170,29 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         // A .docx for the converter is stored, not deflated: it is read once, right here.
         compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
         // What LibreOffice could not convert within the budget is refused now, not at the timeout.
-        ...(options.output !== 'docx' && deps.maxTableCells ? { maxTableCells: deps.maxTableCells } : {}),
-        ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
+        ...(options.output !== 'docx' && limits.maxTableCells ? { maxTableCells: limits.maxTableCells } : {}),
+        ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
       });
       const t1 = performance.now();
-      deps.metrics?.renderDuration.observe((t1 - t0) / 1000);
+      metrics?.renderDuration.observe((t1 - t0) / 1000);
       // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
       const result =
         options.output === 'docx'
           ? docx
-          : await deps.converter.convert(docx, {
+          : await converter.convert(docx, {
               jobId: requestId || String(job.id),
-              timeoutMs: conversionBudget(job.timestamp, deps),
+              timeoutMs: conversionBudget(job.timestamp, budget),
               // Validated by the API; parsed again because the job crossed Redis as JSON.
               pdf: parsePdfOptions(options.pdf),
             });
       const t2 = performance.now();
-      if (options.output !== 'docx') deps.metrics?.conversionDuration.observe((t2 - t1) / 1000);
+      if (options.output !== 'docx') metrics?.conversionDuration.observe((t2 - t1) / 1000);
 
       const contentType = CONTENT_TYPES[options.output];
       // The request is answered: its payload goes with the push.
       const frame = encodeReply({ jobId: String(job.id), contentType, body: result });
-      await pushReply(deps.redis, job.data.replyKey, frame, deps.payloadTtlMs, job.data.requestKey);
-      deps.metrics?.jobs.inc({ outcome: 'success' });
+      await pushReply(redis, job.data.replyKey, frame, budget.payloadTtlMs, job.data.requestKey);
+      metrics?.jobs.inc({ outcome: 'success' });
       log.info(
         { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
         `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
@@ -180,13 +203,13 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         contentType,
         renderMs: Math.round(t1 - t0),
         convertMs: Math.round(t2 - t1),
-        worker: deps.workerId,
+        worker: worker.id,
       };
     } catch (e) {
       const failure = jobFailure(e);
       const retry = !(failure instanceof UnrecoverableError);
       const errorType = e instanceof TypedError ? e.errorType : decodeErrorType(failure.message);
-      deps.metrics?.jobs.inc({ outcome: errorType });
+      metrics?.jobs.inc({ outcome: errorType });
       const detail =
         e instanceof TypedError
           ? `${e.errorType}: ${e.message}`
@@ -246,14 +269,14 @@ async function readPayload(
  * over a second, or at JOB_TIMEOUT_MS).
  */
 async function replyFailure(
-  deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
+  deps: Pick<ProcessorDeps, 'worker' | 'budget'>,
   job: Job,
   failure: Error,
   log: Logger,
 ): Promise<void> {
   try {
     const frame = encodeReply({ jobId: String(job.id), failedReason: failure.message });
-    await pushReply(deps.redis, job.data.replyKey, frame, deps.payloadTtlMs);
+    await pushReply(deps.worker.redis, job.data.replyKey, frame, deps.budget.payloadTtlMs);
   } catch (e) {
     log.warn(`job ${job.id}: its failure could not be pushed to the API (${String(e)})`);
   }
@@ -265,12 +288,12 @@ const ANSWER_MARGIN_MS = 1000;
 /** The conversion's time limit: CONVERSION_TIMEOUT_MS, within what is left of the job's budget. */
 export function conversionBudget(
   enqueuedAt: number,
-  deps: Pick<ProcessorDeps, 'convertTimeoutMs' | 'jobTimeoutMs'>,
+  budget: Pick<JobBudget, 'convertTimeoutMs' | 'jobTimeoutMs'>,
   now = Date.now(),
 ): number | undefined {
-  if (!deps.jobTimeoutMs) return deps.convertTimeoutMs;
-  const left = Math.max(100, deps.jobTimeoutMs - (now - enqueuedAt) - ANSWER_MARGIN_MS);
-  return Math.min(deps.convertTimeoutMs ?? left, left);
+  if (!budget.jobTimeoutMs) return budget.convertTimeoutMs;
+  const left = Math.max(100, budget.jobTimeoutMs - (now - enqueuedAt) - ANSWER_MARGIN_MS);
+  return Math.min(budget.convertTimeoutMs ?? left, left);
 }
 
 /** The error_type inside a failure's JSON reason (jobFailure always writes one). */

@@ -29,10 +29,10 @@ import { ServiceConfig } from '@app/config';
 import { CONTENT_TYPES, MissingFileError, RenderFormSchema, toOpenApi } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
 import { errorExamples, RENDER_BODY_EXAMPLES } from '../docs/examples';
-import { REQUEST_ID_HEADER, requestIdFrom } from '../logging/request-id';
+import { hangUpSignal } from '../logging/hang-up';
+import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
 import { contentDisposition, outputFilename } from './content-disposition';
-import { parseRenderFields } from './render-request.dto';
-import { type LinterRequest } from './render-request.dto';
+import { type LinterRequest, parseRenderFields } from './render-request.dto';
 import { lintFailure, type ValidationFailedBody } from './template-validation';
 import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from './checked-templates';
@@ -153,15 +153,9 @@ export class DocumentsController {
 
     const output = options.output ?? 'pdf';
     const filename = outputFilename(file.originalname, output);
-    // The caller hanging up withdraws its job if no worker has taken it yet.
-    const hangUp = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) hangUp.abort();
-    });
     const result = await this.queue.render(
       {
-        // Set by the request logger (logging.module.ts) from X-Request-Id; made here if it did not run.
-        requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
+        requestId: requestIdOf(req),
         template: file.buffer,
         filename,
         request,
@@ -173,7 +167,8 @@ export class DocumentsController {
           ...(options.pdf ? { pdf: options.pdf } : {}),
         },
       },
-      hangUp.signal,
+      // The caller hanging up withdraws its job if no worker has taken it yet.
+      hangUpSignal(res),
     );
     return new StreamableFile(result.body, {
       type: result.contentType || CONTENT_TYPES[output],
@@ -196,12 +191,12 @@ export class DocumentsController {
     const failure = lintFailure(file.buffer, request, linter);
     if (!failure) return null;
     if (linter.response_format === 'json') return failure.body;
-    const hangUp = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) hangUp.abort();
-    });
-    const requestId = typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']);
-    const pdf = await this.lintReports.pdf(failure.report, file.originalname, requestId, hangUp.signal);
+    const pdf = await this.lintReports.pdf(
+      failure.report,
+      file.originalname,
+      requestIdOf(req),
+      hangUpSignal(res),
+    );
     return new StreamableFile(pdf.body, {
       type: CONTENT_TYPES.pdf,
       disposition: contentDisposition(pdf.filename),

@@ -20,7 +20,8 @@ import { InvalidRequestError, lintDocxTemplate, type LintReport } from '@app/eng
 import { CONTENT_TYPES, LintFormSchema, MissingFileError, toOpenApi } from '@app/contracts';
 import { ERROR_BODY_REF } from '../docs/answer-schemas';
 import { errorExamples } from '../docs/examples';
-import { requestIdFrom } from '../logging/request-id';
+import { hangUpSignal } from '../logging/hang-up';
+import { requestIdOf } from '../logging/request-id';
 import { contentDisposition } from '../documents/content-disposition';
 import { parseLintOptions } from './lint-options';
 import { LintReportService } from './lint-report.service';
@@ -28,19 +29,6 @@ import { LintReportService } from './lint-report.service';
 interface UploadedTemplate {
   buffer: Buffer;
   originalname: string;
-}
-
-/** Tells the caller's hang-up to the queue, so a report nobody waits for is withdrawn. */
-export function hangUpSignal(res: Response): AbortSignal {
-  const hangUp = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) hangUp.abort();
-  });
-  return hangUp.signal;
-}
-
-export function requestIdOf(req: Request): string {
-  return typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']);
 }
 
 @ApiTags('template tools')

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ConverterInfo } from '@app/contracts';
+import { type ConverterInfo, UNDEFINED_BEHAVIORS } from '@app/contracts';
 
 /** The seed system versions whose forms this service answers. */
 export const COMPATIBLE_WITH = ['1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8', '1.8.1'];
@@ -67,7 +67,7 @@ export function versionInfo(converter: ConverterInfo | null, playground: boolean
         'file + request_data {template_data, images, options, undefined_behavior, linter_options} (v1.2–1.5)',
       'v1.6': 'file + data + images, undefined_behavior, linter_options as form fields (v1.6+)',
     },
-    undefined_behaviors: ['silent', 'property_missing', 'debug', 'strict'],
+    undefined_behaviors: [...UNDEFINED_BEHAVIORS],
     features: [
       'images',
       'undefined_behavior',
