@@ -22,8 +22,15 @@ declare -A WANT=(
   [fonts-tlwg-garuda-ttf]=/usr/share/fonts/truetype/tlwg/Garuda.ttf
   [fonts-lohit-deva]=/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf
   [fonts-symbola]=/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
-  # PDF structure check in the fidelity tests (qpdf --check).
+  # PDF structure check in the fidelity tests (qpdf --check); the worker merges batches with it.
   [qpdf]=/usr/bin/qpdf
+  # The PDF finishing step (libs/converters/src/pdf_finish.py, docs/pdf.md): pikepdf is qpdf's
+  # Python binding, reportlab draws the watermark's text; prlimit (util-linux) bounds the process.
+  [python3-pikepdf]=/usr/lib/python3/dist-packages/pikepdf/__init__.py
+  [python3-reportlab]=/usr/lib/python3/dist-packages/reportlab/__init__.py
+  [util-linux]=/usr/bin/prlimit
+  # The Factur-X tests check the embedded invoice XML with xmllint.
+  [libxml2-utils]=/usr/bin/xmllint
   # Barcodes decoded back from the PDF in the tests (zbarimg).
   [zbar-tools]=/usr/bin/zbarimg
   # A worker with a skewed clock in the fault tests (libfaketime).

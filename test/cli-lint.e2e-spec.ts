@@ -21,7 +21,12 @@ describe('npm run lint-template (command line)', () => {
     );
     writeFileSync(
       join(dir, 'bad.docx'),
-      buildDocx([p('Total {{ total | upperr }}'), table([['{% for r in rows %}{{ r }}', '{% endfor %}']])]),
+      // A loop from a paragraph into a table cell: the renderer refuses it (one across cells renders).
+      buildDocx([
+        p('Total {{ total | upperr }}'),
+        p('{% for r in rows %}'),
+        table([['{{ r }}', '{% endfor %}']]),
+      ]),
     );
   });
   afterAll(() => rmSync(dir, { recursive: true, force: true }));
@@ -41,9 +46,9 @@ describe('npm run lint-template (command line)', () => {
     expect(res.stdout).toContain(`${join(dir, 'bad.docx')}:1:7: invalid_expression: unknown filter 'upperr'`);
     expect(res.stdout).toContain("suggestion: Did you mean the filter 'upper'?");
     expect(res.stdout).toMatch(
-      /:2:1: nested_error: this for block starts in table 1, row 1, cell 1 and ends in table 1, row 1, cell 2/,
+      /:2:1: nested_error: this for block and its end are in different parts of the document structure/,
     );
-    expect(res.stdout).toContain('in word/document.xml, paragraph 2, table 1 row 1 cell 1');
+    expect(res.stdout).toContain("suggestion: Did you mean '{%tr for r in rows %}'");
     expect(res.stdout).toContain('FAILED — 2 errors');
   });
 

@@ -45,7 +45,9 @@ const logoTemplate = buildDocx([p('Farm {{ farm }}'), p('{{ logo }}')]);
 const brokenTemplate = buildDocx([
   p('Total {{ total | bogus }}'),
   p('{% if paid %}Paid'),
-  table([['{% if a %}x', 'y{% endif %}']]),
+  // A block from a table cell to the text after the table: refused by the renderer, so by lint.
+  table([['{% if a %}x']]),
+  p('y{% endif %}'),
 ]);
 const LOGO = solidPng(40, 20, [200, 30, 30]);
 
@@ -332,7 +334,13 @@ describe('GET /version', () => {
     expect(body.compatible_with).toEqual(expect.arrayContaining(['1.1', '1.5', '1.8.1']));
     expect(Object.keys(body.modes)).toEqual(['legacy', 'enhanced', 'v1.6']);
     expect(body.undefined_behaviors).toEqual(['silent', 'property_missing', 'debug', 'strict']);
-    expect(body.features).toEqual(
+    // The seed system's features object, to the letter; our list beside it.
+    expect(body.features).toEqual({
+      undefined_behavior_options: ['silent', 'property_missing', 'debug', 'strict'],
+      default_undefined_behavior: 'silent',
+      missing_fields_handling: 'configurable',
+    });
+    expect(body.capabilities).toEqual(
       expect.arrayContaining(['lint', 'inspect', 'linter_options', 'playground']),
     );
     expect(body.engine.docxtemplater).toMatch(/^\d+\.\d+\.\d+$/);

@@ -9,16 +9,17 @@
  * changed docxtpl cannot make the comparison pass vacuously.
  *
  * Known, intended differences (README, "Differences from docxtpl, on purpose") are deliberately
- * absent: a block whose tags all stand alone in their paragraphs (we drop those empty paragraphs,
- * docxtpl keeps them: such tags use `{%p`), missing variables reached through attributes, `&` typed
- * inside a tag's string, and XML characters in values rendered into document properties.
+ * absent: missing variables reached through attributes, `&` typed inside a tag's string, and XML
+ * characters in values rendered into document properties. What real templates rely on beyond
+ * these cases (other alphabets, `{{%tr`, curly quotes, empty paragraphs) is in
+ * test/dialect-leniency.e2e-spec.ts, which compares paragraph sequences too.
  *
  * docxtpl quirks worth knowing when reading the cases:
  * - `{%-` deletes everything back to the previous `</w:t>`, `-%}` everything up to the next
  *   `<w:t>` — across runs and paragraphs (docxtpl: "merge with previous/next paragraph text"),
  *   and the `-` is gone before Jinja sees it, so the text kept keeps its spaces. With no such
  *   `</w:t>` / `<w:t>` (or a tag in between), Jinja strips the whitespace beside the tag.
- * - Word's curly quotes inside tags are read as straight quotes.
+ * - Word's curly quotes inside tags are read as straight quotes, in string literals too.
  * - `~` binds tighter than `+` in Jinja: `'ab' ~ 1 + 2` is `('ab' ~ 1) + 2`, a TypeError.
  */
 import { buildDocx, messy, p, table, SPLIT as S } from './support/docx-builder';

@@ -867,7 +867,8 @@ describe('unicode', () => {
 
 describe('numbers', () => {
   it.each<[string, string, RegExp]>([
-    ['1e308', '{"template_data":{"v":1e308},"options":{"output":"docx"}}', /^\[\d+\]$/],
+    // A float as written: Python (docxtpl) prints 1e+308 too.
+    ['1e308', '{"template_data":{"v":1e308},"options":{"output":"docx"}}', /^\[1e\+308\]$/],
     [
       '1e999 (Infinity in JavaScript)',
       '{"template_data":{"v":1e999},"options":{"output":"docx"}}',

@@ -171,8 +171,8 @@ describe('the playground page', () => {
     try {
       const res = await fetch(`${off.url}/playground`);
       expect(res.status).toBe(404);
-      const version = (await (await fetch(`${off.url}/version`)).json()) as { features: string[] };
-      expect(version.features).not.toContain('playground');
+      const version = (await (await fetch(`${off.url}/version`)).json()) as { capabilities: string[] };
+      expect(version.capabilities).not.toContain('playground');
     } finally {
       await stopAll(off);
     }

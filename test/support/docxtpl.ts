@@ -28,6 +28,8 @@ export class DocxtplError extends Error {
 export interface DocxtplJob {
   template: Buffer;
   context: object;
+  /** Sub-documents: each .docx goes into the context as `tpl.new_subdoc(path)` under its key. */
+  subdocs?: Record<string, Buffer>;
 }
 
 /** One result per job: the rendered document, or the error docxtpl raised. */
@@ -64,7 +66,12 @@ export function renderManyWithDocxtpl(jobs: DocxtplJob[]): DocxtplResult[] {
       const context = join(dir, `c${i}.json`);
       writeFileSync(template, job.template);
       writeFileSync(context, JSON.stringify(job.context));
-      return { template, context, out: join(dir, `o${i}.docx`) };
+      const subdocs: Record<string, string> = {};
+      Object.entries(job.subdocs ?? {}).forEach(([key, docx], k) => {
+        subdocs[key] = join(dir, `s${i}-${k}.docx`);
+        writeFileSync(subdocs[key], docx);
+      });
+      return { template, context, out: join(dir, `o${i}.docx`), subdocs };
     });
     const manifestPath = join(dir, 'jobs.json');
     writeFileSync(manifestPath, JSON.stringify(manifest));
@@ -85,8 +92,12 @@ export function renderManyWithDocxtpl(jobs: DocxtplJob[]): DocxtplResult[] {
 }
 
 /** Renders one template with docxtpl; throws DocxtplError if docxtpl rejects it. */
-export function renderWithDocxtpl(template: Buffer, context: object): Buffer {
-  const [result] = renderManyWithDocxtpl([{ template, context }]);
+export function renderWithDocxtpl(
+  template: Buffer,
+  context: object,
+  subdocs?: Record<string, Buffer>,
+): Buffer {
+  const [result] = renderManyWithDocxtpl([{ template, context, subdocs }]);
   if (result instanceof Error) throw result;
   return result;
 }

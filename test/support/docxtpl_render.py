@@ -4,7 +4,8 @@
 Run with the system interpreter (/usr/bin/python3: python3-docxtpl is a Debian package).
 
   docxtpl_render.py render JOBS.json
-      JOBS.json: [{"template": path, "context": path, "out": path}, ...]
+      JOBS.json: [{"template": path, "context": path, "out": path, "subdocs": {key: path}}, ...]
+      ("subdocs", optional: each .docx becomes tpl.new_subdoc(path) under its key in the context)
       Renders each job (several per process, to pay Python's start-up once) and prints one JSON
       line per job: {"ok": true} or {"ok": false, "error_class": ..., "error": ...}.
 
@@ -22,8 +23,10 @@ import time
 from docxtpl import DocxTemplate
 
 
-def render_bytes(template_bytes, context):
+def render_bytes(template_bytes, context, subdocs=None):
     tpl = DocxTemplate(io.BytesIO(template_bytes))
+    for key, path in (subdocs or {}).items():
+        context[key] = tpl.new_subdoc(path)
     tpl.render(context, autoescape=True)
     out = io.BytesIO()
     tpl.save(out)
@@ -40,7 +43,7 @@ def cmd_render(jobs_path):
         try:
             with open(job["template"], "rb") as fh:
                 template = fh.read()
-            result = render_bytes(template, load_json(job["context"]))
+            result = render_bytes(template, load_json(job["context"]), job.get("subdocs"))
             with open(job["out"], "wb") as fh:
                 fh.write(result)
             print(json.dumps({"ok": True}), flush=True)

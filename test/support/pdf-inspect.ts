@@ -3,8 +3,8 @@
  * PDF, for the fidelity tests: which fonts are embedded, which font draws which text, how each
  * image is compressed, what the Info dictionary and the XMP metadata declare.
  */
-import { execFileSync } from 'node:child_process';
-import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
+import { execFileSync, spawnSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
@@ -133,4 +133,113 @@ export function familiesCovering(char: string): string[] {
 export function fontCovers(font: string, char: string): boolean {
   const name = squash(font);
   return familiesCovering(char).some((family) => name.startsWith(squash(family)));
+}
+
+// ---- options.pdf's finishing step (docs/pdf.md): what qpdf and poppler read back ----
+
+/** A tool's exit status and output, run on the PDF (for tools expected to fail, like pdftotext without a password). */
+export function onFileStatus(
+  pdf: Buffer,
+  tool: string,
+  args: string[],
+): { status: number | null; stdout: string; out: string } {
+  const dir = mkdtempSync(join(tmpdir(), 'pdf-inspect-'));
+  try {
+    const file = join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    const r = spawnSync(tool, [...args, file, ...(tool === 'pdftotext' ? ['-'] : [])], {
+      maxBuffer: 1 << 26,
+    });
+    const stdout = r.stdout.toString('utf8');
+    return { status: r.status, stdout, out: stdout + r.stderr.toString('utf8') };
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/** qpdf --check, with a password when the file is encrypted; throws on errors. */
+export function qpdfCheckWith(pdf: Buffer, password?: string): string {
+  return onFile(pdf, 'qpdf', ['--check', ...(password !== undefined ? [`--password=${password}`] : [])]);
+}
+
+/** qpdf --show-encryption: `R = 6`, `P = …`, `print low resolution: allowed`, … as key → value. */
+export function pdfEncryption(pdf: Buffer, password?: string): Record<string, string> {
+  const args = ['--show-encryption', ...(password !== undefined ? [`--password=${password}`] : [])];
+  const out: Record<string, string> = {};
+  for (const line of onFile(pdf, 'qpdf', args).split('\n')) {
+    const m = /^(.+?)(?:\s*=\s*|:\s+)(.+)$/.exec(line.trim());
+    if (m) out[m[1]] = m[2];
+    else if (line.trim()) out[line.trim()] = 'yes'; // "Supplied password is user password"
+  }
+  return out;
+}
+
+/** The text of one page (1-based), with the user password if any. */
+export function pageText(pdf: Buffer, page: number, password?: string): string {
+  const args = ['-enc', 'UTF-8', '-f', String(page), '-l', String(page)];
+  if (password !== undefined) args.push('-upw', password);
+  const r = onFileStatus(pdf, 'pdftotext', args);
+  if (r.status !== 0) throw new Error(`pdftotext failed on page ${page}: ${r.out}`);
+  return r.stdout;
+}
+
+/** The embedded files pdfdetach lists, by name, with their bytes. */
+export function pdfAttachments(pdf: Buffer): Map<string, Buffer> {
+  const dir = mkdtempSync(join(tmpdir(), 'pdf-detach-'));
+  try {
+    const file = join(dir, 'doc.pdf');
+    writeFileSync(file, pdf);
+    const list = execFileSync('pdfdetach', ['-list', '-enc', 'UTF-8', file]).toString('utf8');
+    const names = [...list.matchAll(/^\d+: (.+)$/gm)].map((m) => m[1]);
+    const out = new Map<string, Buffer>();
+    names.forEach((name, i) => {
+      const target = join(dir, `file-${i}`);
+      execFileSync('pdfdetach', ['-save', String(i + 1), '-o', target, file]);
+      out.set(name, readFileSync(target));
+    });
+    return out;
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}
+
+/**
+ * The PDF/A-3 associated files: each file spec's /AFRelationship by its /UF name, and the names
+ * the catalog's /AF array holds (qpdf --json=2).
+ */
+export function associatedFiles(pdf: Buffer): { relationships: Record<string, string>; catalogAf: string[] } {
+  const json = JSON.parse(onFile(pdf, 'qpdf', ['--json=2', '--json-key=qpdf'])) as {
+    qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>];
+  };
+  const objects = json.qpdf[1];
+  const text = (v: unknown) => (typeof v === 'string' ? v.replace(/^u:/, '') : '');
+  const relationships: Record<string, string> = {};
+  let catalogAf: string[] = [];
+  for (const [, obj] of Object.entries(objects)) {
+    const v = obj.value;
+    if (!v || typeof v !== 'object') continue;
+    if (v['/Type'] === '/Filespec' && typeof v['/AFRelationship'] === 'string')
+      relationships[text(v['/UF'])] = (v['/AFRelationship'] as string).slice(1);
+    if (v['/Type'] === '/Catalog' && Array.isArray(v['/AF']))
+      catalogAf = (v['/AF'] as string[]).map((ref) => text(objects[`obj:${ref}`]?.value?.['/UF']));
+  }
+  return { relationships, catalogAf };
+}
+
+/** Pages, read by qpdf (with the password when the file is encrypted). */
+export function pdfPages(pdf: Buffer, password?: string): number {
+  const args = ['--show-npages', ...(password !== undefined ? [`--password=${password}`] : [])];
+  return Number(onFile(pdf, 'qpdf', args).trim());
+}
+
+/** qpdf --encrypt USER OWNER 256 of a PDF. */
+export function qpdfEncrypt(pdf: Buffer, user: string, owner: string): Buffer {
+  const dir = mkdtempSync(join(tmpdir(), 'pdf-encrypt-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    execFileSync('qpdf', ['--encrypt', user, owner, '256', '--', join(dir, 'in.pdf'), join(dir, 'out.pdf')]);
+    return readFileSync(join(dir, 'out.pdf'));
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }

@@ -13,11 +13,13 @@ import { extname, resolve } from 'node:path';
 import { ConfigurationError, converterConfigFromEnv, loadConfig, type ServiceConfig } from '@app/config';
 import { isTypedError, UNDEFINED_MODES } from '@app/contracts';
 import type { PdfOptions } from '@app/contracts';
-import { createConverter, parsePdfOptions } from '@app/converters';
+import { createConverter, finishPdf, needsFinishing, parsePdfOptions } from '@app/converters';
 import {
   InvalidRequestError,
   MissingTemplateDataError,
+  parseDataJson,
   PayloadTooLargeError,
+  plainNumbers,
   renderDocx,
   type RenderOptions,
   type RenderRequest,
@@ -26,13 +28,15 @@ import {
 function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   let json: unknown;
   try {
-    json = JSON.parse(text);
+    json = parseDataJson(text); // `9.0` stays a float (runtime/json-numbers.ts)
   } catch (e) {
     throw new InvalidRequestError(`REQUEST.json is not valid JSON: ${(e as Error).message}`);
   }
   if (json === null || typeof json !== 'object' || Array.isArray(json))
     throw new InvalidRequestError('REQUEST.json must hold a JSON object');
-  const { template_data, images, documents, options } = json as Record<string, unknown>;
+  const { template_data, ...rest } = json as Record<string, unknown>;
+  // Only template_data keeps floats as written; image sizes and options are plain numbers.
+  const { images, documents, options } = plainNumbers(rest);
   if (
     template_data === undefined ||
     template_data === null ||
@@ -108,7 +112,9 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     }
     const converter = createConverter(converterConfigFromEnv());
     try {
-      writeFileSync(outPath, await converter.convert(docx, { pdf }));
+      const converted = await converter.convert(docx, { pdf });
+      // The service's finishing step too (prepend/append, watermark, files, encryption).
+      writeFileSync(outPath, needsFinishing(pdf) ? await finishPdf(converted, pdf) : converted);
     } finally {
       await converter.close();
     }

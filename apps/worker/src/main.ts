@@ -29,6 +29,7 @@ import { converterVersion } from './converter-version';
 import { jobContext } from './job-context';
 import { WorkerRegistration } from './registration';
 import { createRenderProcessor } from './render.processor';
+import { createAsyncWorkers } from './jobs/async-workers';
 import { createWorkerHttpServer, listen, type WorkerReadiness } from './worker-http';
 import { WorkerMetrics } from './worker-metrics';
 
@@ -44,7 +45,6 @@ function loadConfigs(): { config: ServiceConfig; converterConfig: ConverterConfi
 
 async function main(): Promise<void> {
   const { config, converterConfig } = loadConfigs();
-  const settings = config.worker;
   installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const logger = pino(pinoOptions(config, 'worker')).child({ workerId });
@@ -58,7 +58,7 @@ async function main(): Promise<void> {
   void converterVersion(converter, converterConfig).then((version) => (converterInfo.version = version));
   // One job more than the converter runs at once: that job is filled (and its payload read) while
   // the others convert, so no LibreOffice instance waits for a fill between two documents.
-  const concurrency = settings.concurrency ?? converter.capacity + 1;
+  const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity + 1;
   log(
     `converter ${converter.name} (capacity ${converter.capacity}${converter.setup ? `, ${converter.setup}` : ''}), concurrency ${concurrency}`,
   );
@@ -73,51 +73,66 @@ async function main(): Promise<void> {
     logger.warn(`redis: ${e instanceof Error ? e.message : String(e)}`);
   };
   // One connection for payloads and heartbeats; BullMQ's worker makes its own blocking one.
-  const redis = connectRedis(config.redis.target, {
+  const redis = connectRedis(config.redisTarget, {
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker',
   });
   onRedisError(redis, logRedisError);
 
   // BullMQ's own connection (it duplicates it for its blocking reads).
-  const queueRedis = connectRedis(config.redis.target, {
+  const queueRedis = connectRedis(config.redisTarget, {
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker-queue',
   });
   onRedisError(queueRedis, logRedisError);
 
-  const { names, payloadTtlMs, jobTimeoutMs } = config.queue;
+  const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
   const processor = createRenderProcessor({
-    worker: { id: workerId, redis, logger, metrics },
+    redis,
     converter,
-    budget: {
-      payloadTtlMs,
-      // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
-      convertTimeoutMs: converterConfig.conversionTimeoutMs,
-      jobTimeoutMs,
-    },
-    limits: { maxTableCells: config.limits.tableCells, ...config.limits.render },
+    workerId,
+    payloadTtlMs: config.payloadTtlMs,
+    // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
+    convertTimeoutMs: converterConfig.conversionTimeoutMs,
+    jobTimeoutMs: config.JOB_TIMEOUT_MS,
+    maxTableCells: config.MAX_TABLE_CELLS,
+    maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
+    ...(converterConfig.workDir ? { finishTmpDir: converterConfig.workDir } : {}),
+    ...config.renderLimits,
+    logger,
+    metrics,
   });
   const worker = createRenderWorker(processor, {
     names,
     connection: queueRedis,
     concurrency,
-    lockDuration: settings.lockDurationMs,
-    stalledInterval: settings.stalledIntervalMs,
-    maxStalledCount: settings.maxStalledCount,
+    lockDuration: config.WORKER_LOCK_DURATION_MS,
+    stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
+    maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
   });
   worker.on('error', logRedisError);
   worker.on('stalled', (jobId) =>
     logger.warn({ jobId }, `job ${jobId} stalled (its worker died); handed to another worker`),
   );
+  // Asynchronous jobs' parents and webhook deliveries (POST /api/v1/jobs).
+  const asyncWorkers = createAsyncWorkers({
+    config,
+    redis,
+    queueRedis,
+    logger,
+    metrics,
+    onError: logRedisError,
+    render: processor,
+    itemConcurrency: concurrency,
+  });
 
   const registration = new WorkerRegistration({
     redis,
     names,
     workerId,
-    ttlMs: settings.heartbeatTtlMs,
-    intervalMs: settings.heartbeatIntervalMs,
-    aliveFile: settings.aliveFile,
+    ttlMs: config.HEARTBEAT_TTL_MS,
+    intervalMs: config.HEARTBEAT_INTERVAL_MS,
+    aliveFile: config.WORKER_ALIVE_FILE,
     converterHealth,
     converterInfo,
     onError: logRedisError,
@@ -142,12 +157,12 @@ async function main(): Promise<void> {
   // Up before the converter warms up: liveness and metrics answer during the warm-up.
   const http = createWorkerHttpServer({ registry: metrics.registry, readiness });
   try {
-    const address = await listen(http, settings.httpPort, config.http.host);
+    const address = await listen(http, config.WORKER_HTTP_PORT, config.HOST);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     logger.info({ port: address.port }, `metrics and health on http://${host}:${address.port}`);
   } catch (e) {
     logger.fatal(
-      `cannot listen on ${config.http.host}:${settings.httpPort} for metrics and health (${String(e)}); ` +
+      `cannot listen on ${config.HOST}:${config.WORKER_HTTP_PORT} for metrics and health (${String(e)}); ` +
         'set WORKER_HTTP_PORT to a free port, or 0 for any',
     );
     await converter.close().catch(() => undefined);
@@ -159,7 +174,7 @@ async function main(): Promise<void> {
     stopping = true;
     log(`${signal}: finishing the jobs in hand`);
     await registration.stop();
-    await worker.close(); // waits for active jobs
+    await Promise.all([worker.close(), asyncWorkers.close()]); // waits for active jobs
     await converter.close().catch((e: unknown) => logger.warn(`converter close: ${String(e)}`));
     redis.disconnect();
     queueRedis.disconnect();
@@ -172,7 +187,7 @@ async function main(): Promise<void> {
 
   // Register only once the converter can work; give up waiting after CONVERTER_WARMUP_MS
   // (jobs then report the converter's error).
-  const warm = await converterHealth.warmUp(settings.converterWarmupMs);
+  const warm = await converterHealth.warmUp(config.CONVERTER_WARMUP_MS);
   logger.info(
     { converterHealth: warm ?? { healthy: false } },
     warm?.healthy
@@ -183,6 +198,7 @@ async function main(): Promise<void> {
     logger.fatal(`worker stopped: ${String(e)}`);
     process.exit(1);
   });
+  asyncWorkers.run();
   await worker.waitUntilReady().catch(logRedisError);
   taking = true;
   await registration.start();

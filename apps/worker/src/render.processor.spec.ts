@@ -113,9 +113,11 @@ describe('the template bytes a worker keeps', () => {
     converter = { name: 'none' } as unknown as PdfConverter,
   ): ReturnType<typeof createRenderProcessor> {
     return createRenderProcessor({
-      worker: { id: 'w', redis: redisServer.client, logger: pino({ level: 'silent' }) },
+      redis: redisServer.client,
       converter,
-      budget: { payloadTtlMs: 60_000 },
+      workerId: 'w',
+      payloadTtlMs: 60_000,
+      logger: pino({ level: 'silent' }),
     });
   }
 

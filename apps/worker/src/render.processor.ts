@@ -5,9 +5,17 @@
  * (UnrecoverableError), a converter outage is retried with backoff, and the reason always carries
  * the JSON error body so the API answers with the right error type and status.
  */
-import { ConversionFailedError, parsePdfOptions, type PdfConverter } from '@app/converters';
+import {
+  ConversionFailedError,
+  finishPdf,
+  needsFinishing,
+  parsePdfOptions,
+  type PdfConverter,
+} from '@app/converters';
 import {
   CONTENT_TYPES,
+  PDF_FINISH_KEY,
+  type PdfFinishOptions,
   encodeFailure,
   encodeReply,
   InternalError,
@@ -20,6 +28,7 @@ import {
   CompiledTemplates,
   DigestLru,
   type ImageLimits,
+  parseDataJson,
   renderDocx,
   type RenderRequest,
   type RichLimits,
@@ -29,18 +38,10 @@ import type { Logger } from 'pino';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
 
-/** What runs the jobs: this worker's id, its Redis connection (payloads, replies), log and metrics. */
-export interface WorkerHandle {
-  id: string;
+export interface ProcessorDeps {
   redis: RedisConnection;
-  /** Each job logs through a child carrying its requestId and jobId. */
-  logger: Logger;
-  metrics?: WorkerMetrics;
-}
-
-/** The time a job has. */
-export interface JobBudget {
-  /** How long payloads and replies stay in Redis (PAYLOAD_TTL_MS). */
+  converter: PdfConverter;
+  workerId: string;
   payloadTtlMs: number;
   /** Per-conversion time limit handed to the converter (CONVERSION_TIMEOUT_MS). */
   convertTimeoutMs?: number;
@@ -50,31 +51,22 @@ export interface JobBudget {
    * not the API's bare 504.
    */
   jobTimeoutMs?: number;
-}
-
-/** The engine's limits (ServiceConfig.renderLimits), and the table cells for PDF output. */
-export interface JobLimits {
   /** Table cells a document may hold for PDF output (MAX_TABLE_CELLS). */
   maxTableCells?: number;
   maxLoopIterations?: number;
+  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES), checked again here. */
+  maxPdfExtraBytes?: number;
+  /** Parent directory of the PDF finishing step's job directories (the converter's work dir). */
+  finishTmpDir?: string;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
-}
-
-/** What this process keeps between jobs (one of each per process; created if absent). */
-export interface ProcessCaches {
-  /** Templates compiled by earlier jobs. */
+  /** Templates compiled by earlier jobs of this worker (one per process; created if absent). */
   compiledTemplates?: CompiledTemplates;
-  /** Templates' bytes read by earlier jobs, by digest. */
+  /** Templates' bytes read by earlier jobs, by digest (one per process; created if absent). */
   templateBytes?: TemplateBytes;
-}
-
-export interface ProcessorDeps {
-  worker: WorkerHandle;
-  converter: PdfConverter;
-  budget: JobBudget;
-  limits?: JobLimits;
-  caches?: ProcessCaches;
+  /** Each job logs through a child carrying its requestId and jobId. */
+  logger: Logger;
+  metrics?: WorkerMetrics;
 }
 
 /** Converter failures that say nothing about the document: another attempt may succeed. */
@@ -120,17 +112,15 @@ export function jobFailure(error: unknown): Error {
 }
 
 export function createRenderProcessor(deps: ProcessorDeps) {
-  const { worker, converter, budget, limits = {} } = deps;
-  const { redis, metrics } = worker;
   // Callers send the same few templates over and over: each is compiled once per worker.
-  const compiledTemplates = deps.caches?.compiledTemplates ?? new CompiledTemplates();
-  const templateBytes = deps.caches?.templateBytes ?? new TemplateBytes();
-  metrics?.watchCompiledTemplates(compiledTemplates);
+  const compiledTemplates = deps.compiledTemplates ?? new CompiledTemplates();
+  const templateBytes = deps.templateBytes ?? new TemplateBytes();
+  deps.metrics?.watchCompiledTemplates(compiledTemplates);
   return function processRenderJob(job: Job): Promise<RenderJobResult> {
     const requestId = job.data.requestId;
     const jobId = String(job.id);
     // Lines of the converter (which knows nothing of jobs) find the request id here.
-    return jobContext.run({ requestId, jobId }, () => runJob(job, worker.logger.child({ requestId, jobId })));
+    return jobContext.run({ requestId, jobId }, () => runJob(job, deps.logger.child({ requestId, jobId })));
   };
 
   async function runJob(job: Job, log: Logger): Promise<RenderJobResult> {
@@ -147,20 +137,28 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
     );
     try {
-      const [template, requestJson] = await readPayload(redis, job.data, templateBytes);
+      if (job.data.background && !(await markStarted(deps.redis, job.data.background.recordKey))) {
+        // DELETE /api/v1/jobs/{id} dropped the job: nobody will read this item (a typed error:
+        // failed at once, logged as routine).
+        throw new InternalError('The job was cancelled', { request_id: requestId, cancelled: true });
+      }
+      const [template, requestJson] = await readPayload(deps.redis, job.data, templateBytes);
       if (!template || requestJson === null) {
         // The API gave up on this request (timeout or hang-up) and deleted its payload.
         throw new InternalError('The request expired before a worker could take it', {
           request_id: requestId,
         });
       }
-      const request = JSON.parse(requestJson) as RenderRequest;
+      const request = parseDataJson(requestJson) as RenderRequest & { [PDF_FINISH_KEY]?: PdfFinishOptions };
+      // The finishing options (passwords, files) came in the payload, not the job data.
+      const finish = request[PDF_FINISH_KEY];
+      delete request[PDF_FINISH_KEY];
 
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
-        imageLimits: limits.imageLimits,
-        richLimits: limits.richLimits,
+        imageLimits: deps.imageLimits,
+        richLimits: deps.richLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.
         imagesVerified: true,
         // Checked once per request, by the API; the worker still bounds what it inflates.
@@ -170,29 +168,48 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         // A .docx for the converter is stored, not deflated: it is read once, right here.
         compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
         // What LibreOffice could not convert within the budget is refused now, not at the timeout.
-        ...(options.output !== 'docx' && limits.maxTableCells ? { maxTableCells: limits.maxTableCells } : {}),
-        ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
+        ...(options.output !== 'docx' && deps.maxTableCells ? { maxTableCells: deps.maxTableCells } : {}),
+        ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
       });
       const t1 = performance.now();
-      metrics?.renderDuration.observe((t1 - t0) / 1000);
+      deps.metrics?.renderDuration.observe((t1 - t0) / 1000);
       // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
-      const result =
+      // Validated by the API; parsed again because the job crossed Redis as JSON.
+      const pdfOptions =
+        options.output === 'docx'
+          ? {}
+          : parsePdfOptions(
+              options.pdf || finish ? { ...options.pdf, ...finish } : undefined,
+              'options.pdf',
+              { maxExtraBytes: deps.maxPdfExtraBytes },
+            );
+      // An asynchronous job's item has no caller waiting: the converter's own limit only.
+      const jobBudget = () =>
+        job.data.background ? deps.convertTimeoutMs : conversionBudget(job.timestamp, deps);
+      let result =
         options.output === 'docx'
           ? docx
-          : await converter.convert(docx, {
+          : await deps.converter.convert(docx, {
               jobId: requestId || String(job.id),
-              timeoutMs: conversionBudget(job.timestamp, budget),
-              // Validated by the API; parsed again because the job crossed Redis as JSON.
-              pdf: parsePdfOptions(options.pdf),
+              timeoutMs: jobBudget(),
+              pdf: pdfOptions,
             });
+      if (needsFinishing(pdfOptions)) {
+        // The same step after either converter: prepend/append, watermark, files, encryption.
+        result = await finishPdf(result, pdfOptions, {
+          timeoutMs: jobBudget(),
+          tmpDir: deps.finishTmpDir,
+          log: (message) => log.warn(message),
+        });
+      }
       const t2 = performance.now();
-      if (options.output !== 'docx') metrics?.conversionDuration.observe((t2 - t1) / 1000);
+      if (options.output !== 'docx') deps.metrics?.conversionDuration.observe((t2 - t1) / 1000);
 
       const contentType = CONTENT_TYPES[options.output];
       // The request is answered: its payload goes with the push.
       const frame = encodeReply({ jobId: String(job.id), contentType, body: result });
-      await pushReply(redis, job.data.replyKey, frame, budget.payloadTtlMs, job.data.requestKey);
-      metrics?.jobs.inc({ outcome: 'success' });
+      await pushReply(deps.redis, job.data.replyKey, frame, replyTtlMs(job.data, deps), job.data.requestKey);
+      deps.metrics?.jobs.inc({ outcome: 'success' });
       log.info(
         { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
         `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
@@ -203,13 +220,13 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         contentType,
         renderMs: Math.round(t1 - t0),
         convertMs: Math.round(t2 - t1),
-        worker: worker.id,
+        worker: deps.workerId,
       };
     } catch (e) {
       const failure = jobFailure(e);
       const retry = !(failure instanceof UnrecoverableError);
       const errorType = e instanceof TypedError ? e.errorType : decodeErrorType(failure.message);
-      metrics?.jobs.inc({ outcome: errorType });
+      deps.metrics?.jobs.inc({ outcome: errorType });
       const detail =
         e instanceof TypedError
           ? `${e.errorType}: ${e.message}`
@@ -269,17 +286,40 @@ async function readPayload(
  * over a second, or at JOB_TIMEOUT_MS).
  */
 async function replyFailure(
-  deps: Pick<ProcessorDeps, 'worker' | 'budget'>,
+  deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
   job: Job,
   failure: Error,
   log: Logger,
 ): Promise<void> {
   try {
     const frame = encodeReply({ jobId: String(job.id), failedReason: failure.message });
-    await pushReply(deps.worker.redis, job.data.replyKey, frame, deps.budget.payloadTtlMs);
+    await pushReply(deps.redis, job.data.replyKey, frame, replyTtlMs(job.data, deps));
   } catch (e) {
     log.warn(`job ${job.id}: its failure could not be pushed to the API (${String(e)})`);
   }
+}
+
+/**
+ * How long a reply waits in its list: for an asynchronous job's item (whose list is its own, read
+ * by the job's parent once every item is done) as long as the job may take, else PAYLOAD_TTL_MS.
+ */
+function replyTtlMs(job: Pick<RenderJob, 'background'>, deps: Pick<ProcessorDeps, 'payloadTtlMs'>): number {
+  return job.background?.resultTtlMs ?? deps.payloadTtlMs;
+}
+
+/**
+ * Notes the first start of an asynchronous job's item in the job's record (its status turns
+ * 'active'); false when the record is gone (the job was cancelled or expired). One call, and the
+ * record is never re-created without its TTL.
+ */
+async function markStarted(redis: RedisConnection, recordKey: string): Promise<boolean> {
+  const found = await redis.eval(
+    "if redis.call('exists', KEYS[1]) == 0 then return 0 end redis.call('hsetnx', KEYS[1], 'started_at', ARGV[1]) return 1",
+    1,
+    recordKey,
+    String(Date.now()),
+  );
+  return found === 1;
 }
 
 /** Time the answer needs to reach the API after the conversion ends. */
@@ -288,12 +328,12 @@ const ANSWER_MARGIN_MS = 1000;
 /** The conversion's time limit: CONVERSION_TIMEOUT_MS, within what is left of the job's budget. */
 export function conversionBudget(
   enqueuedAt: number,
-  budget: Pick<JobBudget, 'convertTimeoutMs' | 'jobTimeoutMs'>,
+  deps: Pick<ProcessorDeps, 'convertTimeoutMs' | 'jobTimeoutMs'>,
   now = Date.now(),
 ): number | undefined {
-  if (!budget.jobTimeoutMs) return budget.convertTimeoutMs;
-  const left = Math.max(100, budget.jobTimeoutMs - (now - enqueuedAt) - ANSWER_MARGIN_MS);
-  return Math.min(budget.convertTimeoutMs ?? left, left);
+  if (!deps.jobTimeoutMs) return deps.convertTimeoutMs;
+  const left = Math.max(100, deps.jobTimeoutMs - (now - enqueuedAt) - ANSWER_MARGIN_MS);
+  return Math.min(deps.convertTimeoutMs ?? left, left);
 }
 
 /** The error_type inside a failure's JSON reason (jobFailure always writes one). */

@@ -23,13 +23,19 @@ export const ERROR_CATALOGUE = {
   missing_file: 400,
   invalid_template: 400,
   image_processing_error: 400,
+  invalid_webhook_url: 400,
   not_found: 404,
+  job_not_found: 404,
   method_not_allowed: 405,
+  job_not_finished: 409,
   payload_too_large: 413,
   // the template and its data
   template_syntax_error: 422,
   undefined_variable: 422,
   template_runtime_error: 422,
+  // options.pdf's files (docs/pdf.md)
+  invalid_pdf_input: 422,
+  invalid_einvoice: 422,
   // the service
   internal_error: 500,
   conversion_failed: 502,

@@ -1,12 +1,12 @@
 /**
- * `request_data.options.pdf`: how the PDF is written. Defined once here, as a schema: the type
- * (PdfOptions), the validation (pdfOptionProblems, for the API, the worker and the CLI) and the
- * OpenAPI schema all come from PdfOptionsSchema. The defaults and the mapping onto LibreOffice's
- * export filter and Gotenberg's form fields live in @app/converters. A new option is one more
- * property here (and its mapping there).
+ * `request_data.options.pdf`: how the PDF is written. Its shape is defined once here, as
+ * PdfOptionsSchema: the types (PdfOptions and its parts) and the OpenAPI schema come from it. It
+ * is validated by @app/converters' pdfOptionProblems (for the API, the worker and the CLI), whose
+ * field lists are this schema's; the defaults and the mapping onto LibreOffice's export filter,
+ * Gotenberg's form fields and the finishing on the PDF (docs/pdf.md) live there too.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { checkPayload, type FieldProblem, fieldsOf, OneOf } from './payload/schema';
+import { fieldsOf, OneOf } from './payload/schema';
 
 export const PDFA_LEVELS = ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'] as const;
 export type PdfaLevel = (typeof PDFA_LEVELS)[number];
@@ -15,57 +15,150 @@ export type PdfaLevel = (typeof PDFA_LEVELS)[number];
 export const MAX_IMAGE_RESOLUTIONS = [75, 150, 300, 600, 1200] as const;
 export type MaxImageResolution = (typeof MAX_IMAGE_RESOLUTIONS)[number];
 
-const MAX_METADATA_LENGTH = 2000;
-const MAX_PAGE_RANGES_LENGTH = 200;
-const MAX_PAGE = 100_000;
-/** "1-3,5": numbers and ranges separated by commas (LibreOffice's and Gotenberg's syntax). */
-const PAGE_RANGES = /^\s*\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*$/;
+export const PDF_PRINT_LEVELS = ['none', 'low', 'high'] as const;
+export type PdfPrintLevel = (typeof PDF_PRINT_LEVELS)[number];
 
-const metadataText = (description?: string) =>
+export const ATTACHMENT_RELATIONSHIPS = [
+  'Data',
+  'Source',
+  'Alternative',
+  'Supplement',
+  'Unspecified',
+] as const;
+export type AttachmentRelationship = (typeof ATTACHMENT_RELATIONSHIPS)[number];
+
+export const FACTURX_PROFILES = [
+  'MINIMUM',
+  'BASIC WL',
+  'BASIC',
+  'EN 16931',
+  'EXTENDED',
+  'XRECHNUNG',
+] as const;
+export type FacturXProfile = (typeof FACTURX_PROFILES)[number];
+
+const text = (options: object = {}) => Type.String(options);
+const flag = (description?: string, defaultValue?: boolean) =>
   Type.Optional(
-    Type.String({
-      maxLength: MAX_METADATA_LENGTH,
-      // No control characters: they would end up in the PDF's Info dictionary and XMP.
-      pattern: '^[^\\u0000-\\u0008\\u000b\\u000c\\u000e-\\u001f\\u007f]*$',
-      problem: `must be a string of at most ${MAX_METADATA_LENGTH} characters, without control characters`,
+    Type.Boolean({
       ...(description ? { description } : {}),
+      ...(defaultValue === undefined ? {} : { default: defaultValue }),
     }),
   );
 
 export const PdfMetadataSchema = Type.Object(
   {
-    title: metadataText(),
-    author: metadataText(),
-    subject: metadataText(),
-    keywords: metadataText('Comma-separated.'),
-    creator: metadataText(),
+    title: Type.Optional(text({ maxLength: 2000 })),
+    author: Type.Optional(text({ maxLength: 2000 })),
+    subject: Type.Optional(text({ maxLength: 2000 })),
+    keywords: Type.Optional(text({ maxLength: 2000, description: 'Comma-separated.' })),
+    creator: Type.Optional(text({ maxLength: 2000 })),
   },
-  {
-    additionalProperties: false,
-    problem: 'must be an object',
-    unknownProblem: 'is not a metadata field (title, author, subject, keywords, creator)',
-  },
+  { additionalProperties: false },
 );
 export type PdfMetadata = Static<typeof PdfMetadataSchema>;
-export const PDF_METADATA_FIELDS = fieldsOf(PdfMetadataSchema) as Array<keyof PdfMetadata>;
 
-const flag = (description: string, defaultValue?: boolean) =>
-  Type.Optional(
-    Type.Boolean({
-      description,
-      problem: 'must be true or false',
-      ...(defaultValue === undefined ? {} : { default: defaultValue }),
-    }),
-  );
+/** Absent keys allow: `{"print": "none"}` forbids printing only. */
+export const PdfPermissionsSchema = Type.Object(
+  {
+    print: Type.Optional(OneOf(PDF_PRINT_LEVELS, { default: 'high' })),
+    copy: flag(undefined, true),
+    modify: flag(undefined, true),
+    annotate: flag(undefined, true),
+    fill_forms: flag(undefined, true),
+    accessibility: flag(undefined, true),
+  },
+  { additionalProperties: false },
+);
+export type PdfPermissions = Static<typeof PdfPermissionsSchema>;
+
+export const PdfEncryptionSchema = Type.Object(
+  {
+    owner_password: text({ minLength: 1, description: 'At most 127 bytes in UTF-8.' }),
+    /** Without it the document opens for anyone, under the permissions. */
+    user_password: Type.Optional(text({ minLength: 1, description: 'At most 127 bytes in UTF-8.' })),
+    permissions: Type.Optional(PdfPermissionsSchema),
+  },
+  {
+    description:
+      'AES-256 (R6). Without `user_password` the document opens for anyone, under the permissions; ' +
+      'absent permissions are allowed. Forbidden with `pdfa` and `facturx` (PDF/A allows no encryption). ' +
+      'Passwords appear in no log line, job record or error body (docs/pdf.md).',
+    additionalProperties: false,
+  },
+);
+export type PdfEncryption = Static<typeof PdfEncryptionSchema>;
+
+export const PdfWatermarkSchema = Type.Object(
+  {
+    text: text({ minLength: 1, maxLength: 200 }),
+    color: Type.Optional(text({ pattern: '^#[0-9A-Fa-f]{6}$', default: '#808080' })),
+    opacity: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.3 })),
+    angle: Type.Optional(
+      Type.Number({ minimum: -360, maximum: 360, default: 45, description: 'Degrees, counter-clockwise.' }),
+    ),
+    font_size: Type.Optional(
+      Type.Number({
+        minimum: 1,
+        maximum: 500,
+        description: 'Points; default: fitted to about 70 % of the page diagonal, at most 144.',
+      }),
+    ),
+  },
+  {
+    description: 'Drawn on every page of the result, prepended and appended pages included.',
+    additionalProperties: false,
+  },
+);
+export type PdfWatermark = Static<typeof PdfWatermarkSchema>;
+
+/** A PDF to prepend or append, base64. */
+export const PdfExtraFileSchema = Type.Object(
+  {
+    data: text({ format: 'byte', description: 'The PDF, base64, at most MAX_PDF_EXTRA_BYTES decoded' }),
+  },
+  { additionalProperties: false },
+);
+export type PdfExtraFile = Static<typeof PdfExtraFileSchema>;
+
+export const PdfFilesSchema = Type.Array(PdfExtraFileSchema, {
+  $id: 'PdfFiles',
+  maxItems: 20,
+  description:
+    'PDFs put before (`prepend`) or after (`append`) the converted document, in order. Not a PDF: 400; ' +
+    'encrypted, unreadable or hostile (read under time and memory limits): 422 invalid_pdf_input naming it.',
+});
+
+export const PdfAttachmentSchema = Type.Object(
+  {
+    name: text({ maxLength: 255, description: 'A file name, without / or \\.' }),
+    data: text({ format: 'byte', description: 'base64, at most MAX_PDF_EXTRA_BYTES decoded' }),
+    mime_type: text({ example: 'application/json' }),
+    description: Type.Optional(text({ maxLength: 1000 })),
+    relationship: Type.Optional(OneOf(ATTACHMENT_RELATIONSHIPS, { default: 'Unspecified' })),
+  },
+  { additionalProperties: false },
+);
+export type PdfAttachment = Static<typeof PdfAttachmentSchema>;
+
+export const PdfFacturXSchema = Type.Object(
+  {
+    xml: text({ format: 'byte', description: 'The CII XML, base64' }),
+    profile: OneOf(FACTURX_PROFILES),
+  },
+  {
+    description:
+      'A Factur-X / ZUGFeRD e-invoice: PDF/A-3b with `factur-x.xml` embedded (relationship Data for MINIMUM ' +
+      'and BASIC WL, Alternative for the others) and the Factur-X XMP extension schema. XML that is not ' +
+      'well-formed or has no rsm:CrossIndustryInvoice root: 422 invalid_einvoice.',
+    additionalProperties: false,
+  },
+);
+export type PdfFacturX = Static<typeof PdfFacturXSchema>;
 
 export const PdfOptionsSchema = Type.Object(
   {
-    pdfa: Type.Optional(
-      OneOf(PDFA_LEVELS, {
-        description: 'Archival PDF/A.',
-        problem: `must be one of ${PDFA_LEVELS.map((l) => `"${l}"`).join(', ')}`,
-      }),
-    ),
+    pdfa: Type.Optional(OneOf(PDFA_LEVELS, { description: 'Archival PDF/A.' })),
     pdfua: flag('Tagged, accessible PDF/UA.'),
     // Default true: we only take PNG images, and a caller who sends PNG expects PNG quality.
     lossless_images: flag('Images kept lossless (Flate); false: JPEG-compressed at `quality`.', true),
@@ -74,75 +167,84 @@ export const PdfOptionsSchema = Type.Object(
         minimum: 1,
         maximum: 100,
         description: 'JPEG quality; only with `lossless_images: false`.',
-        problem: 'must be an integer from 1 to 100',
       }),
     ),
-    reduce_image_resolution: flag('Downsample images to `max_image_resolution`.', false),
+    reduce_image_resolution: flag(undefined, false),
     max_image_resolution: Type.Optional(
-      OneOf(MAX_IMAGE_RESOLUTIONS, {
-        description: 'DPI; only with `reduce_image_resolution: true`.',
-        problem: `must be one of ${MAX_IMAGE_RESOLUTIONS.join(', ')}`,
-      }),
+      OneOf(MAX_IMAGE_RESOLUTIONS, { description: 'DPI; only with `reduce_image_resolution: true`.' }),
     ),
     metadata: Type.Optional(PdfMetadataSchema),
-    page_ranges: Type.Optional(
-      Type.String({
-        example: '1-3,5',
-        description: 'Pages to export.',
-        problem: 'must be a string like "1-3,5"',
-      }),
-    ),
+    page_ranges: Type.Optional(text({ example: '1-3,5', description: 'Pages to export.' })),
     // Default true: tables of contents, indexes and fields are refreshed before export.
     update_indexes: flag(
       'Refresh tables of contents, indexes and fields (PAGE, NUMPAGES, references) before export.',
       true,
     ),
+    encryption: Type.Optional(PdfEncryptionSchema),
+    watermark: Type.Optional(PdfWatermarkSchema),
+    prepend: Type.Optional(PdfFilesSchema),
+    append: Type.Optional(PdfFilesSchema),
+    attachments: Type.Optional(
+      Type.Array(PdfAttachmentSchema, {
+        maxItems: 20,
+        description:
+          'Embedded as PDF/A-3 associated files (catalog /AF). With `pdfa` PDF/A-1b or PDF/A-2b: 400.',
+      }),
+    ),
+    facturx: Type.Optional(PdfFacturXSchema),
   },
   {
     $id: 'PdfOptions',
     description:
-      'How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields). ' +
-      'An unknown field or a bad value: 400 invalid_request_structure naming it.',
+      'How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields; ' +
+      'encryption, watermark, prepend, append, attachments and facturx are done on the PDF afterwards, the same ' +
+      'for both: docs/pdf.md). An unknown field or a bad value: 400 invalid_request_structure naming it.',
     additionalProperties: false,
-    problem: 'must be an object',
-    unknownProblem: '', // completed below, once the fields are known
   },
 );
 export type PdfOptions = Static<typeof PdfOptionsSchema>;
-export const PDF_OPTION_FIELDS = fieldsOf(PdfOptionsSchema) as Array<keyof PdfOptions>;
-(PdfOptionsSchema as { unknownProblem?: string }).unknownProblem =
-  `is not a PDF option (${PDF_OPTION_FIELDS.join(', ')})`;
 
-function pageRangeProblem(text: string): string | undefined {
-  if (text.length > MAX_PAGE_RANGES_LENGTH) return `must be at most ${MAX_PAGE_RANGES_LENGTH} characters`;
-  if (!PAGE_RANGES.test(text)) return 'must list pages and ranges like "1-3,5"';
-  for (const part of text.split(',')) {
-    const [from, to = from] = part.split('-').map((n) => Number(n.trim()));
-    if (from < 1 || to < 1 || from > MAX_PAGE || to > MAX_PAGE)
-      return `pages are numbered from 1 to ${MAX_PAGE}`;
-    if (from > to) return `the range ${part.trim()} runs backwards`;
-  }
-  return undefined;
-}
+// The field lists the validator (@app/converters pdf-options.ts) walks: this schema's.
+export const PDF_OPTION_FIELDS = fieldsOf(PdfOptionsSchema) as Array<keyof PdfOptions>;
+export const PDF_METADATA_FIELDS = fieldsOf(PdfMetadataSchema) as Array<keyof PdfMetadata>;
+export const PDF_PERMISSION_FIELDS = fieldsOf(PdfPermissionsSchema) as Array<keyof PdfPermissions>;
+export const PDF_ENCRYPTION_FIELDS = fieldsOf(PdfEncryptionSchema) as Array<keyof PdfEncryption>;
+export const PDF_WATERMARK_FIELDS = fieldsOf(PdfWatermarkSchema) as Array<keyof PdfWatermark>;
+export const PDF_ATTACHMENT_FIELDS = fieldsOf(PdfAttachmentSchema) as Array<keyof PdfAttachment>;
 
 /**
- * Every problem of `value` as `options.pdf` ([] when it is fine): the schema's, then what a
- * schema cannot say (an option that applies only with another, page ranges that make sense).
+ * The options done after conversion, on the PDF (libs/converters pdf-finish.ts). They hold
+ * passwords and files, so they travel in the request payload (deleted after the job), not in the
+ * job data BullMQ keeps and Bull Board shows.
  */
-export function pdfOptionProblems(value: unknown, path = 'options.pdf'): FieldProblem[] {
-  const problems = checkPayload(PdfOptionsSchema, value, path);
-  if (problems.length > 0) return problems;
-  const v = value as PdfOptions;
-  const bad = (key: string, problem: string) =>
-    problems.push({ field: `${path}.${key}`, problems: [`${key} ${problem}`] });
-  // Quality is the JPEG quality: with lossless images it would silently do nothing.
-  if (v.quality !== undefined && v.lossless_images !== false)
-    bad('quality', 'applies to JPEG-compressed images only: set lossless_images to false as well');
-  if (v.max_image_resolution !== undefined && v.reduce_image_resolution !== true)
-    bad('max_image_resolution', 'applies only with reduce_image_resolution set to true');
-  if (v.page_ranges !== undefined) {
-    const problem = pageRangeProblem(v.page_ranges);
-    if (problem) bad('page_ranges', problem);
-  }
-  return problems;
+export const PDF_FINISH_FIELDS = [
+  'encryption',
+  'watermark',
+  'prepend',
+  'append',
+  'attachments',
+  'facturx',
+] as const;
+export type PdfFinishOptions = Pick<PdfOptions, (typeof PDF_FINISH_FIELDS)[number]>;
+
+/**
+ * Where the finishing options travel: beside the template data in the request payload (a Redis key
+ * with a TTL, deleted once the API has answered), not in the job data BullMQ keeps for a day
+ * after a failure and Bull Board shows. The API splits them off, the worker puts them back.
+ */
+export const PDF_FINISH_KEY = 'pdf_finish';
+
+/** options.pdf as [what the job data may carry, what goes in the request payload]. */
+export function splitPdfOptions(
+  pdf: PdfOptions | undefined,
+): [PdfOptions | undefined, PdfFinishOptions | undefined] {
+  if (!pdf) return [undefined, undefined];
+  const shape: Record<string, unknown> = {};
+  const finish: Record<string, unknown> = {};
+  for (const [key, value] of Object.entries(pdf))
+    ((PDF_FINISH_FIELDS as readonly string[]).includes(key) ? finish : shape)[key] = value;
+  return [
+    Object.keys(shape).length > 0 || Object.keys(finish).length === 0 ? (shape as PdfOptions) : undefined,
+    Object.keys(finish).length > 0 ? (finish as PdfFinishOptions) : undefined,
+  ];
 }

@@ -18,3 +18,22 @@ export class InvalidPdfOptionsError extends TypedError {
     super(message, details);
   }
 }
+
+/**
+ * A PDF of options.pdf (prepend/append) or an attachment cannot be used: encrypted, unreadable,
+ * a compression bomb, or beyond the time and memory its reading is allowed. `details.field`.
+ */
+export class InvalidPdfInputError extends TypedError {
+  readonly errorType = 'invalid_pdf_input';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
+/** options.pdf.facturx.xml is not a well-formed CII invoice (rsm:CrossIndustryInvoice). */
+export class InvalidEInvoiceError extends TypedError {
+  readonly errorType = 'invalid_einvoice';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}

@@ -61,3 +61,4 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
   pool.start().catch(() => undefined);
   return pool;
 }
+export * from './pdf-finish';

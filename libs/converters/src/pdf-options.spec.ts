@@ -129,3 +129,243 @@ describe('what the options become for each converter', () => {
     expect(libreOfficeExport({ pdfa: 'PDF/A-2b' }).filterData.SelectPdfVersion).toBe(2);
   });
 });
+
+describe('the finishing options (docs/pdf.md)', () => {
+  const PDF = Buffer.from('%PDF-1.7\n%âãÏÓ\n1 0 obj\n<<>>\nendobj\n').toString('base64');
+  const JSON_FILE = Buffer.from('{"order":"PO-2026-1193"}').toString('base64');
+  const XML = Buffer.from('<rsm:CrossIndustryInvoice/>').toString('base64');
+  const FINISHING: PdfOptions = {
+    encryption: {
+      owner_password: 'Ownér-sécret',
+      user_password: 'открыть',
+      permissions: {
+        print: 'low',
+        copy: false,
+        modify: false,
+        annotate: true,
+        fill_forms: true,
+        accessibility: true,
+      },
+    },
+    watermark: { text: 'BROUILLON', color: '#C00000', opacity: 0.25, angle: 30, font_size: 64 },
+    prepend: [{ data: PDF }],
+    append: [{ data: PDF }, { data: PDF }],
+    attachments: [
+      {
+        name: 'order.json',
+        data: JSON_FILE,
+        mime_type: 'application/json',
+        description: 'The order',
+        relationship: 'Source',
+      },
+    ],
+  };
+
+  it('accepts every finishing option and copies them deeply', () => {
+    const parsed = parsePdfOptions(FINISHING);
+    expect(parsed).toEqual(FINISHING);
+    expect(parsed.append).not.toBe(FINISHING.append);
+    expect(parsePdfOptions({ facturx: { xml: XML, profile: 'BASIC WL' } })).toEqual({
+      facturx: { xml: XML, profile: 'BASIC WL' },
+    });
+    expect(parsePdfOptions({ pdfa: 'PDF/A-3b', attachments: FINISHING.attachments })).toMatchObject({
+      pdfa: 'PDF/A-3b',
+    });
+    // The owner password alone: the document opens, under the permissions.
+    expect(parsePdfOptions({ encryption: { owner_password: 'x', permissions: { print: 'none' } } })).toEqual({
+      encryption: { owner_password: 'x', permissions: { print: 'none' } },
+    });
+  });
+
+  it('makes a Factur-X invoice PDF/A-3b on both converters', () => {
+    const facturx = { xml: XML, profile: 'EN 16931' as const };
+    expect(libreOfficeExport({ facturx }).filterData.SelectPdfVersion).toBe(3);
+    expect(gotenbergFormFields({ facturx })).toContainEqual(['pdfa', 'PDF/A-3b']);
+    // Nothing of the finishing options reaches the converters: they are done on the PDF after.
+    expect(gotenbergFormFields(FINISHING).map(([name]) => name)).toEqual([
+      'losslessImageCompression',
+      'updateIndexes',
+    ]);
+    expect(libreOfficeExport(FINISHING).filterData).toEqual({ UseLosslessCompression: true });
+  });
+
+  const over = (bytes: number) => Buffer.alloc(bytes, 7).toString('base64');
+  const cases: Array<[string, unknown, string]> = [
+    [
+      'encryption without owner_password',
+      { encryption: { user_password: 'u' } },
+      'options.pdf.encryption.owner_password',
+    ],
+    [
+      'an empty owner_password',
+      { encryption: { owner_password: '' } },
+      'options.pdf.encryption.owner_password',
+    ],
+    [
+      'a password of 128 bytes',
+      { encryption: { owner_password: 'o', user_password: 'é'.repeat(64) } },
+      'options.pdf.encryption.user_password',
+    ],
+    [
+      'an unknown encryption field',
+      { encryption: { owner_password: 'o', algorithm: 'rc4' } },
+      'options.pdf.encryption.algorithm',
+    ],
+    [
+      'print "full"',
+      { encryption: { owner_password: 'o', permissions: { print: 'full' } } },
+      'options.pdf.encryption.permissions.print',
+    ],
+    [
+      'copy as "no"',
+      { encryption: { owner_password: 'o', permissions: { copy: 'no' } } },
+      'options.pdf.encryption.permissions.copy',
+    ],
+    [
+      'an unknown permission',
+      { encryption: { owner_password: 'o', permissions: { sign: false } } },
+      'options.pdf.encryption.permissions.sign',
+    ],
+    ['a watermark without text', { watermark: { color: '#000000' } }, 'options.pdf.watermark.text'],
+    [
+      'a watermark text of 201 characters',
+      { watermark: { text: 'x'.repeat(201) } },
+      'options.pdf.watermark.text',
+    ],
+    ['a blank watermark text', { watermark: { text: '   ' } }, 'options.pdf.watermark.text'],
+    ['a colour name', { watermark: { text: 'DRAFT', color: 'red' } }, 'options.pdf.watermark.color'],
+    ['opacity 1.5', { watermark: { text: 'DRAFT', opacity: 1.5 } }, 'options.pdf.watermark.opacity'],
+    ['font_size 0', { watermark: { text: 'DRAFT', font_size: 0 } }, 'options.pdf.watermark.font_size'],
+    ['angle as a string', { watermark: { text: 'DRAFT', angle: '45' } }, 'options.pdf.watermark.angle'],
+    ['append as an object', { append: { data: PDF } }, 'options.pdf.append'],
+    [
+      'an append that is not base64',
+      { append: [{ data: '%PDF-1.7 not base64!' }] },
+      'options.pdf.append[0].data',
+    ],
+    [
+      'base64 with line breaks',
+      { prepend: [{ data: `${PDF.slice(0, 8)}\n${PDF.slice(8)}` }] },
+      'options.pdf.prepend[0].data',
+    ],
+    ['an append that is not a PDF', { append: [{ data: JSON_FILE }] }, 'options.pdf.append[0].data'],
+    ['an empty append', { append: [{ data: '' }] }, 'options.pdf.append[0].data'],
+    ['21 appends', { append: Array.from({ length: 21 }, () => ({ data: PDF })) }, 'options.pdf.append'],
+    [
+      'an attachment without mime_type',
+      { attachments: [{ name: 'a.json', data: JSON_FILE }] },
+      'options.pdf.attachments[0].mime_type',
+    ],
+    [
+      'an attachment named with a path',
+      { attachments: [{ name: '../a.json', data: JSON_FILE, mime_type: 'application/json' }] },
+      'options.pdf.attachments[0].name',
+    ],
+    [
+      'an unknown relationship',
+      { attachments: [{ name: 'a', data: JSON_FILE, mime_type: 'text/plain', relationship: 'Parent' }] },
+      'options.pdf.attachments[0].relationship',
+    ],
+    [
+      'an attachment that is not base64',
+      { attachments: [{ name: 'a', data: 'a b', mime_type: 'text/plain' }] },
+      'options.pdf.attachments[0].data',
+    ],
+    [
+      'two attachments of one name',
+      {
+        attachments: [
+          { name: 'a', data: JSON_FILE, mime_type: 'text/plain' },
+          { name: 'a', data: JSON_FILE, mime_type: 'text/plain' },
+        ],
+      },
+      'options.pdf.attachments[1].name',
+    ],
+    [
+      'attachments with PDF/A-1b',
+      { pdfa: 'PDF/A-1b', attachments: [{ name: 'a', data: JSON_FILE, mime_type: 'text/plain' }] },
+      'options.pdf.attachments',
+    ],
+    [
+      'attachments with PDF/A-2b',
+      { pdfa: 'PDF/A-2b', attachments: [{ name: 'a', data: JSON_FILE, mime_type: 'text/plain' }] },
+      'options.pdf.attachments',
+    ],
+    [
+      'an unknown Factur-X profile',
+      { facturx: { xml: XML, profile: 'COMFORT' } },
+      'options.pdf.facturx.profile',
+    ],
+    [
+      'Factur-X XML that is not base64',
+      { facturx: { xml: '<rsm:CrossIndustryInvoice/>', profile: 'BASIC' } },
+      'options.pdf.facturx.xml',
+    ],
+    [
+      'Factur-X with PDF/A-2b',
+      { pdfa: 'PDF/A-2b', facturx: { xml: XML, profile: 'BASIC' } },
+      'options.pdf.facturx',
+    ],
+    [
+      'Factur-X with encryption',
+      { facturx: { xml: XML, profile: 'BASIC' }, encryption: { owner_password: 'o' } },
+      'options.pdf.encryption',
+    ],
+    [
+      'PDF/A with encryption',
+      { pdfa: 'PDF/A-3b', encryption: { owner_password: 'o' } },
+      'options.pdf.encryption',
+    ],
+    [
+      'an attachment named factur-x.xml beside Factur-X',
+      {
+        facturx: { xml: XML, profile: 'BASIC' },
+        attachments: [{ name: 'factur-x.xml', data: XML, mime_type: 'text/xml' }],
+      },
+      'options.pdf.attachments[0].name',
+    ],
+    [
+      'a transparent watermark on PDF/A-1b',
+      { pdfa: 'PDF/A-1b', watermark: { text: 'DRAFT', opacity: 0.3 } },
+      'options.pdf.watermark.opacity',
+    ],
+  ];
+
+  it.each(cases)('refuses %s with a 400 naming the field', (_, value, field) => {
+    const e = refusal(value);
+    expect(e.errorType).toBe('invalid_request_structure');
+    expect(httpStatusOf(e.errorType)).toBe(400);
+    expect(e.details.field).toBe(field);
+    expect(e.message).toContain(field);
+  });
+
+  it('refuses a file over MAX_PDF_EXTRA_BYTES, and takes one at the limit', () => {
+    const limits = { maxExtraBytes: 2048 };
+    const pdfOf = (bytes: number) =>
+      Buffer.concat([Buffer.from('%PDF-1.7\n'), Buffer.alloc(bytes - 9, 32)]).toString('base64');
+    expect(() => parsePdfOptions({ append: [{ data: pdfOf(2048) }] }, 'options.pdf', limits)).not.toThrow();
+    for (const [value, field] of [
+      [{ append: [{ data: pdfOf(2049) }] }, 'options.pdf.append[0].data'],
+      [{ prepend: [{ data: pdfOf(4096) }] }, 'options.pdf.prepend[0].data'],
+      [
+        { attachments: [{ name: 'a.bin', data: over(2049), mime_type: 'application/octet-stream' }] },
+        'options.pdf.attachments[0].data',
+      ],
+      [{ facturx: { xml: over(3000), profile: 'BASIC' } }, 'options.pdf.facturx.xml'],
+    ] as const) {
+      const problems = pdfOptionProblems(value, 'options.pdf', limits);
+      expect(problems).toEqual([{ field, problems: [expect.stringContaining('MAX_PDF_EXTRA_BYTES')] }]);
+    }
+    // The default limit is 10 MiB.
+    expect(
+      pdfOptionProblems({ attachments: [{ name: 'a', data: over(10 * 1024 * 1024 + 1), mime_type: 'a/b' }] }),
+    ).toHaveLength(1);
+  });
+
+  it('never puts a password in an error', () => {
+    const secret = 'Ownér-sécret-'.repeat(10); // 140+ bytes
+    const e = refusal({ encryption: { owner_password: secret, user_password: 7 } });
+    expect(JSON.stringify(e.toBody())).not.toContain('Ownér');
+    expect(e.details.errors).toHaveLength(2);
+  });
+});

@@ -17,3 +17,5 @@ export type { LintError, LintOptions, LintReport, LintWarning } from './lint/lin
 export { lintReportData, lintReportTemplate } from './lint/report-docx';
 export { inspectTemplate } from './inspect/inspect-template';
 export type { TemplateInspection } from './inspect/inspect-template';
+export { parseDataJson, stringifyDataJson, plainNumbers, NATIVE_SOURCE_TEXT } from './runtime/json-numbers';
+export { PyFloat } from './runtime/values';

@@ -161,7 +161,7 @@ describe('4. docxtpl placement prefixes and whitespace control', () => {
     ).toEqual(['before', 'item 1', 'item 2', 'after']);
   });
 
-  it('a block tag alone in its paragraph leaves no empty paragraph behind', () => {
+  it('a plain block tag alone in its paragraph leaves that paragraph, empty, as docxtpl does', () => {
     expect(
       body(
         [
@@ -176,7 +176,7 @@ describe('4. docxtpl placement prefixes and whitespace control', () => {
         ],
         { show: false, xs: ['a'] },
       ),
-    ).toEqual(['before', 'a', 'after']);
+    ).toEqual(['before', '', '  ', 'a', '', 'after']);
   });
 
   it('{%tr %} repeats table rows and removes the tag rows', () => {

@@ -177,7 +177,20 @@ export const ANSWER_SCHEMAS: Record<string, SchemaObject> = {
       compatible_with: { type: 'array', items: { type: 'string' } },
       modes: { type: 'object', additionalProperties: { type: 'string' } },
       undefined_behaviors: { type: 'array', items: { type: 'string' } },
-      features: { type: 'array', items: { type: 'string' } },
+      features: {
+        type: 'object',
+        description: "The seed system's features object",
+        properties: {
+          undefined_behavior_options: { type: 'array', items: { type: 'string' } },
+          default_undefined_behavior: { type: 'string', example: 'silent' },
+          missing_fields_handling: { type: 'string', example: 'configurable' },
+        },
+      },
+      capabilities: {
+        type: 'array',
+        items: { type: 'string' },
+        description: 'What this service does beyond the seed system (lint, inspect, docx_output, …)',
+      },
       engine: { type: 'object' },
       converter: {
         type: 'object',

@@ -55,7 +55,21 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
       suggestion: 'Send PNG images only; convert JPEG, GIF or SVG to PNG first.',
     },
   },
+  invalid_webhook_url: {
+    message: 'webhook_url resolves to a private address, which the service does not call',
+    details: {
+      reason: 'address_not_allowed',
+      host: 'intranet.example',
+      address: '10.0.0.7',
+      range: 'private',
+    },
+  },
   not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
+  job_not_found: { message: 'No job has this id, or its result has expired', details: {} },
+  job_not_finished: {
+    message: 'The job is not finished yet',
+    details: { status: 'active', progress: { done: 3, total: 20 } },
+  },
   method_not_allowed: {
     message: 'GET is not allowed on /api/v1/process-template-document; use POST',
     details: { allow: ['POST'] },
@@ -77,6 +91,15 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
     details: { variables: ['customer'] },
   },
   template_runtime_error: { message: "'total' is not a number", details: { tag: '{{ total + 1 }}' } },
+  invalid_pdf_input: {
+    message: 'options.pdf.append[0].data is encrypted: send it without a password',
+    details: { field: 'options.pdf.append[0].data' },
+  },
+  invalid_einvoice: {
+    message:
+      'options.pdf.facturx.xml must have the root rsm:CrossIndustryInvoice in urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
+    details: { field: 'options.pdf.facturx.xml' },
+  },
   internal_error: { message: 'Internal server error', details: {} },
   conversion_failed: {
     message: 'The PDF converter is unreachable',

@@ -7,6 +7,7 @@ import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
 import { API_PATHS, openApiSchemas, REQUEST_SCHEMAS } from '@app/contracts';
 import { ANSWER_SCHEMAS } from './answer-schemas';
+import { JOB_STATUS_SCHEMA, WEBHOOK_EVENT_SCHEMA } from '../jobs/jobs.openapi';
 
 const DESCRIPTION = `Fills a Word template (.docx with Jinja tags, docxtpl dialect) with JSON data and PNG images and
 answers with the PDF, synchronously, behind a queue and workers.
@@ -15,7 +16,9 @@ Every error is \`application/json\` with the ErrorBody schema. Unknown routes an
 \`not_found\`. Every answer carries \`X-Request-Id\` (the caller's, if it is 1–128 characters of
 \`A-Z a-z 0-9 . _ -\`, else a new UUID); quote it when reporting a problem.
 
-No authentication (as the interface specification says). Operators: see docs/operations.md.`;
+No authentication (as the interface specification says). Operators: see docs/operations.md.
+
+Asynchronous jobs, batches (ZIP or merged PDF) and signed webhooks: the \`jobs\` endpoints; see docs/jobs.md.`;
 
 /** The version of the HTTP interface (its paths carry /api/v1/), not of the package. */
 const API_VERSION = '1';
@@ -33,6 +36,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
       ...(document.components?.schemas ?? {}),
       ...(openApiSchemas(REQUEST_SCHEMAS) as Record<string, SchemaObject>),
       ...ANSWER_SCHEMAS,
+      JobStatus: JOB_STATUS_SCHEMA,
+      WebhookEvent: WEBHOOK_EVENT_SCHEMA,
     },
   };
   return document;

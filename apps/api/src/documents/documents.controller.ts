@@ -26,13 +26,24 @@ import {
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
-import { CONTENT_TYPES, MissingFileError, RenderFormSchema, toOpenApi } from '@app/contracts';
+import {
+  CONTENT_TYPES,
+  MissingFileError,
+  PDF_FINISH_KEY,
+  ProcessingTimeoutError,
+  RenderFormSchema,
+  splitPdfOptions,
+  toOpenApi,
+} from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
 import { errorExamples, RENDER_BODY_EXAMPLES } from '../docs/examples';
 import { hangUpSignal } from '../logging/hang-up';
 import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
 import { contentDisposition, outputFilename } from './content-disposition';
-import { type LinterRequest, parseRenderFields } from './render-request.dto';
+import { parseJobFields, type ParsedJobRequest } from '../jobs/job-request';
+import { jobInput } from '../jobs/jobs.controller';
+import { JobsService } from '../queue/jobs.service';
+import { type LinterRequest } from './render-request.dto';
 import { lintFailure, type ValidationFailedBody } from './template-validation';
 import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from './checked-templates';
@@ -68,6 +79,7 @@ export class DocumentsController {
     private readonly lintReports: LintReportService,
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
+    private readonly jobs: JobsService,
   ) {}
 
   @Post('process-template-document')
@@ -109,7 +121,10 @@ export class DocumentsController {
   })
   @errorResponse(400, 'Request, template-file or image error')
   @errorResponse(413, 'Template, request field, image count or image size over the limits')
-  @errorResponse(422, 'Template error: syntax, undefined variable (strict mode) or a failing expression')
+  @errorResponse(
+    422,
+    'Template error (syntax, undefined variable in strict mode, a failing expression), or an options.pdf file that cannot be used (invalid_pdf_input, invalid_einvoice)',
+  )
   @errorResponse(500, 'Unexpected error; the cause is logged, never sent')
   @errorResponse(502, 'The converter failed or stayed unreachable after retries')
   @errorResponse(503, 'Redis unreachable, no worker alive, or MAX_WAITING_JOBS reached')
@@ -130,10 +145,23 @@ export class DocumentsController {
       );
     }
     if (!file) throw new MissingFileError();
-    const { request, options, linter } = parseRenderFields(req.body as Record<string, unknown> | undefined, {
+    // The render form, and request_data.batch (docs/jobs.md), which runs as a job awaited here.
+    const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
+      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
+      maxBatchItems: this.config.MAX_BATCH_ITEMS,
     });
+    if (parsed.webhookUrl !== undefined) {
+      throw new InvalidRequestError(
+        'webhook_url is for POST /api/v1/jobs: this endpoint answers with the document',
+        {
+          field: 'webhook_url',
+        },
+      );
+    }
+    if (parsed.items) return this.batch(req, res, file, parsed);
+    const { request, options, linter } = parsed;
     const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     prepareImages(
       request.images,
@@ -153,18 +181,22 @@ export class DocumentsController {
 
     const output = options.output ?? 'pdf';
     const filename = outputFilename(file.originalname, output);
+    // Passwords and files of options.pdf ride in the request payload, never in the job data.
+    const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
       {
         requestId: requestIdOf(req),
         template: file.buffer,
         filename,
-        request,
+        request: pdfFinish
+          ? (Object.assign({}, request, { [PDF_FINISH_KEY]: pdfFinish }) as RenderRequest)
+          : request,
         templateChecked: true,
         templateDigest,
         options: {
           undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
           output,
-          ...(options.pdf ? { pdf: options.pdf } : {}),
+          ...(pdfShape ? { pdf: pdfShape } : {}),
         },
       },
       // The caller hanging up withdraws its job if no worker has taken it yet.
@@ -173,6 +205,46 @@ export class DocumentsController {
     return new StreamableFile(result.body, {
       type: result.contentType || CONTENT_TYPES[output],
       disposition: contentDisposition(filename),
+      length: result.body.length,
+    });
+  }
+
+  /**
+   * A batch sent to the synchronous endpoint: queued as a job (one child per item, so every
+   * worker shares it) and awaited here within JOB_TIMEOUT_MS; on timeout or hang-up it is cancelled.
+   */
+  private async batch(
+    req: Request,
+    res: Response,
+    file: UploadedTemplate,
+    parsed: ParsedJobRequest,
+  ): Promise<StreamableFile> {
+    const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const limits = {
+      maxImages: this.config.MAX_IMAGES,
+      maxImageBytes: this.config.MAX_IMAGE_BYTES,
+      maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+    };
+    for (const { request } of parsed.items!)
+      prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
+    const hangUp = hangUpSignal(res);
+    const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config));
+    // Answered here (or given up): the job and its result are kept for nobody else.
+    const result = await this.jobs
+      .waitForResult(jobId, this.config.JOB_TIMEOUT_MS, hangUp)
+      .finally(() => void this.jobs.cancel(jobId).catch(() => undefined));
+    if (!result) {
+      throw new ProcessingTimeoutError(
+        `The batch was not processed within ${this.config.JOB_TIMEOUT_MS} ms`,
+        {
+          timeout_ms: this.config.JOB_TIMEOUT_MS,
+          hint: 'POST /api/v1/jobs takes a batch and answers at once',
+        },
+      );
+    }
+    return new StreamableFile(result.body, {
+      type: result.contentType,
+      disposition: contentDisposition(result.filename),
       length: result.body.length,
     });
   }

@@ -29,10 +29,13 @@ import {
   type ImageData,
   InvalidRequestError,
   MissingTemplateDataError,
+  parseDataJson,
   PayloadTooLargeError,
+  plainNumbers,
+  PyFloat,
   type RenderRequest,
 } from '@app/engine';
-import { parsePdfOptions } from '@app/converters';
+import { parsePdfOptions, pdfOptionProblems } from '@app/converters';
 
 /** The form fields that make a request a v1.6+ one (beside `data`). */
 export const V16_FIELDS = ['images', 'undefined_behavior', 'linter_options'] as const;
@@ -47,6 +50,8 @@ export interface LinterRequest {
   verbose: boolean;
   /** Warnings fail the validation too. */
   fail_on_warnings: boolean;
+  /** Paragraphs longer than this are `long_line` warnings. */
+  max_line_length?: number;
 }
 
 export interface RequestOptions {
@@ -68,6 +73,8 @@ export interface ParseLimits {
   maxJsonDepth: number;
   /** Sub-documents in `request_data.documents` (MAX_SUBDOCUMENTS). */
   maxDocuments?: number;
+  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES; default the converters' 10 MiB). */
+  maxPdfExtraBytes?: number;
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64, maxDocuments: 10 };
@@ -120,9 +127,10 @@ function field(fields: Record<string, unknown>, name: string): string | undefine
   return v;
 }
 
-function parseJson(text: string, name: string): unknown {
+function parseJson(text: string, name: string, numbersAsWritten = false): unknown {
   try {
-    return JSON.parse(text);
+    // Template data keeps `9.0` a float (it prints `9.0`, as in docxtpl): runtime/json-numbers.ts.
+    return numbersAsWritten ? parseDataJson(text) : JSON.parse(text);
   } catch (e) {
     throw new InvalidRequestError(`The form field '${name}' is not valid JSON: ${(e as Error).message}`, {
       field: name,
@@ -149,7 +157,7 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
   while (values.length > 0) {
     const v = values.pop();
     const depth = depths.pop()!;
-    if (typeof v !== 'object' || v === null) continue;
+    if (typeof v !== 'object' || v === null || v instanceof PyFloat) continue;
     if (depth > maxDepth) return true;
     // Own enumerable keys, as JSON.parse makes them (an own `__proto__` included).
     const children = Array.isArray(v) ? v : Object.values(v);
@@ -164,8 +172,8 @@ export function exceedsJsonDepth(value: unknown, maxDepth: number): boolean {
 }
 
 /** JSON.parse, then the depth check, before anything else looks at the value. */
-function parseField(text: string, name: string, limits: ParseLimits): unknown {
-  const parsed = parseJson(text, name);
+function parseField(text: string, name: string, limits: ParseLimits, numbersAsWritten = false): unknown {
+  const parsed = parseJson(text, name, numbersAsWritten);
   if (exceedsJsonDepth(parsed, limits.maxJsonDepth)) {
     throw new InvalidRequestError(
       `The form field '${name}' nests objects and arrays deeper than ${limits.maxJsonDepth} levels`,
@@ -188,7 +196,7 @@ export function parseRenderFields(
   const requestData = field(form, 'request_data');
   const mode = detectMode(form);
   if (data !== undefined) {
-    const parsed = parseField(data, 'data', limits);
+    const parsed = parseField(data, 'data', limits, true);
     if (!isPlainObject(parsed)) {
       throw new InvalidRequestError("The form field 'data' must be a JSON object of template variables", {
         field: 'data',
@@ -202,7 +210,14 @@ export function parseRenderFields(
       "The form needs 'data' (a JSON object of template variables) or 'request_data' (JSON with template_data)",
       { fields: ['data', 'request_data'] },
     );
-  return parseEnhanced(parseField(requestData, 'request_data', limits), limits);
+  const read = parseField(requestData, 'request_data', limits, true);
+  // Only template_data keeps floats as written; image sizes and options are plain numbers.
+  const parsed = isPlainObject(read)
+    ? Object.fromEntries(
+        Object.entries(read).map(([k, v]) => [k, k === 'template_data' ? v : plainNumbers(v)]),
+      )
+    : read;
+  return parseEnhanced(parsed, limits);
 }
 
 /** `request_data`: EnhancedRequestSchema, in the order the errors were always reported. */
@@ -229,15 +244,18 @@ function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderReques
   if (images != null && !isPlainObject(images))
     problems.push({ field: 'images', problems: ['images must be an object'] });
   const rawOptions = own(parsed, 'options');
-  if (rawOptions != null)
-    problems.push(...checkPayload(RenderOptionsSchema, withoutNull(rawOptions, 'pdf'), 'options'));
+  if (rawOptions != null) {
+    problems.push(...checkPayload(RenderOptionsSchema, without(rawOptions, 'pdf'), 'options'));
+    problems.push(...pdfProblems(rawOptions, limits.maxPdfExtraBytes));
+  }
   if (problems.length > 0) fail('request_data', problems);
 
   const request: RenderRequest = { template_data: parsed.template_data };
   if (images != null) request.images = checkImages(images as Record<string, unknown>, 'request_data');
   const documents = own(parsed, 'documents');
   if (documents != null) request.documents = checkDocuments(documents, limits.maxDocuments ?? 10);
-  const options = rawOptions == null ? {} : optionsOf(rawOptions as RenderOptionsPayload);
+  const options =
+    rawOptions == null ? {} : optionsOf(rawOptions as RenderOptionsPayload, limits.maxPdfExtraBytes);
   const behavior = own(parsed, 'undefined_behavior');
   const undefinedMode = mergeUndefinedModes(
     options.undefined,
@@ -250,12 +268,25 @@ function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderReques
   return result;
 }
 
-/** A copy of `value` without `key` when that is null (null means absent there). */
-function withoutNull(value: unknown, key: string): unknown {
-  if (!isPlainObject(value) || own(value, key) !== null) return value;
+/** A copy of `value` without `key` (checked on its own). */
+function without(value: unknown, key: string): unknown {
+  if (!isPlainObject(value) || own(value, key) === undefined) return value;
   const copy = { ...value };
   delete copy[key];
   return copy;
+}
+
+/**
+ * `options.pdf` through the converters' validator (the worker and the CLI use the same one), named
+ * under `options` (e.g. `options.pdf.quality`). null is absent.
+ */
+function pdfProblems(rawOptions: unknown, maxExtraBytes?: number): FieldProblem[] {
+  const pdf = isPlainObject(rawOptions) ? own(rawOptions, 'pdf') : undefined;
+  if (pdf == null) return [];
+  return pdfOptionProblems(pdf, 'pdf', { maxExtraBytes }).map(({ field, problems }) => ({
+    field: `options.${field}`,
+    problems: problems.map((problem) => `${field} ${problem}`),
+  }));
 }
 
 /**
@@ -263,7 +294,7 @@ function withoutNull(value: unknown, key: string): unknown {
  * Kept as JSON.parse made it: an image named `__proto__` or `constructor` is an own key like any
  * other, and the library's checks (Object.keys) see it.
  */
-function checkImages(images: Record<string, unknown>, where: string): Record<string, ImageData> {
+export function checkImages(images: Record<string, unknown>, where: string): Record<string, ImageData> {
   for (const name of Object.keys(images)) {
     const value = images[name];
     if (!isPlainObject(value))
@@ -346,6 +377,7 @@ function parseLinterOptions(value: unknown, where: string): LinterRequest {
     response_format: o.response_format ?? 'json',
     verbose: o.verbose === true,
     fail_on_warnings: o.fail_on_warnings === true,
+    ...(typeof o.max_line_length === 'number' ? { max_line_length: o.max_line_length } : {}),
   };
 }
 
@@ -364,10 +396,10 @@ function mergeUndefinedModes(
 }
 
 /** The options the caller set (a fresh object: no key of the caller's reaches it). */
-function optionsOf(raw: RenderOptionsPayload): RequestOptions {
+function optionsOf(raw: RenderOptionsPayload, maxExtraBytes?: number): RequestOptions {
   const out: RequestOptions = {};
   if (raw.undefined !== undefined) out.undefined = raw.undefined;
   if (raw.output !== undefined) out.output = raw.output;
-  if (raw.pdf != null) out.pdf = parsePdfOptions(raw.pdf);
+  if (raw.pdf != null) out.pdf = parsePdfOptions(raw.pdf, 'options.pdf', { maxExtraBytes });
   return out;
 }

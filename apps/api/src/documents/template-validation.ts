@@ -21,6 +21,7 @@ export function lintFailure(
   const report = lintDocxTemplate(template, {
     verbose: linter.verbose,
     failOnWarnings: linter.fail_on_warnings,
+    maxLineLength: linter.max_line_length,
     imageNames: Object.keys(request.images ?? {}),
   });
   if (report.success) return null;

@@ -1,8 +1,9 @@
 /**
  * The `options` form field of POST /api/v1/lint-docx-template: JSON text of LintOptions (the seed
  * system's LintOptions, defined once as LintOptionsSchema in @app/contracts): `response_format`
- * `"pdf"` (default) or `"json"`, `verbose`, `fail_on_warnings`; its other switches are accepted
- * and ignored (every check always runs).
+ * `"pdf"` (default) or `"json"`, `verbose`, `fail_on_warnings`, `max_line_length` (longer
+ * paragraphs are `long_line` warnings); its other switches are accepted and ignored (every check
+ * always runs).
  */
 import { checkPayload, type LintOptions, LintOptionsSchema } from '@app/contracts';
 import { InvalidRequestError } from '@app/engine';
@@ -11,6 +12,7 @@ export interface LintRequestOptions {
   response_format: 'pdf' | 'json';
   verbose: boolean;
   fail_on_warnings: boolean;
+  max_line_length?: number;
 }
 
 export function parseLintOptions(text: unknown): LintRequestOptions {
@@ -33,5 +35,6 @@ export function parseLintOptions(text: unknown): LintRequestOptions {
     response_format: o.response_format ?? 'pdf',
     verbose: o.verbose === true,
     fail_on_warnings: o.fail_on_warnings === true,
+    ...(typeof o.max_line_length === 'number' ? { max_line_length: o.max_line_length } : {}),
   };
 }

@@ -82,6 +82,7 @@ export class LintController {
     const report = lintDocxTemplate(document.buffer, {
       verbose: options.verbose,
       failOnWarnings: options.fail_on_warnings,
+      maxLineLength: options.max_line_length,
     });
     if (options.response_format === 'json') return report;
     const pdf = await this.reports.pdf(report, document.originalname, requestIdOf(req), hangUpSignal(res));

@@ -10,7 +10,7 @@
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DigestLru, digestOf, type RenderRequest } from '@app/engine';
+import { DigestLru, digestOf, stringifyDataJson, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   connectRedis,
@@ -169,7 +169,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     const jobId = randomUUID();
     const keys = payloadKeys(this.names, jobId);
     const digest = input.templateDigest ?? digestOf(input.template);
-    const requestJson = JSON.stringify(input.request);
+    // Floats as the data wrote them (`9.0`) cross the queue as written (runtime/json-numbers.ts).
+    const requestJson = stringifyDataJson(input.request);
     const job: RenderJob = {
       requestId: input.requestId,
       ...keys,

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { type ConverterInfo, UNDEFINED_BEHAVIORS } from '@app/contracts';
+import { type ConverterInfo, UNDEFINED_BEHAVIORS, type UndefinedMode } from '@app/contracts';
 
 /** The seed system versions whose forms this service answers. */
 export const COMPATIBLE_WITH = ['1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8', '1.8.1'];
@@ -40,7 +40,14 @@ export interface VersionInfo {
   compatible_with: string[];
   modes: Record<string, string>;
   undefined_behaviors: string[];
-  features: string[];
+  /** The seed system's object, to the letter. */
+  features: {
+    undefined_behavior_options: string[];
+    default_undefined_behavior: string;
+    missing_fields_handling: string;
+  };
+  /** Ours, beside it: what this service does beyond the seed system's forms. */
+  capabilities: string[];
   engine: { name: string; dialect: string; docxtemplater: string; pizzip: string };
   converter: ConverterInfo & { reported_by: 'worker' | 'none' };
 }
@@ -55,7 +62,19 @@ const STATIC = (() => {
   };
 })();
 
-export function versionInfo(converter: ConverterInfo | null, playground: boolean): VersionInfo {
+/** Our undefined modes by the seed system's names (`empty` is its `silent`). */
+const SEED_NAME: Record<UndefinedMode, string> = {
+  empty: 'silent',
+  property_missing: 'property_missing',
+  debug: 'debug',
+  strict: 'strict',
+};
+
+export function versionInfo(
+  converter: ConverterInfo | null,
+  playground: boolean,
+  defaultUndefined: UndefinedMode = 'empty',
+): VersionInfo {
   return {
     name: STATIC.name,
     version: STATIC.version,
@@ -68,7 +87,13 @@ export function versionInfo(converter: ConverterInfo | null, playground: boolean
       'v1.6': 'file + data + images, undefined_behavior, linter_options as form fields (v1.6+)',
     },
     undefined_behaviors: [...UNDEFINED_BEHAVIORS],
-    features: [
+    features: {
+      undefined_behavior_options: [...UNDEFINED_BEHAVIORS],
+      default_undefined_behavior: SEED_NAME[defaultUndefined] ?? 'silent',
+      // Missing fields follow undefined_behavior, per request or the service's default.
+      missing_fields_handling: 'configurable',
+    },
+    capabilities: [
       'images',
       'undefined_behavior',
       'linter_options',

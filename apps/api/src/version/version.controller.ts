@@ -26,6 +26,6 @@ export class VersionController {
   })
   async version(): Promise<VersionInfo> {
     const converter = await this.queue.converterInfo().catch(() => null);
-    return versionInfo(converter, this.config.playgroundEnabled);
+    return versionInfo(converter, this.config.playgroundEnabled, this.config.DEFAULT_UNDEFINED);
   }
 }

@@ -6,7 +6,7 @@
  * these (apps/api/src/documents/render-request.dto.ts) and documents them in its OpenAPI.
  */
 import { type Static, Type } from '@sinclair/typebox';
-import { PdfOptionsSchema } from '../pdf-options';
+import { PdfFilesSchema, PdfOptionsSchema } from '../pdf-options';
 import { UNDEFINED_MODES } from '../render-job';
 import { OneOf } from './schema';
 
@@ -99,12 +99,18 @@ const lintSwitch = (description?: string, defaultValue?: boolean) =>
       ...(defaultValue === undefined ? {} : { default: defaultValue }),
     }),
   );
-/** The seed system's switches our linter accepts and ignores (every check always runs). */
+/** The seed system's switches: three accepted and ignored (every check always runs), and max_line_length. */
 const IGNORED_LINT_SWITCHES = {
   check_undefined_vars: lintSwitch(),
   check_tag_matching: lintSwitch(),
   check_nested_structure: lintSwitch(),
-  max_line_length: Type.Optional(Type.Number({ exclusiveMinimum: 0, problem: 'must be a positive number' })),
+  max_line_length: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description: 'Paragraphs longer than this are long_line warnings.',
+      problem: 'must be a positive number',
+    }),
+  ),
 };
 
 export const LinterOptionsSchema = Type.Object(
@@ -121,8 +127,8 @@ export const LinterOptionsSchema = Type.Object(
     $id: 'LinterOptions',
     description:
       'Lint the template before rendering. When it fails: 200 with TemplateValidationFailed (json) or the PDF report (pdf). ' +
-      'check_undefined_vars, check_tag_matching, check_nested_structure and max_line_length are accepted for the seed ' +
-      "system's callers and ignored (every check runs). Other fields are refused.",
+      'max_line_length makes longer paragraphs long_line warnings. check_undefined_vars, check_tag_matching and ' +
+      "check_nested_structure are accepted for the seed system's callers and ignored (every check runs). Other fields are refused.",
     additionalProperties: false,
     problem: 'must be a JSON object',
   },
@@ -256,6 +262,7 @@ export const REQUEST_SCHEMAS = [
   ImageDataSchema,
   SubDocumentSchema,
   PdfOptionsSchema,
+  PdfFilesSchema,
   RenderOptionsSchema,
   LinterOptionsSchema,
   LintOptionsSchema,

@@ -26,6 +26,7 @@ describe('one definition per payload', () => {
   it('documents in OpenAPI exactly the fields the validation accepts', () => {
     const documented = openApiSchemas(REQUEST_SCHEMAS);
     for (const schema of REQUEST_SCHEMAS) {
+      if (schema.type !== 'object') continue; // PdfFiles: a list of PDFs
       const name = String((schema as { $id?: string }).$id);
       const doc = documented[name] as { properties: object; additionalProperties: boolean };
       expect(Object.keys(doc.properties)).toEqual(fieldsOf(schema));

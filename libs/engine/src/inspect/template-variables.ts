@@ -69,7 +69,7 @@ export function pathText(segments: string[]): string {
   let out = '';
   for (const s of segments) {
     if (s === '[]') out += '[]';
-    else if (/^[A-Za-z_][A-Za-z0-9_]*$/.test(s)) out += out ? `.${s}` : s;
+    else if (/^[\p{ID_Start}_]\p{ID_Continue}*$/u.test(s)) out += out ? `.${s}` : s;
     else out += `[${JSON.stringify(s)}]`;
   }
   return out;

@@ -1,7 +1,8 @@
 /**
  * Sub-documents (`request_data.documents`): each .docx is checked like a template
  * (checkDocxTemplate: zip and XML bombs, macros, DTDs, well-formed XML) and placed with
- * `{{p key }}`: its body goes in with its styles (renamed where they clash with the template's),
+ * `{{p key }}`: its body goes in with its styles (the template's where it has one of the same
+ * name, as docxtpl does),
  * numbering, images, tables and hyperlinks. Sections, headers, footers, notes and comments stay
  * behind; content that needs parts we do not carry (charts, embedded objects) is refused.
  */
@@ -212,12 +213,20 @@ export class SubdocumentWriter {
     const done = this.merged.get(doc.key);
     if (done) return done;
     const suffix = `_${safeSuffix(doc.key)}`;
+    // As docxtpl (docxcompose) does: a style the template has by name is the template's (its
+    // look wins, so the sub-document reads like the rest); the others are copied, renamed only
+    // where their id is taken by another of the template's styles.
     const styleIds = new Map<string, string>();
-    const normalise = (xml: string) => xml.replace(/\s+/g, ' ');
+    const templateStyle = new Set<string>();
+    const lower = (n: string) => n.toLowerCase();
     for (const s of doc.styles) {
-      const same = this.styles.entries.find((t) => t.id === s.id || (s.name && t.name === s.name));
-      if (same && same.id === s.id && normalise(same.xml) === normalise(s.xml)) styleIds.set(s.id, s.id);
-      else styleIds.set(s.id, same ? `${s.id}${suffix}` : s.id);
+      const same =
+        (s.name && this.styles.entries.find((t) => t.type === s.type && lower(t.name) === lower(s.name))) ||
+        this.styles.entries.find((t) => t.type === s.type && t.id === s.id && !t.name && !s.name);
+      if (same) {
+        styleIds.set(s.id, same.id);
+        templateStyle.add(s.id);
+      } else styleIds.set(s.id, this.styles.hasId(s.id) ? `${s.id}${suffix}` : s.id);
     }
     const numIds = this.mergeNumbering(doc);
     const mapStyle = (xml: string) =>
@@ -232,7 +241,7 @@ export class SubdocumentWriter {
       );
     for (const s of doc.styles) {
       const id = styleIds.get(s.id)!;
-      if (id === s.id && this.styles.hasId(id)) continue; // identical to the template's
+      if (templateStyle.has(s.id)) continue; // the template's own
       let xml = mapNum(mapStyle(s.xml))
         .replace(/\sw:default="[^"]*"/, '')
         .replace(/(<w:style\b[^>]*\bw:styleId=")[^"]*"/, `$1${id}"`);
@@ -240,17 +249,8 @@ export class SubdocumentWriter {
         xml = xml.replace(/(<w:name\s+w:val=")([^"]*)"/, `$1$2 (${doc.key.replace(/[<>&"]/g, '')})"`);
       this.newStyles.push(xml);
     }
-    let body = mapNum(mapStyle(doc.body));
-    // Paragraphs without a style take the sub-document's default, renamed when it clashes.
-    const defaultStyle = doc.styles.find((s) => s.type === 'paragraph' && s.isDefault);
-    const defaultId = defaultStyle && styleIds.get(defaultStyle.id);
-    if (defaultId && defaultId !== defaultStyle.id) {
-      const pStyle = `<w:pStyle w:val="${defaultId}"/>`;
-      body = body
-        .replace(/<w:pPr>(?!<w:pStyle)/g, `<w:pPr>${pStyle}`)
-        .replace(/(<w:p(?:\s[^>]*)?>)(?!<w:pPr)/g, `$1<w:pPr>${pStyle}</w:pPr>`);
-    }
-    const merged = { body };
+    // Paragraphs without a style take the template's default style, as in docxtpl.
+    const merged = { body: mapNum(mapStyle(doc.body)) };
     this.merged.set(doc.key, merged);
     return merged;
   }

@@ -360,8 +360,35 @@ describe('strings Word writes', () => {
     expect(out('\u201chello\u201d ~ \u2018 x\u2019')).toBe('hello x');
     expect(out('missing|default(\u201cn/a\u201d)')).toBe('n/a');
   });
+  it('straightens curly quotes inside string literals too, as docxtpl does (issue 23)', () => {
+    expect(out('\u201cIt\u2019s fine\u201d')).toBe("It's fine");
+    expect(out('\u2018say \u201chi\u201d\u2019')).toBe('say "hi"');
+    // docxtpl then hands Jinja 'It's': a syntax error there, and here.
+    expect(() => parseExpression('\u2018It\u2019s\u2019')).toThrow(JinjaSyntaxError);
+  });
   it('accepts escapes inside strings', () => {
     expect(out('"a\\"b"')).toBe('a"b');
+  });
+});
+
+describe('names in any alphabet (issue 23)', () => {
+  it.each([
+    ['versión', 'v'],
+    ['propósito_documento', 'p'],
+    ['участник', 'у'],
+    ['адрес_участника.город', 'г'],
+    ['名前', '名'],
+    ['müşteri.adı', 'ı'],
+    ['𠮷野家', '𠮷'],
+  ])('reads %j as a name', (src, _first) => {
+    const data = JSON.parse(
+      '{"versión":"v","propósito_documento":"p","участник":"у","адрес_участника":{"город":"г"},"名前":"名","müşteri":{"adı":"ı"},"𠮷野家":"𠮷"}',
+    ) as Dict;
+    expect(run(src, data).out).toBe(_first);
+  });
+  it('still refuses characters that are not letters', () => {
+    expect(() => parseExpression('a € b')).toThrow("unexpected character '€'");
+    expect(() => parseExpression('a 😀')).toThrow("unexpected character '😀'");
   });
 });
 

@@ -118,11 +118,30 @@ const ESCAPES: Record<string, string> = {
   '0': '\0',
 };
 
+// Python 3 and Jinja take any Unicode letter in a name (`{{ versión }}`, `{{ 名前 }}`).
+const NAME_START = /[\p{ID_Start}_]/u;
+const NAME_CONTINUE = /\p{ID_Continue}/u;
+
+/** The code point at i as a string (a CJK extension letter is two UTF-16 units). */
+function charAt(src: string, i: number): string {
+  return String.fromCodePoint(src.codePointAt(i)!);
+}
+
+/**
+ * docxtpl straightens Word's curly quotes everywhere inside a tag before Jinja reads it, string
+ * literals included: `{{ “It’s fine” }}` prints `It's fine`. („ and ‚, which it leaves, still
+ * quote here.)
+ */
+export function straightenQuotes(src: string): string {
+  return src.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"');
+}
+
 function isSpace(ch: string): boolean {
   return ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '\u00a0' || ch === '\u2009';
 }
 
-export function tokenize(src: string): Token[] {
+export function tokenize(written: string): Token[] {
+  const src = straightenQuotes(written);
   const tokens: Token[] = [];
   let i = 0;
   while (i < src.length) {
@@ -132,8 +151,8 @@ export function tokenize(src: string): Token[] {
       continue;
     }
     const start = i;
-    if (/[A-Za-z_]/.test(ch)) {
-      while (i < src.length && /[A-Za-z0-9_]/.test(src[i])) i++;
+    if (NAME_START.test(charAt(src, i))) {
+      while (i < src.length && NAME_CONTINUE.test(charAt(src, i))) i += charAt(src, i).length;
       tokens.push({ type: 'name', value: src.slice(start, i), pos: start });
       continue;
     }
@@ -173,7 +192,7 @@ export function tokenize(src: string): Token[] {
       continue;
     }
     const op = OPERATORS.find((o) => src.startsWith(o, i));
-    if (!op) throw new JinjaSyntaxError(`unexpected character '${ch}'`);
+    if (!op) throw new JinjaSyntaxError(`unexpected character '${charAt(src, i)}'`);
     tokens.push({ type: 'op', value: op, pos: start });
     i += op.length;
   }

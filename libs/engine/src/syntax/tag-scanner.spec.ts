@@ -12,6 +12,17 @@ describe('markJinjaTags', () => {
     expect(visible(xml)).toBe(`Hi ${TAG_START}{ name }${TAG_END}!`);
   });
 
+  it('reads {{%tr … %}} as {%tr … %}, as docxtpl does; the extra braces stay in the row (issue 23)', () => {
+    const { xml, tagCount } = markJinjaTags(para('{', '{%tr for x in xs %', '}}') + para('{{%p if a %}}'));
+    expect(tagCount).toBe(2);
+    expect(visible(xml)).toBe(`{${TAG_START}%tr for x in xs %${TAG_END}}{${TAG_START}%p if a %${TAG_END}}`);
+  });
+
+  it('leaves {{%r and {{% without a prefix an expression, for the compile to refuse with the fix', () => {
+    const { xml } = markJinjaTags(para('{{%r if a %}} {{% if b %}}'));
+    expect(visible(xml)).toBe(`${TAG_START}{%r if a %}${TAG_END} ${TAG_START}{% if b %}${TAG_END}`);
+  });
+
   it('marks all three kinds and leaves other braces alone', () => {
     const { xml } = markJinjaTags(para('{x} {{ a }} {% if b %} {# c #} 50%} #}'));
     expect(visible(xml)).toBe(

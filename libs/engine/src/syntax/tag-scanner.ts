@@ -43,6 +43,8 @@ const TOKENS = /<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>|<w:p[\s>/]|<\/w:p>/g;
 const DOUBLE_QUOTES = '"\u201c\u201d\u201e';
 const SINGLE_QUOTES = "'\u2018\u2019\u201a";
 
+const EXTRA_BRACE = /^\{[%#](?:tr|tc|p) /;
+
 interface Piece {
   /** Offset of the text in the XML. */
   xmlStart: number;
@@ -62,6 +64,10 @@ function scanParagraph(full: string): { tags: [number, number][]; unclosed: numb
       i++;
       continue;
     }
+    // docxtpl's leniency: `{{%tr for … %}}` is read as `{%tr for … %}` (its row pattern finds
+    // `{%tr` inside and swallows the extra braces with the row). Same for `{%tc` and `{%p`, whose
+    // element goes too; for `{{%r` the braces would stay as text: left an expression, which the compile refuses with the fix.
+    if (full[i + 1] === '{' && EXTRA_BRACE.test(full.slice(i + 1, i + 6))) i++;
     const kind = full[i + 1];
     const closer = kind === '{' ? '}}' : kind === '%' ? '%}' : '#}';
     let j = i + 2;

@@ -50,6 +50,19 @@ export function annotate(
     if (p.kind !== 'expr' || prefix[1] === 'p' || prefix[1] === 'r') p.placement = prefix[1] as Placement;
   }
   if (p.kind === 'comment') return;
+  const doubled = p.kind === 'expr' && /^\s*[%#]/.exec(inner);
+  if (doubled) {
+    // `{{% … %}}`: docxtpl renders it only where the element around goes ({%tr, {%tc, {%p).
+    const fix = `{${doubled[0].trim()}${inner
+      .slice(doubled[0].length)
+      .replace(/[%#]\s*$/, '')
+      .trimEnd()} ${doubled[0].trim()}}`;
+    report(
+      p,
+      `'{{${doubled[0].trim()}' opens an expression, not a tag: did you mean '${fix}' (one brace on each side)?`,
+    );
+    return;
+  }
   try {
     if (p.kind === 'expr') {
       Object.assign(p, runContext(parsed, index));

@@ -17,6 +17,13 @@ export const BLOCK_END: Record<string, string> = {
 export const OPENER_OF: Record<string, string> = Object.fromEntries(
   Object.entries(BLOCK_END).map(([open, end]) => [end, open]),
 );
+/**
+ * Blocks nested deeper than this are refused (lint: `nested_error`). Python, and so docxtpl,
+ * refuses a 21st nested loop ("too many statically nested blocks"); no real template nests more
+ * than a handful, and the seed system's linter calls deeper nesting an error.
+ */
+export const MAX_BLOCK_DEPTH = 10;
+
 /** How an author names the block in a message. */
 const NAME: Record<string, string> = { setblock: 'set' };
 
@@ -62,6 +69,11 @@ export function buildTree(parsed: Part[], report: Report): Part[] {
     }
     const top = stack[stack.length - 1];
     if (BLOCK_END[st.type]) {
+      if (stack.length === MAX_BLOCK_DEPTH)
+        report(
+          p,
+          `blocks are nested more than ${MAX_BLOCK_DEPTH} deep here; join conditions with 'and' or 'elif', or move the inner part into a macro`,
+        );
       body().push(p);
       stack.push({
         part: p,

@@ -46,15 +46,19 @@ export function applyWhitespaceControl(parsed: Part[]): Part[] {
   for (let i = 0; i < parts.length; i++) {
     const p = parts[i];
     if (!isBlock(p) || !p.trimRight) continue;
+    // docxtpl first joins a tag Word split into the run it starts in: the runs that held the
+    // rest of the tag (before its end, lIndex) are not "the next text" (the text after them is).
+    const tagEnd = Number(p.lIndex ?? -1);
+    const nextText = (q: Part) => isTag(q, 'w:t', 'start') && Number(q.lIndex ?? Infinity) > tagEnd;
     let j = i + 1;
     while (
       j < parts.length &&
-      !isTag(parts[j], 'w:t', 'start') &&
+      !nextText(parts[j]) &&
       !(isJinja(parts[j]) && (parts[j] as JinjaPart).kind !== 'comment') &&
       !(parts[j].type === 'tag' && /^w:t(c|r|bl)$/.test(parts[j].tag ?? ''))
     )
       j++;
-    if (j >= parts.length || !isTag(parts[j], 'w:t', 'start')) {
+    if (j >= parts.length || !nextText(parts[j])) {
       jinjaStrip(parts, i, 1);
       continue;
     }

@@ -1,0 +1,20 @@
+import { versionInfo } from './version-info';
+
+describe('versionInfo', () => {
+  it("gives the seed system's features object to the letter, our capabilities beside it", () => {
+    const info = versionInfo(null, false);
+    expect(info.features).toEqual({
+      undefined_behavior_options: ['silent', 'property_missing', 'debug', 'strict'],
+      default_undefined_behavior: 'silent',
+      missing_fields_handling: 'configurable',
+    });
+    expect(info.capabilities).toEqual(expect.arrayContaining(['lint', 'inspect', 'docx_output']));
+    expect(info.capabilities).not.toContain('playground');
+    expect(versionInfo(null, true).capabilities).toContain('playground');
+  });
+
+  it('names the configured default undefined behaviour by its seed name', () => {
+    expect(versionInfo(null, false, 'strict').features.default_undefined_behavior).toBe('strict');
+    expect(versionInfo(null, false, 'empty').features.default_undefined_behavior).toBe('silent');
+  });
+});
