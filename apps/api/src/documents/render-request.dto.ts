@@ -36,6 +36,12 @@ import {
   type RenderRequest,
 } from '@app/engine';
 import { parsePdfOptions, pdfOptionProblems } from '@app/converters';
+import {
+  type LocaleOptions,
+  localeFromForm,
+  localeFromOptions,
+  refuseLocaleFormFields,
+} from './locale-fields';
 
 /** The form fields that make a request a v1.6+ one (beside `data`). */
 export const V16_FIELDS = ['images', 'undefined_behavior', 'linter_options'] as const;
@@ -54,7 +60,8 @@ export interface LinterRequest {
   max_line_length?: number;
 }
 
-export interface RequestOptions {
+/** The formatting filters' default locale and IANA time zone are checked by locale-fields.ts. */
+export interface RequestOptions extends LocaleOptions {
   undefined?: UndefinedMode;
   output?: RenderOptionsPayload['output'];
   pdf?: PdfOptions;
@@ -203,13 +210,14 @@ export function parseRenderFields(
       });
     }
     if (mode === 'v1.6') return parseV16Fields(form, parsed, limits);
-    return { mode: 'legacy', request: { template_data: parsed }, options: {} };
+    return { mode: 'legacy', request: { template_data: parsed }, options: localeFromForm(form) };
   }
   if (requestData === undefined)
     throw new MissingTemplateDataError(
       "The form needs 'data' (a JSON object of template variables) or 'request_data' (JSON with template_data)",
       { fields: ['data', 'request_data'] },
     );
+  refuseLocaleFormFields(form);
   const read = parseField(requestData, 'request_data', limits, true);
   // Only template_data keeps floats as written; image sizes and options are plain numbers.
   const parsed = isPlainObject(read)
@@ -245,7 +253,10 @@ function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderReques
     problems.push({ field: 'images', problems: ['images must be an object'] });
   const rawOptions = own(parsed, 'options');
   if (rawOptions != null) {
-    problems.push(...checkPayload(RenderOptionsSchema, without(rawOptions, 'pdf'), 'options'));
+    // pdf, locale and timezone have checks of their own (the converters', locale-fields.ts).
+    problems.push(
+      ...checkPayload(RenderOptionsSchema, without(rawOptions, 'pdf', 'locale', 'timezone'), 'options'),
+    );
     problems.push(...pdfProblems(rawOptions, limits.maxPdfExtraBytes));
   }
   if (problems.length > 0) fail('request_data', problems);
@@ -254,8 +265,13 @@ function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderReques
   if (images != null) request.images = checkImages(images as Record<string, unknown>, 'request_data');
   const documents = own(parsed, 'documents');
   if (documents != null) request.documents = checkDocuments(documents, limits.maxDocuments ?? 10);
-  const options =
-    rawOptions == null ? {} : optionsOf(rawOptions as RenderOptionsPayload, limits.maxPdfExtraBytes);
+  const options: RequestOptions =
+    rawOptions == null
+      ? {}
+      : {
+          ...optionsOf(rawOptions as RenderOptionsPayload, limits.maxPdfExtraBytes),
+          ...localeFromOptions(rawOptions as Record<string, unknown>),
+        };
   const behavior = own(parsed, 'undefined_behavior');
   const undefinedMode = mergeUndefinedModes(
     options.undefined,
@@ -268,11 +284,11 @@ function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderReques
   return result;
 }
 
-/** A copy of `value` without `key` (checked on its own). */
-function without(value: unknown, key: string): unknown {
-  if (!isPlainObject(value) || own(value, key) === undefined) return value;
+/** A copy of `value` without `keys` (checked on their own). */
+function without(value: unknown, ...keys: string[]): unknown {
+  if (!isPlainObject(value) || keys.every((key) => own(value, key) === undefined)) return value;
   const copy = { ...value };
-  delete copy[key];
+  for (const key of keys) delete copy[key];
   return copy;
 }
 
@@ -335,7 +351,11 @@ function parseV16Fields(
   data: Record<string, unknown>,
   limits: ParseLimits,
 ): ParsedRenderRequest {
-  const result: ParsedRenderRequest = { mode: 'v1.6', request: { template_data: data }, options: {} };
+  const result: ParsedRenderRequest = {
+    mode: 'v1.6',
+    request: { template_data: data },
+    options: localeFromForm(form),
+  };
   const images = field(form, 'images');
   if (images !== undefined && images.trim() !== '') {
     const parsed = parseField(images, 'images', limits);

@@ -13,6 +13,20 @@ import { OneOf } from './schema';
 const PIXEL_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 
+/** The formatting filters' request defaults (docs/formatting.md); checked by apps/api's locale-fields.ts. */
+const LOCALE = {
+  example: 'de_DE',
+  description:
+    "Default locale of format_date, format_currency and the other formatting filters: Babel's `de_DE` or BCP 47's `de-DE` " +
+    '(default: DEFAULT_LOCALE, `en_US`). An unknown locale: 400 invalid_request_structure naming the field.',
+};
+const TIMEZONE = {
+  example: 'Europe/Berlin',
+  description:
+    'IANA time zone format_datetime and format_time show times in (default: DEFAULT_TIMEZONE, `UTC`). ' +
+    'An unknown zone: 400 invalid_request_structure naming the field.',
+};
+
 const size = () => Type.Optional(Type.Number({ exclusiveMinimum: 0, problem: 'must be a positive number' }));
 
 export const ImageDataSchema = Type.Object(
@@ -68,6 +82,8 @@ export const RenderOptionsSchema = Type.Object(
       }),
     ),
     pdf: Type.Optional(PdfOptionsSchema),
+    locale: Type.Optional(Type.String(LOCALE)),
+    timezone: Type.Optional(Type.String(TIMEZONE)),
   },
   {
     $id: 'RenderOptions',
@@ -231,6 +247,15 @@ export const RenderFormSchema = Type.Object(
         description:
           'v1.6+ form (with `data`): JSON text of LinterOptions (#/components/schemas/LinterOptions).',
         example: '{"enabled": true, "response_format": "json"}',
+      }),
+    ),
+    locale: Type.Optional(
+      Type.String({ ...LOCALE, description: `Legacy and v1.6 forms (with \`data\`). ${LOCALE.description}` }),
+    ),
+    timezone: Type.Optional(
+      Type.String({
+        ...TIMEZONE,
+        description: `Legacy and v1.6 forms (with \`data\`). ${TIMEZONE.description}`,
       }),
     ),
   },
