@@ -29,6 +29,7 @@ import {
   DigestLru,
   type ImageLimits,
   parseDataJson,
+  plainNumbers,
   renderDocx,
   type RenderRequest,
   type RichLimits,
@@ -152,14 +153,19 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           request_id: requestId,
         });
       }
-      const request = parseDataJson(requestJson) as RenderRequest & { [PDF_FINISH_KEY]?: PdfFinishOptions };
+      const request = parseDataJson(requestJson) as RenderRequest & {
+        [PDF_FINISH_KEY]?: PdfFinishOptions;
+      };
       // The finishing options (passwords, files) came in the payload, not the job data.
-      const finish = request[PDF_FINISH_KEY];
+      // Settings, not template data: plain numbers even where the data reader keeps `1.0` a PyFloat.
+      const finish = plainNumbers(request[PDF_FINISH_KEY]);
       delete request[PDF_FINISH_KEY];
 
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
+        ...(options.locale ? { locale: options.locale } : {}),
+        ...(options.timezone ? { timezone: options.timezone } : {}),
         imageLimits: deps.imageLimits,
         richLimits: deps.richLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.

@@ -28,6 +28,12 @@ export interface RenderJobOptions {
   output: OutputFormat;
   /** `options.pdf` as the caller sent it, validated by the API (absent: the defaults). */
   pdf?: PdfOptions;
+  /**
+   * The formatting filters' locale and IANA time zone: the request's, else the API's
+   * DEFAULT_LOCALE / DEFAULT_TIMEZONE, checked by the API. Absent in jobs of older APIs (en_US, UTC).
+   */
+  locale?: string;
+  timezone?: string;
 }
 
 /** The data of one BullMQ job. */
