@@ -22,7 +22,7 @@ declare -A WANT=(
   [fonts-tlwg-garuda-ttf]=/usr/share/fonts/truetype/tlwg/Garuda.ttf
   [fonts-lohit-deva]=/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf
   [fonts-symbola]=/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
-  # PDF structure check in the fidelity tests (qpdf --check).
+  # PDF structure check in the fidelity tests (qpdf --check); the worker merges batches with it.
   [qpdf]=/usr/bin/qpdf
   # The PDF finishing step (libs/converters/src/pdf_finish.py, docs/pdf.md): pikepdf is qpdf's
   # Python binding, reportlab draws the watermark's text; prlimit (util-linux) bounds the process.

@@ -3,8 +3,8 @@
  * `npm start`: the whole service on this machine, in one command.
  *
  *   1. builds dist/ when a source changed (scripts/build.js);
- *   2. starts a private redis-server on a free loopback port, without persistence, unless
- *      REDIS_URL is set;
+ *   2. starts a private redis-server on a free loopback port, with an append-only file
+ *      (.redis-aof/, fsync every second), unless REDIS_URL is set;
  *   3. starts one worker (embedded LibreOffice pool, or Gotenberg if GOTENBERG_URL is set), and
  *      once it has registered, the API on PORT (default 8000);
  *   4. prints the address and a curl example; Ctrl-C (or SIGTERM) stops everything, API first,
@@ -164,12 +164,29 @@ async function main() {
     const redis = run(
       'redis',
       'redis-server',
-      ['--port', String(port), '--bind', '127.0.0.1', '--save', '', '--appendonly', 'no'],
+      // An append-only file (fsync every second) in .redis-aof/: accepted jobs (POST /api/v1/jobs)
+      // survive a restart of Redis and of `npm start`.
+      [
+        '--port',
+        String(port),
+        '--bind',
+        '127.0.0.1',
+        '--save',
+        '',
+        '--appendonly',
+        'yes',
+        '--appendfsync',
+        'everysec',
+        '--dir',
+        ROOT,
+        '--appenddirname',
+        '.redis-aof',
+      ],
       process.env,
     );
     await waitForLine(redis, /Ready to accept connections/, 15_000);
     env.REDIS_URL = `redis://127.0.0.1:${port}`;
-    log(`local Redis on ${env.REDIS_URL} (no persistence)`);
+    log(`local Redis on ${env.REDIS_URL} (append-only file in .redis-aof/)`);
   } else {
     log(`using Redis at ${env.REDIS_CLUSTER_NODES || env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
   }

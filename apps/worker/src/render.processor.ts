@@ -137,6 +137,11 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
     );
     try {
+      if (job.data.background && !(await markStarted(deps.redis, job.data.background.recordKey))) {
+        // DELETE /api/v1/jobs/{id} dropped the job: nobody will read this item (a typed error:
+        // failed at once, logged as routine).
+        throw new InternalError('The job was cancelled', { request_id: requestId, cancelled: true });
+      }
       const [template, requestJson] = await readPayload(deps.redis, job.data, templateBytes);
       if (!template || requestJson === null) {
         // The API gave up on this request (timeout or hang-up) and deleted its payload.
@@ -180,18 +185,21 @@ export function createRenderProcessor(deps: ProcessorDeps) {
               'options.pdf',
               { maxExtraBytes: deps.maxPdfExtraBytes },
             );
+      // An asynchronous job's item has no caller waiting: the converter's own limit only.
+      const jobBudget = () =>
+        job.data.background ? deps.convertTimeoutMs : conversionBudget(job.timestamp, deps);
       let result =
         options.output === 'docx'
           ? docx
           : await deps.converter.convert(docx, {
               jobId: requestId || String(job.id),
-              timeoutMs: conversionBudget(job.timestamp, deps),
+              timeoutMs: jobBudget(),
               pdf: pdfOptions,
             });
       if (needsFinishing(pdfOptions)) {
         // The same step after either converter: prepend/append, watermark, files, encryption.
         result = await finishPdf(result, pdfOptions, {
-          timeoutMs: conversionBudget(job.timestamp, deps),
+          timeoutMs: jobBudget(),
           tmpDir: deps.finishTmpDir,
           log: (message) => log.warn(message),
         });
@@ -202,7 +210,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const contentType = CONTENT_TYPES[options.output];
       // The request is answered: its payload goes with the push.
       const frame = encodeReply({ jobId: String(job.id), contentType, body: result });
-      await pushReply(deps.redis, job.data.replyKey, frame, deps.payloadTtlMs, job.data.requestKey);
+      await pushReply(deps.redis, job.data.replyKey, frame, replyTtlMs(job.data, deps), job.data.requestKey);
       deps.metrics?.jobs.inc({ outcome: 'success' });
       log.info(
         { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
@@ -287,10 +295,33 @@ async function replyFailure(
 ): Promise<void> {
   try {
     const frame = encodeReply({ jobId: String(job.id), failedReason: failure.message });
-    await pushReply(deps.redis, job.data.replyKey, frame, deps.payloadTtlMs);
+    await pushReply(deps.redis, job.data.replyKey, frame, replyTtlMs(job.data, deps));
   } catch (e) {
     log.warn(`job ${job.id}: its failure could not be pushed to the API (${String(e)})`);
   }
+}
+
+/**
+ * How long a reply waits in its list: for an asynchronous job's item (whose list is its own, read
+ * by the job's parent once every item is done) as long as the job may take, else PAYLOAD_TTL_MS.
+ */
+function replyTtlMs(job: Pick<RenderJob, 'background'>, deps: Pick<ProcessorDeps, 'payloadTtlMs'>): number {
+  return job.background?.resultTtlMs ?? deps.payloadTtlMs;
+}
+
+/**
+ * Notes the first start of an asynchronous job's item in the job's record (its status turns
+ * 'active'); false when the record is gone (the job was cancelled or expired). One call, and the
+ * record is never re-created without its TTL.
+ */
+async function markStarted(redis: RedisConnection, recordKey: string): Promise<boolean> {
+  const found = await redis.eval(
+    "if redis.call('exists', KEYS[1]) == 0 then return 0 end redis.call('hsetnx', KEYS[1], 'started_at', ARGV[1]) return 1",
+    1,
+    recordKey,
+    String(Date.now()),
+  );
+  return found === 1;
 }
 
 /** Time the answer needs to reach the API after the conversion ends. */

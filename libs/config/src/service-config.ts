@@ -105,6 +105,66 @@ export class ServiceConfig {
   @Min(1)
   RETRY_AFTER_SECONDS = 5;
 
+  /** Items a batch (request_data.batch) may hold; checked before anything is queued. */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MAX_BATCH_ITEMS = 1000;
+
+  /**
+   * Key that signs webhooks (Standard Webhooks): `whsec_` then base64 (of 24 random bytes or
+   * more). Without it, a job that asks for a webhook is refused (400 invalid_webhook_url).
+   */
+  @IsString()
+  @Matches(/^(?:whsec_)?[A-Za-z0-9+/]+={0,2}$/, {
+    message: 'WEBHOOK_SECRET must be whsec_ followed by base64 (of at least 24 random bytes)',
+  })
+  @IsOptional()
+  WEBHOOK_SECRET?: string;
+
+  /** Delivery attempts per webhook (BullMQ attempts, exponential backoff from WEBHOOK_BACKOFF_MS). */
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  WEBHOOK_RETRIES = 5;
+
+  /** First delay between webhook attempts; doubles on each further attempt (milliseconds). */
+  @IsInt()
+  @Min(0)
+  WEBHOOK_BACKOFF_MS = 2000;
+
+  /** Time limit of one webhook attempt, connection to last byte (milliseconds). */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /**
+   * Hosts (`host` or `host:port`, IPv6 in brackets, comma-separated) a webhook may reach even when
+   * they resolve to loopback or private addresses. Empty: only public addresses.
+   */
+  @IsString()
+  WEBHOOK_ALLOWED_HOSTS = '';
+
+  /**
+   * The service's public address (`https://docs.example.com`), for the absolute result_url of
+   * webhooks; without it, the submitting request's own scheme and Host.
+   */
+  @IsString()
+  @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL without query' })
+  @IsOptional()
+  PUBLIC_BASE_URL?: string;
+
+  /** How long an asynchronous job's result (and status) stays readable once finished (seconds). */
+  @IsInt()
+  @Min(1)
+  RESULT_TTL_S = 3600;
+
+  /** Largest result (PDF, or the ZIP or merged PDF of a batch) an asynchronous job may keep in Redis. */
+  @IsInt()
+  @Min(1)
+  MAX_RESULT_BYTES = 100 * MiB;
+
   /** Attempts per job for retryable failures (converter outages); user errors are never retried. */
   @IsInt()
   @Min(1)
@@ -332,7 +392,13 @@ export class ServiceConfig {
 /** Integer variables without a default. */
 const OPTIONAL_INTEGER_KEYS = ['PAYLOAD_TTL_MS', 'MAX_LOOP_ITERATIONS', 'WORKER_CONCURRENCY'];
 /** String variables without a default. */
-const OPTIONAL_STRING_KEYS = ['REDIS_CLUSTER_NODES', 'BULL_BOARD_USER', 'BULL_BOARD_PASSWORD'];
+const OPTIONAL_STRING_KEYS = [
+  'REDIS_CLUSTER_NODES',
+  'BULL_BOARD_USER',
+  'BULL_BOARD_PASSWORD',
+  'WEBHOOK_SECRET',
+  'PUBLIC_BASE_URL',
+];
 /** Every variable, and those read as integers. */
 const ALL_KEYS = [
   ...new Set([...Object.keys(new ServiceConfig()), ...OPTIONAL_INTEGER_KEYS, ...OPTIONAL_STRING_KEYS]),

@@ -72,6 +72,13 @@ export interface RenderJob {
    */
   templateChecked: boolean;
   options: RenderJobOptions;
+  /**
+   * An item of an asynchronous job (async-job.ts): no caller waits, so the conversion gets the
+   * full CONVERSION_TIMEOUT_MS rather than what is left of JOB_TIMEOUT_MS, and its reply list is
+   * the item's own (itemReplyKey) and lives this long, until the job's parent assembles it. The
+   * item's index is its job id's.
+   */
+  background?: { resultTtlMs: number; recordKey: string };
 }
 
 /** The return value of a completed job. */

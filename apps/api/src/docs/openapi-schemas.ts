@@ -360,7 +360,21 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
       suggestion: 'Send PNG images only; convert JPEG, GIF or SVG to PNG first.',
     },
   },
+  invalid_webhook_url: {
+    message: 'webhook_url resolves to a private address, which the service does not call',
+    details: {
+      reason: 'address_not_allowed',
+      host: 'intranet.example',
+      address: '10.0.0.7',
+      range: 'private',
+    },
+  },
   not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
+  job_not_found: { message: 'No job has this id, or its result has expired', details: {} },
+  job_not_finished: {
+    message: 'The job is not finished yet',
+    details: { status: 'active', progress: { done: 3, total: 20 } },
+  },
   method_not_allowed: {
     message: 'GET is not allowed on /api/v1/process-template-document; use POST',
     details: { allow: ['POST'] },

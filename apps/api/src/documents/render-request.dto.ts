@@ -368,7 +368,7 @@ export function parseRenderFields(
  * it: an image named `__proto__` or `constructor` is an own key like any other, and the library's
  * checks (Object.keys) see it.
  */
-function checkImages(images: Record<string, unknown>, where: string): Record<string, ImageData> {
+export function checkImages(images: Record<string, unknown>, where: string): Record<string, ImageData> {
   for (const name of Object.keys(images)) {
     const value = images[name];
     if (!isPlainObject(value)) {
