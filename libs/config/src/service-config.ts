@@ -151,7 +151,9 @@ export class ServiceConfig {
    * webhooks; without it, the submitting request's own scheme and Host.
    */
   @IsString()
-  @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL without query' })
+  @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, {
+    message: 'PUBLIC_BASE_URL must be an http(s) URL without query',
+  })
   @IsOptional()
   PUBLIC_BASE_URL?: string;
 
