@@ -88,19 +88,20 @@ async function main(): Promise<void> {
 
   const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
   const processor = createRenderProcessor({
-    redis,
+    worker: { id: workerId, redis, logger, metrics },
     converter,
-    workerId,
-    payloadTtlMs: config.payloadTtlMs,
-    // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
-    convertTimeoutMs: converterConfig.conversionTimeoutMs,
-    jobTimeoutMs: config.JOB_TIMEOUT_MS,
-    maxTableCells: config.MAX_TABLE_CELLS,
-    maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
+    budget: {
+      payloadTtlMs: config.payloadTtlMs,
+      // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
+      convertTimeoutMs: converterConfig.conversionTimeoutMs,
+      jobTimeoutMs: config.JOB_TIMEOUT_MS,
+    },
+    limits: {
+      maxTableCells: config.MAX_TABLE_CELLS,
+      maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
+      ...config.renderLimits,
+    },
     ...(converterConfig.workDir ? { finishTmpDir: converterConfig.workDir } : {}),
-    ...config.renderLimits,
-    logger,
-    metrics,
   });
   const worker = createRenderWorker(processor, {
     names,
