@@ -88,6 +88,38 @@ def open_extra(path, field):
     return src
 
 
+def link_targets(src):
+    """For each page: (annotation index, 'Dest' or 'A', target page index) of its internal links."""
+    index = {page.obj.objgen: i for i, page in enumerate(src.pages)}
+    out = []
+    for page in src.pages:
+        links = []
+        for j, annot in enumerate(page.obj.get('/Annots', [])):
+            if not isinstance(annot, pikepdf.Dictionary) or annot.get('/Subtype') != Name.Link:
+                continue
+            for key, dest in (('Dest', annot.get('/Dest')), ('A', (annot.get('/A') or {}).get('/D'))):
+                if isinstance(dest, pikepdf.Array) and len(dest) > 0 and isinstance(dest[0], pikepdf.Dictionary):
+                    target = index.get(dest[0].objgen)
+                    if target is not None:
+                        links.append((j, key, target))
+        out.append(links)
+    return out
+
+
+def add_pages(pdf, src, at):
+    """src's pages into pdf at `at`, their links to each other kept (qpdf copies each page alone,
+    so a link's page reference would otherwise come out null: a dead link)."""
+    targets = link_targets(src)
+    for k, page in enumerate(src.pages):
+        pdf.pages.insert(at + k, page)
+    for k, links in enumerate(targets):
+        annots = pdf.pages[at + k].obj.get('/Annots')
+        for j, key, target in links:
+            annot = annots[j]
+            dest = annot.Dest if key == 'Dest' else annot.A.D
+            dest[0] = pdf.pages[at + target].obj
+
+
 def hex_color(text):
     return tuple(int(text[i:i + 2], 16) / 255 for i in (1, 3, 5))
 
@@ -285,13 +317,14 @@ def finish(job):
     for i, path in enumerate(job.get('prepend', [])):
         src = open_extra(path, f'{root}.prepend[{i}].data')
         extras.append(src)
-    prepend_pages = [p for src in extras for p in src.pages]
-    for k, page in enumerate(prepend_pages):
-        pdf.pages.insert(k, page)
+    at = 0
+    for src in extras:
+        add_pages(pdf, src, at)
+        at += len(src.pages)
     for i, path in enumerate(job.get('append', [])):
         src = open_extra(path, f'{root}.append[{i}].data')
         extras.append(src)
-        pdf.pages.extend(src.pages)
+        add_pages(pdf, src, len(pdf.pages))
     if job.get('facturx'):
         fx = job['facturx']
         with open(fx['path'], 'rb') as f:
