@@ -65,7 +65,10 @@ def check_streams(pdf, field):
 
 def reason(e, path):
     """qpdf's message without our file's path (callers learn nothing of the worker's disk)."""
-    return str(e).replace(path + ': ', '').replace(path, 'the file')[:200]
+    text = str(e)
+    if path:
+        text = text.replace(path + ': ', '').replace(path, 'the file')
+    return text[:200]
 
 
 def open_extra(path, field):
@@ -106,18 +109,22 @@ def link_targets(src):
     return out
 
 
-def add_pages(pdf, src, at):
+def add_pages(pdf, src, at, field):
     """src's pages into pdf at `at`, their links to each other kept (qpdf copies each page alone,
     so a link's page reference would otherwise come out null: a dead link)."""
-    targets = link_targets(src)
-    for k, page in enumerate(src.pages):
-        pdf.pages.insert(at + k, page)
-    for k, links in enumerate(targets):
-        annots = pdf.pages[at + k].obj.get('/Annots')
-        for j, key, target in links:
-            annot = annots[j]
-            dest = annot.Dest if key == 'Dest' else annot.A.D
-            dest[0] = pdf.pages[at + target].obj
+    step(field)
+    try:
+        targets = link_targets(src)
+        for k, page in enumerate(src.pages):
+            pdf.pages.insert(at + k, page)
+        for k, links in enumerate(targets):
+            annots = pdf.pages[at + k].obj.get('/Annots')
+            for j, key, target in links:
+                annot = annots[j]
+                dest = annot.Dest if key == 'Dest' else annot.A.D
+                dest[0] = pdf.pages[at + target].obj
+    except Exception as e:  # a structure qpdf read but cannot copy: the caller's file
+        raise InputProblem(field, f'could not be added ({reason(e, src.filename)})')
 
 
 def hex_color(text):
@@ -318,13 +325,14 @@ def finish(job):
         src = open_extra(path, f'{root}.prepend[{i}].data')
         extras.append(src)
     at = 0
-    for src in extras:
-        add_pages(pdf, src, at)
+    for i, src in enumerate(extras):
+        add_pages(pdf, src, at, f'{root}.prepend[{i}].data')
         at += len(src.pages)
     for i, path in enumerate(job.get('append', [])):
-        src = open_extra(path, f'{root}.append[{i}].data')
+        field = f'{root}.append[{i}].data'
+        src = open_extra(path, field)
         extras.append(src)
-        add_pages(pdf, src, len(pdf.pages))
+        add_pages(pdf, src, len(pdf.pages), field)
     if job.get('facturx'):
         fx = job['facturx']
         with open(fx['path'], 'rb') as f:
