@@ -21,7 +21,7 @@ from pikepdf import Array, Name
 
 CII_NS = 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100'
 FX_NS = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#'
-# Factur-X 1.0 (§ 7.1.6 of the specification, and Akretion's factur-x library): MINIMUM and
+# The Factur-X specification (and Akretion's factur-x library, which enforces it): MINIMUM and
 # BASIC WL are not complete invoices, so their XML is only `Data`; the others are `Alternative`.
 FX_RELATIONSHIP = {'MINIMUM': 'Data', 'BASIC WL': 'Data'}
 # A Flate stream that inflates past this is refused as a compression bomb (a 6000×4000 RGB image
@@ -320,6 +320,12 @@ def finish(job):
     step('converted document')
     pdf = pikepdf.open(job['main'])
     root = job['path']
+    xml = None
+    if job.get('facturx'):
+        # Checked first: a bad invoice is refused before any PDF work.
+        with open(job['facturx']['path'], 'rb') as f:
+            xml = f.read()
+        check_cii(xml, f'{root}.facturx.xml')
     extras = []  # kept open until saved: copied pages refer to their source
     for i, path in enumerate(job.get('prepend', [])):
         src = open_extra(path, f'{root}.prepend[{i}].data')
@@ -333,11 +339,6 @@ def finish(job):
         src = open_extra(path, field)
         extras.append(src)
         add_pages(pdf, src, len(pdf.pages), field)
-    if job.get('facturx'):
-        fx = job['facturx']
-        with open(fx['path'], 'rb') as f:
-            xml = f.read()
-        check_cii(xml, f'{root}.facturx.xml')
     if job.get('watermark'):
         step('watermark')
         add_watermark(pdf, job['watermark'], job.get('tagged', False))
