@@ -22,7 +22,7 @@ declare -A WANT=(
   [fonts-tlwg-garuda-ttf]=/usr/share/fonts/truetype/tlwg/Garuda.ttf
   [fonts-lohit-deva]=/usr/share/fonts/truetype/lohit-devanagari/Lohit-Devanagari.ttf
   [fonts-symbola]=/usr/share/fonts/truetype/ancient-scripts/Symbola_hint.ttf
-  # PDF structure check in the fidelity tests (qpdf --check).
+  # PDF structure check in the fidelity tests (qpdf --check); the worker merges batches with it.
   [qpdf]=/usr/bin/qpdf
   # The PDF finishing step (libs/converters/src/pdf_finish.py, docs/pdf.md): pikepdf is qpdf's
   # Python binding, reportlab draws the watermark's text; prlimit (util-linux) bounds the process.
@@ -33,6 +33,10 @@ declare -A WANT=(
   [libxml2-utils]=/usr/bin/xmllint
   # Barcodes decoded back from the PDF in the tests (zbarimg).
   [zbar-tools]=/usr/bin/zbarimg
+  # DataMatrix and PDF417, which zbar 0.23 does not decode (ZXingReader, test/barcodes.e2e-spec.ts).
+  [zxing-cpp-tools]=/usr/bin/ZXingReader
+  # Babel, for the formatting filters' differential test (comes with python3-docxtpl; named here too).
+  [python3-babel]=/usr/lib/python3/dist-packages/babel/__init__.py
   # A worker with a skewed clock in the fault tests (libfaketime).
   [faketime]=/usr/bin/faketime
   # The playground's browser test (playwright-core drives Debian's chromium).

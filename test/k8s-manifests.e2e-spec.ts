@@ -533,7 +533,10 @@ describe('deploy/k8s manifests', () => {
         const spec = d.spec.template.spec;
         expect(spec.securityContext.runAsNonRoot).toBe(true);
         expect(spec.securityContext.runAsUser).toBeGreaterThan(0);
-        const emptyDirs = new Set((spec.volumes as Obj[]).filter((v) => v.emptyDir).map((v) => v.name));
+        // Writable: scratch (emptyDir) or, for Redis' append-only file, a claim.
+        const emptyDirs = new Set(
+          (spec.volumes as Obj[]).filter((v) => v.emptyDir || v.persistentVolumeClaim).map((v) => v.name),
+        );
         for (const c of spec.containers as Obj[]) {
           expect(c.securityContext).toMatchObject({
             allowPrivilegeEscalation: false,
@@ -565,6 +568,21 @@ describe('deploy/k8s manifests', () => {
       expect(cpu(g.requests.cpu)).toBeGreaterThanOrEqual(1);
       expect(bytes(g.requests.memory)).toBeGreaterThanOrEqual(bytes('1Gi'));
       expect(bytes(g.limits.memory)).toBeLessThanOrEqual(bytes('2Gi'));
+    });
+
+    it('Redis keeps an append-only file fsynced every second on a claim, here and in docker-compose.yml', () => {
+      const args = container(redis).args as string[];
+      expect(args[args.indexOf('--appendonly') + 1]).toBe('yes');
+      expect(args[args.indexOf('--appendfsync') + 1]).toBe('everysec');
+      const data = (container(redis).volumeMounts as Obj[]).find((m) => m.mountPath === '/data')!;
+      const volume = (redis.spec.template.spec.volumes as Obj[]).find((v) => v.name === data.name)!;
+      expect(find('PersistentVolumeClaim', volume.persistentVolumeClaim.claimName).spec.accessModes).toEqual([
+        'ReadWriteOnce',
+      ]);
+      const command = compose.services.redis.command as string[];
+      expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
+      expect(command[command.indexOf('--appendfsync') + 1]).toBe('everysec');
+      expect(compose.services.redis.volumes).toEqual(['redis-data:/data']);
     });
 
     it('Redis never evicts (BullMQ needs noeviction) and runs as a single replica that is never doubled', () => {

@@ -28,6 +28,7 @@ import { converterVersion } from './converter-version';
 import { jobContext } from './job-context';
 import { WorkerRegistration } from './registration';
 import { createRenderProcessor } from './render.processor';
+import { createAsyncWorkers } from './jobs/async-workers';
 import { createWorkerHttpServer, listen, type WorkerReadiness } from './worker-http';
 import { WorkerMetrics } from './worker-metrics';
 
@@ -111,6 +112,17 @@ async function main(): Promise<void> {
   worker.on('stalled', (jobId) =>
     logger.warn({ jobId }, `job ${jobId} stalled (its worker died); handed to another worker`),
   );
+  // Asynchronous jobs' parents and webhook deliveries (POST /api/v1/jobs).
+  const asyncWorkers = createAsyncWorkers({
+    config,
+    redis,
+    queueRedis,
+    logger,
+    metrics,
+    onError: logRedisError,
+    render: processor,
+    itemConcurrency: concurrency,
+  });
 
   const registration = new WorkerRegistration({
     redis,
@@ -160,7 +172,7 @@ async function main(): Promise<void> {
     stopping = true;
     log(`${signal}: finishing the jobs in hand`);
     await registration.stop();
-    await worker.close(); // waits for active jobs
+    await Promise.all([worker.close(), asyncWorkers.close()]); // waits for active jobs
     await converter.close().catch((e: unknown) => logger.warn(`converter close: ${String(e)}`));
     redis.disconnect();
     queueRedis.disconnect();
@@ -184,6 +196,7 @@ async function main(): Promise<void> {
     logger.fatal(`worker stopped: ${String(e)}`);
     process.exit(1);
   });
+  asyncWorkers.run();
   await worker.waitUntilReady().catch(logRedisError);
   taking = true;
   await registration.start();

@@ -16,6 +16,12 @@ export class WorkerMetrics {
   readonly conversionDuration: Histogram;
   /** Attempts by outcome: `success` or the error_type the attempt failed with. */
   readonly jobs: Counter<'outcome'>;
+  /** Asynchronous jobs (POST /api/v1/jobs) finished by this worker, by status. */
+  readonly asyncJobs: Counter<'status'>;
+  /** Items of asynchronous jobs, counted when their job is assembled, by outcome. */
+  readonly batchItems: Counter<'outcome'>;
+  /** Webhook delivery attempts by outcome: delivered, retried, exhausted (the last failed), refused. */
+  readonly webhookDeliveries: Counter<'outcome'>;
 
   constructor(registry = new Registry()) {
     this.registry = registry;
@@ -30,6 +36,24 @@ export class WorkerMetrics {
       name: 'docgen_conversion_duration_seconds',
       help: 'Time of one successful .docx to PDF conversion, waiting for a converter instance included',
       buckets: [0.05, 0.1, 0.25, 0.5, 1, 2, 4, 8, 15, 30, 60],
+      registers: [registry],
+    });
+    this.asyncJobs = new Counter({
+      name: 'docgen_async_jobs_total',
+      help: 'Asynchronous jobs finished by this worker, by status (completed or failed)',
+      labelNames: ['status'],
+      registers: [registry],
+    });
+    this.batchItems = new Counter({
+      name: 'docgen_batch_items_total',
+      help: 'Items of asynchronous jobs, counted when their job is assembled, by outcome (completed or failed)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.webhookDeliveries = new Counter({
+      name: 'docgen_webhook_deliveries_total',
+      help: 'Webhook delivery attempts by outcome: delivered, retried, exhausted (the last attempt failed), refused (address not allowed)',
+      labelNames: ['outcome'],
       registers: [registry],
     });
     this.jobs = new Counter({

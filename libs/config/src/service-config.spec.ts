@@ -13,6 +13,40 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ MAX_TABLE_CELLS: '0' })).toThrow(/MAX_TABLE_CELLS/);
   });
 
+  it('asynchronous jobs and webhooks: defaults, and what is refused', () => {
+    const c = loadConfig({});
+    expect([c.MAX_BATCH_ITEMS, c.WEBHOOK_RETRIES, c.RESULT_TTL_S, c.MAX_RESULT_BYTES]).toEqual([
+      1000,
+      5,
+      3600,
+      100 * 1024 * 1024,
+    ]);
+    expect([c.WEBHOOK_SECRET, c.PUBLIC_BASE_URL, c.WEBHOOK_ALLOWED_HOSTS]).toEqual([
+      undefined,
+      undefined,
+      '',
+    ]);
+    const secret = `whsec_${Buffer.alloc(24, 7).toString('base64')}`;
+    const set = loadConfig({
+      WEBHOOK_SECRET: secret,
+      PUBLIC_BASE_URL: 'https://docs.example.com/base',
+      WEBHOOK_ALLOWED_HOSTS: 'hooks.internal:8443',
+    });
+    expect([set.WEBHOOK_SECRET, set.PUBLIC_BASE_URL, set.WEBHOOK_ALLOWED_HOSTS]).toEqual([
+      secret,
+      'https://docs.example.com/base',
+      'hooks.internal:8443',
+    ]);
+    expect(() => loadConfig({ WEBHOOK_SECRET: 'whsec_not base64!' })).toThrow(/WEBHOOK_SECRET/);
+    expect(() => loadConfig({ PUBLIC_BASE_URL: 'ftp://x' })).toThrow(/PUBLIC_BASE_URL/);
+    expect(() => loadConfig({ PUBLIC_BASE_URL: 'https://x/?a=1' })).toThrow(/PUBLIC_BASE_URL/);
+    expect(() => loadConfig({ WEBHOOK_RETRIES: '0' })).toThrow(/WEBHOOK_RETRIES/);
+    expect(() => loadConfig({ MAX_BATCH_ITEMS: '0' })).toThrow(/MAX_BATCH_ITEMS/);
+    expect(SERVICE_ENV_VARS).toEqual(
+      expect.arrayContaining(['WEBHOOK_SECRET', 'PUBLIC_BASE_URL', 'RESULT_TTL_S']),
+    );
+  });
+
   it('reads integers and strings from the environment', () => {
     const c = loadConfig({
       PORT: '9000',
@@ -64,6 +98,17 @@ describe('loadConfig', () => {
       ],
     });
     expect(SERVICE_ENV_VARS).toContain('REDIS_CLUSTER_NODES');
+  });
+
+  it('DEFAULT_LOCALE and DEFAULT_TIMEZONE: en_US and UTC unless set; unknown ones are named', () => {
+    const c = loadConfig({});
+    expect([c.DEFAULT_LOCALE, c.DEFAULT_TIMEZONE]).toEqual(['en_US', 'UTC']);
+    expect(loadConfig({ DEFAULT_LOCALE: 'de-DE', DEFAULT_TIMEZONE: 'Europe/Berlin' }).DEFAULT_LOCALE).toBe(
+      'de-DE',
+    );
+    expect(() => loadConfig({ DEFAULT_LOCALE: 'not a locale' })).toThrow(/DEFAULT_LOCALE/);
+    expect(() => loadConfig({ DEFAULT_TIMEZONE: 'Europe/Atlantis' })).toThrow(/DEFAULT_TIMEZONE/);
+    expect(SERVICE_ENV_VARS).toEqual(expect.arrayContaining(['DEFAULT_LOCALE', 'DEFAULT_TIMEZONE']));
   });
 
   it.each(['redis-0', 'redis://redis-0:6379', 'a:1,,b:2', 'a:1;b:2', 'a:99999'])(

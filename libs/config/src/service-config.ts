@@ -105,6 +105,68 @@ export class ServiceConfig {
   @Min(1)
   RETRY_AFTER_SECONDS = 5;
 
+  /** Items a batch (request_data.batch) may hold; checked before anything is queued. */
+  @IsInt()
+  @Min(1)
+  @Max(100_000)
+  MAX_BATCH_ITEMS = 1000;
+
+  /**
+   * Key that signs webhooks (Standard Webhooks): `whsec_` then base64 (of 24 random bytes or
+   * more). Without it, a job that asks for a webhook is refused (400 invalid_webhook_url).
+   */
+  @IsString()
+  @Matches(/^(?:whsec_)?[A-Za-z0-9+/]+={0,2}$/, {
+    message: 'WEBHOOK_SECRET must be whsec_ followed by base64 (of at least 24 random bytes)',
+  })
+  @IsOptional()
+  WEBHOOK_SECRET?: string;
+
+  /** Delivery attempts per webhook (BullMQ attempts, exponential backoff from WEBHOOK_BACKOFF_MS). */
+  @IsInt()
+  @Min(1)
+  @Max(20)
+  WEBHOOK_RETRIES = 5;
+
+  /** First delay between webhook attempts; doubles on each further attempt (milliseconds). */
+  @IsInt()
+  @Min(0)
+  WEBHOOK_BACKOFF_MS = 2000;
+
+  /** Time limit of one webhook attempt, connection to last byte (milliseconds). */
+  @IsInt()
+  @Min(100)
+  @Max(120_000)
+  WEBHOOK_TIMEOUT_MS = 10_000;
+
+  /**
+   * Hosts (`host` or `host:port`, IPv6 in brackets, comma-separated) a webhook may reach even when
+   * they resolve to loopback or private addresses. Empty: only public addresses.
+   */
+  @IsString()
+  WEBHOOK_ALLOWED_HOSTS = '';
+
+  /**
+   * The service's public address (`https://docs.example.com`), for the absolute result_url of
+   * webhooks; without it, the submitting request's own scheme and Host.
+   */
+  @IsString()
+  @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, {
+    message: 'PUBLIC_BASE_URL must be an http(s) URL without query',
+  })
+  @IsOptional()
+  PUBLIC_BASE_URL?: string;
+
+  /** How long an asynchronous job's result (and status) stays readable once finished (seconds). */
+  @IsInt()
+  @Min(1)
+  RESULT_TTL_S = 3600;
+
+  /** Largest result (PDF, or the ZIP or merged PDF of a batch) an asynchronous job may keep in Redis. */
+  @IsInt()
+  @Min(1)
+  MAX_RESULT_BYTES = 100 * MiB;
+
   /** Attempts per job for retryable failures (converter outages); user errors are never retried. */
   @IsInt()
   @Min(1)
@@ -198,6 +260,17 @@ export class ServiceConfig {
   /** Undefined-variable behaviour when the request does not choose one. */
   @IsIn(['empty', 'strict', 'debug', 'property_missing'])
   DEFAULT_UNDEFINED: 'empty' | 'strict' | 'debug' | 'property_missing' = 'empty';
+
+  /**
+   * Locale of the formatting filters (format_date, format_currency, …) when the request does not
+   * name one (options.locale, or the form field locale): Babel's `de_DE` or BCP 47's `de-DE`.
+   */
+  @IsString()
+  DEFAULT_LOCALE = 'en_US';
+
+  /** IANA time zone format_datetime and format_time show times in when the request names none. */
+  @IsString()
+  DEFAULT_TIMEZONE = 'UTC';
 
   /** Jobs one worker process runs at once (default: the converter's capacity). */
   @IsInt()
@@ -321,7 +394,13 @@ export class ServiceConfig {
 /** Integer variables without a default. */
 const OPTIONAL_INTEGER_KEYS = ['PAYLOAD_TTL_MS', 'MAX_LOOP_ITERATIONS', 'WORKER_CONCURRENCY'];
 /** String variables without a default. */
-const OPTIONAL_STRING_KEYS = ['REDIS_CLUSTER_NODES', 'BULL_BOARD_USER', 'BULL_BOARD_PASSWORD'];
+const OPTIONAL_STRING_KEYS = [
+  'REDIS_CLUSTER_NODES',
+  'BULL_BOARD_USER',
+  'BULL_BOARD_PASSWORD',
+  'WEBHOOK_SECRET',
+  'PUBLIC_BASE_URL',
+];
 /** Every variable, and those read as integers. */
 const ALL_KEYS = [
   ...new Set([...Object.keys(new ServiceConfig()), ...OPTIONAL_INTEGER_KEYS, ...OPTIONAL_STRING_KEYS]),
@@ -374,11 +453,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       if (port < 1 || port > 65535) problems.push(`REDIS_CLUSTER_NODES: port ${port} is out of range`);
     }
   }
+  if (!knownLocale(config.DEFAULT_LOCALE))
+    problems.push(
+      `DEFAULT_LOCALE: not a locale ICU knows (got '${config.DEFAULT_LOCALE}'), e.g. en_US or de-DE`,
+    );
+  if (!knownTimeZone(config.DEFAULT_TIMEZONE))
+    problems.push(
+      `DEFAULT_TIMEZONE: not an IANA time zone (got '${config.DEFAULT_TIMEZONE}'), e.g. UTC or Europe/Berlin`,
+    );
   if (config.HEARTBEAT_TTL_MS <= config.HEARTBEAT_INTERVAL_MS) {
     problems.push('HEARTBEAT_TTL_MS must be greater than HEARTBEAT_INTERVAL_MS');
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
   return config;
+}
+
+/** A first check of DEFAULT_LOCALE (the engine checks language and region fully at each render). */
+function knownLocale(raw: string): boolean {
+  try {
+    const [tag] = Intl.getCanonicalLocales(raw.replace(/_/g, '-'));
+    return Intl.DateTimeFormat.supportedLocalesOf([tag], { localeMatcher: 'lookup' }).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+function knownTimeZone(raw: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(raw)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: raw });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function flatten(errors: ValidationError[]): { name: string; message: string; value: unknown }[] {

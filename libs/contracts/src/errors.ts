@@ -23,8 +23,11 @@ export const ERROR_CATALOGUE = {
   missing_file: 400,
   invalid_template: 400,
   image_processing_error: 400,
+  invalid_webhook_url: 400,
   not_found: 404,
+  job_not_found: 404,
   method_not_allowed: 405,
+  job_not_finished: 409,
   payload_too_large: 413,
   // the template and its data
   template_syntax_error: 422,

@@ -11,3 +11,5 @@ export * from './worker-registry';
 export * from './redis-connection';
 export * from './redis-script';
 export * from './health-paths';
+export * from './async-job';
+export * from './webhooks';

@@ -11,3 +11,5 @@ export * from './reply-channel';
 export * from './render-queue';
 export * from './render-worker';
 export * from './watchdog';
+export * from './job-flows';
+export * from './job-workers';

@@ -23,6 +23,7 @@ import { API_PATHS } from '@app/contracts';
 import { ERROR_TYPE_LOCAL, METRICS_ROUTE_LOCAL } from '../logging/response-locals';
 import { QueueModule } from '../queue/queue.module';
 import { RenderQueueService } from '../queue/render-queue.service';
+import { JobsService } from '../queue/jobs.service';
 import { checkBasicAuth } from './basic-auth';
 import { boardJobData, boardJobResult } from './job-view';
 
@@ -54,6 +55,7 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
   constructor(
     private readonly config: ServiceConfig,
     private readonly queue: RenderQueueService,
+    private readonly jobs: JobsService,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
@@ -134,8 +136,14 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
     adapter.setFormatter('returnValue', boardJobResult);
     const serverAdapter = new ExpressAdapter();
     serverAdapter.setBasePath(API_PATHS.board);
+    // Asynchronous jobs' queues: items (render jobs), parents (assembly), webhook deliveries.
+    const jobAdapters = this.jobs.bullQueues.map((q) => {
+      const a = new BullMQAdapter(q, { ...adapterOptions, displayName: q.name });
+      a.setFormatter('data', boardJobData);
+      return a;
+    });
     createBullBoard({
-      queues: [adapter],
+      queues: [adapter, ...jobAdapters],
       serverAdapter,
       options: { uiConfig: { boardTitle: 'docgen queues' } },
     });

@@ -7,6 +7,7 @@
 import type { ExampleObject, SchemaObject } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, type ErrorType } from '@app/contracts';
 import { UNDEFINED_BEHAVIOR_SCHEMA, V16_FORM_PROPERTIES } from './compat-schemas';
+import { LOCALE_FORM_PROPERTIES, LOCALE_OPTION_PROPERTIES } from './locale-schemas';
 
 /** Every error_type the API answers with, by HTTP status (docs/service.md, "Errors"). */
 /** status → error types, from the one catalogue (@app/contracts). */
@@ -71,6 +72,7 @@ export const SCHEMAS: Record<string, SchemaObject> = {
         description: '`pdf` (default), or `docx`: the filled Word document without conversion.',
       },
       pdf: { $ref: '#/components/schemas/PdfOptions' },
+      ...LOCALE_OPTION_PROPERTIES,
     },
     additionalProperties: false,
   },
@@ -312,6 +314,7 @@ export const RENDER_BODY_SCHEMA: SchemaObject = {
       example: JSON.stringify(ENHANCED_EXAMPLE),
     },
     ...V16_FORM_PROPERTIES,
+    ...LOCALE_FORM_PROPERTIES,
   },
 };
 
@@ -357,7 +360,21 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
       suggestion: 'Send PNG images only; convert JPEG, GIF or SVG to PNG first.',
     },
   },
+  invalid_webhook_url: {
+    message: 'webhook_url resolves to a private address, which the service does not call',
+    details: {
+      reason: 'address_not_allowed',
+      host: 'intranet.example',
+      address: '10.0.0.7',
+      range: 'private',
+    },
+  },
   not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
+  job_not_found: { message: 'No job has this id, or its result has expired', details: {} },
+  job_not_finished: {
+    message: 'The job is not finished yet',
+    details: { status: 'active', progress: { done: 3, total: 20 } },
+  },
   method_not_allowed: {
     message: 'GET is not allowed on /api/v1/process-template-document; use POST',
     details: { allow: ['POST'] },

@@ -7,6 +7,7 @@ import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
 import { API_PATHS } from '@app/contracts';
 import { SCHEMAS } from './openapi-schemas';
 import { COMPAT_SCHEMAS } from './compat-schemas';
+import { JOB_STATUS_SCHEMA, WEBHOOK_EVENT_SCHEMA } from '../jobs/jobs.openapi';
 
 const DESCRIPTION = `Fills a Word template (.docx with Jinja tags, docxtpl dialect) with JSON data and PNG images and
 answers with the PDF, synchronously, behind a queue and workers.
@@ -15,7 +16,9 @@ Every error is \`application/json\` with the ErrorBody schema. Unknown routes an
 \`not_found\`. Every answer carries \`X-Request-Id\` (the caller's, if it is 1–128 characters of
 \`A-Z a-z 0-9 . _ -\`, else a new UUID); quote it when reporting a problem.
 
-No authentication (as the interface specification says). Operators: see docs/operations.md.`;
+No authentication (as the interface specification says). Operators: see docs/operations.md.
+
+Asynchronous jobs, batches (ZIP or merged PDF) and signed webhooks: the \`jobs\` endpoints; see docs/jobs.md.`;
 
 /** The version of the HTTP interface (its paths carry /api/v1/), not of the package. */
 const API_VERSION = '1';
@@ -29,7 +32,13 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
   const document = SwaggerModule.createDocument(app, config);
   document.components = {
     ...document.components,
-    schemas: { ...(document.components?.schemas ?? {}), ...SCHEMAS, ...COMPAT_SCHEMAS },
+    schemas: {
+      ...(document.components?.schemas ?? {}),
+      ...SCHEMAS,
+      ...COMPAT_SCHEMAS,
+      JobStatus: JOB_STATUS_SCHEMA,
+      WebhookEvent: WEBHOOK_EVENT_SCHEMA,
+    },
   };
   return document;
 }

@@ -26,7 +26,13 @@ import {
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
-import { CONTENT_TYPES, MissingFileError, PDF_FINISH_KEY, splitPdfOptions } from '@app/contracts';
+import {
+  CONTENT_TYPES,
+  MissingFileError,
+  PDF_FINISH_KEY,
+  ProcessingTimeoutError,
+  splitPdfOptions,
+} from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
 import {
   ERROR_BODY_REF,
@@ -36,7 +42,9 @@ import {
 } from '../docs/openapi-schemas';
 import { REQUEST_ID_HEADER, requestIdFrom } from '../logging/request-id';
 import { contentDisposition, outputFilename } from './content-disposition';
-import { parseRenderFields } from './render-request.dto';
+import { parseJobFields, type ParsedJobRequest } from '../jobs/job-request';
+import { jobInput } from '../jobs/jobs.controller';
+import { JobsService } from '../queue/jobs.service';
 import { type LinterRequest } from './compat-fields';
 import { lintFailure, type ValidationFailedBody } from './template-validation';
 import { LintReportService } from '../lint/lint-report.service';
@@ -73,6 +81,7 @@ export class DocumentsController {
     private readonly lintReports: LintReportService,
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
+    private readonly jobs: JobsService,
   ) {}
 
   @Post('process-template-document')
@@ -138,11 +147,23 @@ export class DocumentsController {
       );
     }
     if (!file) throw new MissingFileError();
-    const { request, options, linter } = parseRenderFields(req.body as Record<string, unknown> | undefined, {
+    // The render form, and request_data.batch (docs/jobs.md), which runs as a job awaited here.
+    const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.MAX_JSON_DEPTH,
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
       maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
+      maxBatchItems: this.config.MAX_BATCH_ITEMS,
     });
+    if (parsed.webhookUrl !== undefined) {
+      throw new InvalidRequestError(
+        'webhook_url is for POST /api/v1/jobs: this endpoint answers with the document',
+        {
+          field: 'webhook_url',
+        },
+      );
+    }
+    if (parsed.items) return this.batch(req, res, file, parsed);
+    const { request, options, linter } = parsed;
     const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     prepareImages(
       request.images,
@@ -183,6 +204,8 @@ export class DocumentsController {
         options: {
           undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
           output,
+          locale: options.locale ?? this.config.DEFAULT_LOCALE,
+          timezone: options.timezone ?? this.config.DEFAULT_TIMEZONE,
           ...(pdfShape ? { pdf: pdfShape } : {}),
         },
       },
@@ -191,6 +214,49 @@ export class DocumentsController {
     return new StreamableFile(result.body, {
       type: result.contentType || CONTENT_TYPES[output],
       disposition: contentDisposition(filename),
+      length: result.body.length,
+    });
+  }
+
+  /**
+   * A batch sent to the synchronous endpoint: queued as a job (one child per item, so every
+   * worker shares it) and awaited here within JOB_TIMEOUT_MS; on timeout or hang-up it is cancelled.
+   */
+  private async batch(
+    req: Request,
+    res: Response,
+    file: UploadedTemplate,
+    parsed: ParsedJobRequest,
+  ): Promise<StreamableFile> {
+    const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const limits = {
+      maxImages: this.config.MAX_IMAGES,
+      maxImageBytes: this.config.MAX_IMAGE_BYTES,
+      maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+    };
+    for (const { request } of parsed.items!)
+      prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
+    const hangUp = new AbortController();
+    res.on('close', () => {
+      if (!res.writableFinished) hangUp.abort();
+    });
+    const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config));
+    // Answered here (or given up): the job and its result are kept for nobody else.
+    const result = await this.jobs
+      .waitForResult(jobId, this.config.JOB_TIMEOUT_MS, hangUp.signal)
+      .finally(() => void this.jobs.cancel(jobId).catch(() => undefined));
+    if (!result) {
+      throw new ProcessingTimeoutError(
+        `The batch was not processed within ${this.config.JOB_TIMEOUT_MS} ms`,
+        {
+          timeout_ms: this.config.JOB_TIMEOUT_MS,
+          hint: 'POST /api/v1/jobs takes a batch and answers at once',
+        },
+      );
+    }
+    return new StreamableFile(result.body, {
+      type: result.contentType,
+      disposition: contentDisposition(result.filename),
       length: result.body.length,
     });
   }

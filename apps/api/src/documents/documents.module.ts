@@ -5,6 +5,7 @@ import { QueueModule } from '../queue/queue.module';
 import { LintModule } from '../lint/lint.module';
 import { CheckedTemplates, DecodedImages } from './checked-templates';
 import { DocumentsController } from './documents.controller';
+import { JobsController } from '../jobs/jobs.controller';
 
 @Module({
   imports: [
@@ -29,7 +30,7 @@ import { DocumentsController } from './documents.controller';
       }),
     }),
   ],
-  controllers: [DocumentsController],
+  controllers: [DocumentsController, JobsController],
   // One per API process: a template checked or an image decoded once is not again (checked-templates.ts).
   providers: [
     { provide: CheckedTemplates, useValue: new CheckedTemplates() },

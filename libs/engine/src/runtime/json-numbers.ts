@@ -16,8 +16,12 @@
 import { formatFloat, PyFloat } from './values';
 
 const TAG = '\uFDD2';
-/** A number token whose text makes it a float (fraction or exponent), or a JSON string. */
-const TOKENS = /"(?:[^"\\]|\\.)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
+/**
+ * A JSON string or a number token. The string branch is the unrolled `"[^"\\]*(?:\\.[^"\\]*)*"`:
+ * the alternation form `(?:[^"\\]|\\.)*` took 146 ms on a payload with a 3 MB base64 image on
+ * Node 20, this one 18 ms.
+ */
+const TOKENS = /"[^"\\]*(?:\\.[^"\\]*)*"|-?\d+(?:\.\d+)?(?:[eE][+-]?\d+)?/g;
 /** Cheap test: can the text hold an integral float at all? (`.0`, or an exponent.) */
 const MAY_HOLD_FLOAT = /\.0|\d[eE]/;
 /** U+FDD2 as the text may carry it: the character itself, or its `\u` escape. */

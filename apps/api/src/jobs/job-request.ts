@@ -1,0 +1,202 @@
+/**
+ * The fields POST /api/v1/jobs adds to the form of /api/v1/process-template-document (which the
+ * synchronous endpoint accepts too): `request_data.batch` (items of template_data, images and a
+ * file name), `request_data.output` ("zip" or "merged") and `webhook_url` (a form field or a key
+ * of request_data). They are taken out of request_data first; the rest goes through the one
+ * parser of the render form (render-request.dto.ts), so every other field is checked as there.
+ */
+import { InvalidRequestError, PayloadTooLargeError, type RenderRequest } from '@app/engine';
+import { type AsyncOutput, PDF_FINISH_FIELDS, splitPdfOptions } from '@app/contracts';
+import {
+  checkImages,
+  exceedsJsonDepth,
+  parseRenderFields,
+  type ParsedRenderRequest,
+  type ParseLimits,
+} from '../documents/render-request.dto';
+import { outputFilename } from '../documents/content-disposition';
+
+export interface BatchItem {
+  request: RenderRequest;
+  /** Its name in a ZIP: `filename` (cleaned, unique) or its index. */
+  name: string;
+}
+
+export interface ParsedJobRequest extends ParsedRenderRequest {
+  /** Absent for a single document. */
+  items?: BatchItem[];
+  output: AsyncOutput;
+  webhookUrl?: string;
+}
+
+const JOB_KEYS = ['batch', 'output', 'webhook_url'] as const;
+const ITEM_FIELDS = ['template_data', 'images', 'filename'];
+const MAY_HAVE_JOB_KEYS = /"(?:batch|output|webhook_url)"\s*:/;
+
+function isPlainObject(v: unknown): v is Record<string, unknown> {
+  return typeof v === 'object' && v !== null && !Array.isArray(v);
+}
+
+const own = (o: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(o, key);
+
+/**
+ * Parses the form of a job (or of a synchronous request that may carry a batch). Throws the same
+ * typed errors as parseRenderFields, plus 413 payload_too_large for more than maxBatchItems items.
+ */
+export function parseJobFields(
+  fields: Record<string, unknown> | undefined,
+  limits: ParseLimits & { maxBatchItems: number },
+): ParsedJobRequest {
+  const form: Record<string, unknown> = { ...(fields ?? {}) };
+  let webhookUrl: unknown = form.webhook_url;
+  delete form.webhook_url;
+  if (webhookUrl !== undefined && typeof webhookUrl !== 'string') {
+    throw new InvalidRequestError("The form field 'webhook_url' must be sent once, as text", {
+      field: 'webhook_url',
+    });
+  }
+
+  let extracted: Record<string, unknown> = {};
+  // Parsed twice only when one of the keys may be there: the synchronous path stays one parse.
+  if (typeof form.request_data === 'string' && MAY_HAVE_JOB_KEYS.test(form.request_data)) {
+    let parsed: unknown;
+    try {
+      parsed = JSON.parse(form.request_data);
+    } catch {
+      parsed = undefined; // parseRenderFields reports it
+    }
+    // Too deep: left as it is, for parseRenderFields to refuse with its own error.
+    if (isPlainObject(parsed) && !exceedsJsonDepth(parsed, limits.maxJsonDepth)) {
+      extracted = Object.fromEntries(JOB_KEYS.filter((k) => own(parsed, k)).map((k) => [k, parsed[k]]));
+      if (Object.keys(extracted).length > 0) {
+        const rest: Record<string, unknown> = { ...parsed };
+        for (const k of JOB_KEYS) delete rest[k];
+        // A batch's data is in its items; the shared part needs none.
+        if (own(extracted, 'batch') && !own(rest, 'template_data')) rest.template_data = {};
+        form.request_data = JSON.stringify(rest);
+      }
+    }
+  }
+  const base = parseRenderFields(form, limits);
+
+  if (own(extracted, 'webhook_url')) {
+    if (typeof extracted.webhook_url !== 'string') {
+      throw new InvalidRequestError('request_data.webhook_url must be a string', { field: 'webhook_url' });
+    }
+    if (webhookUrl !== undefined && webhookUrl !== extracted.webhook_url) {
+      throw new InvalidRequestError('webhook_url is sent twice, with different values', {
+        fields: ['webhook_url', 'request_data.webhook_url'],
+      });
+    }
+    webhookUrl = extracted.webhook_url;
+  }
+
+  const output = extracted.output;
+  if (output !== undefined && output !== 'zip' && output !== 'merged') {
+    throw new InvalidRequestError('request_data.output must be "zip" or "merged"', {
+      field: 'output',
+      allowed: ['zip', 'merged'],
+    });
+  }
+  if (!own(extracted, 'batch')) {
+    if (output !== undefined) {
+      throw new InvalidRequestError('request_data.output applies to a batch (request_data.batch)', {
+        field: 'output',
+      });
+    }
+    return { ...base, output: 'single', ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}) };
+  }
+  if (output === 'merged' && base.options.output === 'docx') {
+    throw new InvalidRequestError('A merged batch is one PDF: options.output "docx" cannot be merged', {
+      field: 'output',
+    });
+  }
+  if (output === 'merged' && splitPdfOptions(base.options.pdf)[1]) {
+    // Encryption, attachments or Factur-X on each item would not survive (or block) the merge.
+    throw new InvalidRequestError(
+      `A merged batch takes no PDF finishing options (${PDF_FINISH_FIELDS.join(', ')}): use output "zip"`,
+      { field: 'output' },
+    );
+  }
+  const items = parseBatch(extracted.batch, base.request, base.options.output ?? 'pdf', limits.maxBatchItems);
+  return {
+    ...base,
+    items,
+    output: output ?? 'zip',
+    ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}),
+  };
+}
+
+function parseBatch(batch: unknown, shared: RenderRequest, extension: string, maxItems: number): BatchItem[] {
+  if (!Array.isArray(batch) || batch.length === 0) {
+    throw new InvalidRequestError('request_data.batch must be a non-empty list of items', { field: 'batch' });
+  }
+  if (batch.length > maxItems) {
+    throw new PayloadTooLargeError(`The batch has ${batch.length} items; at most ${maxItems} are accepted`, {
+      field: 'batch',
+      items: batch.length,
+      max_batch_items: maxItems,
+    });
+  }
+  const used = new Set<string>();
+  return batch.map((item: unknown, index) => {
+    const where = `batch[${index}]`;
+    if (!isPlainObject(item)) {
+      throw new InvalidRequestError(`${where} must be an object with template_data`, { field: where, index });
+    }
+    const unknown = Object.keys(item).filter((k) => !ITEM_FIELDS.includes(k));
+    if (unknown.length > 0) {
+      throw new InvalidRequestError(`${where} has unknown fields: ${unknown.join(', ')}`, {
+        field: where,
+        index,
+        unknown,
+      });
+    }
+    if (!isPlainObject(item.template_data)) {
+      throw new InvalidRequestError(`${where}.template_data must be an object of template variables`, {
+        field: `${where}.template_data`,
+        index,
+      });
+    }
+    let images = shared.images;
+    if (own(item, 'images') && item.images != null) {
+      if (!isPlainObject(item.images)) {
+        throw new InvalidRequestError(`${where}.images must be an object`, {
+          field: `${where}.images`,
+          index,
+        });
+      }
+      // Spread copies own keys as data properties (an own `__proto__` stays a plain key).
+      images = { ...(shared.images ?? {}), ...checkImages(item.images, where) };
+    }
+    if (own(item, 'filename') && item.filename != null && typeof item.filename !== 'string') {
+      throw new InvalidRequestError(`${where}.filename must be a string`, {
+        field: `${where}.filename`,
+        index,
+      });
+    }
+    const name = uniqueName(
+      typeof item.filename === 'string' && item.filename.trim()
+        ? outputFilename(item.filename.replace(/\.(pdf|docx)$/i, ''), extension)
+        : `${index}.${extension}`,
+      used,
+    );
+    const request: RenderRequest = {
+      template_data: item.template_data,
+      ...(images ? { images } : {}),
+      ...(shared.documents ? { documents: shared.documents } : {}),
+    };
+    return { request, name };
+  });
+}
+
+/** `a.pdf`, then `a-2.pdf`, `a-3.pdf`… for names given twice (case-insensitively, as file systems compare). */
+function uniqueName(name: string, used: Set<string>): string {
+  let candidate = name;
+  const dot = name.lastIndexOf('.');
+  for (let n = 2; used.has(candidate.toLowerCase()); n++) {
+    candidate = `${name.slice(0, dot)}-${n}${name.slice(dot)}`;
+  }
+  used.add(candidate.toLowerCase());
+  return candidate;
+}

@@ -1,0 +1,274 @@
+/**
+ * Asynchronous jobs (docs/jobs.md): POST /api/v1/jobs takes the form of
+ * /api/v1/process-template-document, checks it as that endpoint does (so a bad template or image is
+ * a 4xx now, not a failed job later), and answers 202 at once; GET reads the status or the
+ * result, DELETE cancels. Batches (request_data.batch) and webhooks (webhook_url) are parsed by
+ * job-request.ts; the URL of a webhook is checked here against server-side request forgery.
+ */
+import {
+  Controller,
+  Delete,
+  Get,
+  HttpCode,
+  Param,
+  Post,
+  Req,
+  Res,
+  StreamableFile,
+  UploadedFile,
+  UseInterceptors,
+} from '@nestjs/common';
+import { FileInterceptor } from '@nestjs/platform-express';
+import {
+  ApiBody,
+  ApiConsumes,
+  ApiOperation,
+  ApiParam,
+  ApiProduces,
+  ApiResponse,
+  ApiTags,
+} from '@nestjs/swagger';
+import type { Request, Response } from 'express';
+import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
+import { ServiceConfig } from '@app/config';
+import {
+  checkWebhookUrl,
+  InvalidWebhookUrlError,
+  jobPaths,
+  MissingFileError,
+  parseAllowedHosts,
+  PDF_FINISH_KEY,
+  splitPdfOptions,
+} from '@app/contracts';
+import { ERROR_BODY_REF, errorExamples } from '../docs/openapi-schemas';
+import { requestIdFrom } from '../logging/request-id';
+import { CheckedTemplates, DecodedImages } from '../documents/checked-templates';
+import { contentDisposition, outputFilename } from '../documents/content-disposition';
+import { parseJobFields, type ParsedJobRequest } from './job-request';
+import { type JobInput, JobsService, type JobView } from '../queue/jobs.service';
+import { JOB_ACCEPTED_SCHEMA, JOB_BODY_SCHEMA, JOB_STATUS_SCHEMA } from './jobs.openapi';
+
+interface UploadedTemplate {
+  buffer: Buffer;
+  originalname: string;
+  size: number;
+}
+
+const errorResponse = (status: 400 | 404 | 409 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
+  ApiResponse({
+    status,
+    description,
+    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(status) } },
+  });
+
+const JOB_ID_PARAM = ApiParam({ name: 'id', description: 'The job_id of the 202 answer (128 random bits)' });
+
+export interface JobAccepted {
+  job_id: string;
+  status: 'queued';
+  status_url: string;
+  result_url: string;
+}
+
+@ApiTags('jobs')
+@Controller('api/v1/jobs')
+export class JobsController {
+  private readonly allowedHosts: ReadonlySet<string>;
+
+  constructor(
+    private readonly jobs: JobsService,
+    private readonly config: ServiceConfig,
+    private readonly checkedTemplates: CheckedTemplates,
+    private readonly decodedImages: DecodedImages,
+  ) {
+    this.allowedHosts = parseAllowedHosts(config.WEBHOOK_ALLOWED_HOSTS);
+  }
+
+  @Post()
+  @ApiOperation({
+    summary: 'Submit a document or a batch; come back for the result (or get a webhook)',
+    description:
+      'The form of /api/v1/process-template-document (legacy `data`, enhanced `request_data`, v1.6 fields), plus ' +
+      '`webhook_url` (form field or request_data key), `request_data.batch` (items of template_data, images, ' +
+      'filename) and `request_data.output` ("zip" or "merged"). Template, image, batch and webhook URL errors ' +
+      "answer now; everything else becomes the job's typed error. See docs/jobs.md.",
+  })
+  @ApiConsumes('multipart/form-data')
+  @ApiBody({ schema: JOB_BODY_SCHEMA })
+  @ApiResponse({
+    status: 202,
+    description: 'Accepted; `Location` is the status URL',
+    content: { 'application/json': { schema: JOB_ACCEPTED_SCHEMA } },
+    headers: { Location: { description: 'The status URL', schema: { type: 'string' } } },
+  })
+  @errorResponse(400, 'Request, template-file, image, batch item or webhook_url (invalid_webhook_url) error')
+  @errorResponse(413, 'Template, field, image, or more than MAX_BATCH_ITEMS items')
+  @errorResponse(503, 'Redis unreachable')
+  @HttpCode(202)
+  @UseInterceptors(FileInterceptor('file'))
+  async submit(
+    @Req() req: Request,
+    @Res({ passthrough: true }) res: Response,
+    @UploadedFile() file: UploadedTemplate | undefined,
+  ): Promise<JobAccepted> {
+    const { parsed, digest } = this.check(req, file);
+    if (parsed.webhookUrl !== undefined) await this.checkWebhook(parsed.webhookUrl);
+    const baseUrl = this.baseUrl(req);
+    const jobId = await this.enqueue(req, file!, parsed, digest, baseUrl);
+    const paths = jobPaths(jobId);
+    res.setHeader('Location', `${baseUrl}${paths.status}`);
+    return {
+      job_id: jobId,
+      status: 'queued',
+      status_url: `${baseUrl}${paths.status}`,
+      result_url: `${baseUrl}${paths.result}`,
+    };
+  }
+
+  @Get(':id')
+  @ApiOperation({ summary: "A job's status, progress and (when failed) its typed error" })
+  @JOB_ID_PARAM
+  @ApiResponse({
+    status: 200,
+    description: 'The job',
+    content: { 'application/json': { schema: JOB_STATUS_SCHEMA } },
+  })
+  @errorResponse(404, 'Unknown or expired job (job_not_found)')
+  @errorResponse(503, 'Redis unreachable')
+  async status(@Req() req: Request, @Param('id') id: string): Promise<JobView> {
+    return this.jobs.status(id, this.baseUrl(req));
+  }
+
+  @Get(':id/result')
+  @ApiOperation({
+    summary: "The job's PDF (a batch: its ZIP or merged PDF)",
+    description:
+      '409 job_not_finished while queued or active; a failed job answers with its own typed error and status.',
+  })
+  @JOB_ID_PARAM
+  @ApiProduces('application/pdf', 'application/zip', 'application/json')
+  @ApiResponse({
+    status: 200,
+    description: 'The result, with a Content-Disposition file name',
+    content: {
+      'application/pdf': { schema: { type: 'string', format: 'binary' } },
+      'application/zip': { schema: { type: 'string', format: 'binary' } },
+    },
+  })
+  @errorResponse(404, 'Unknown or expired job (job_not_found)')
+  @errorResponse(409, 'Queued or active (job_not_finished)')
+  @errorResponse(422, 'A failed job: its own error (any 4xx/5xx of the synchronous endpoint)')
+  async result(@Param('id') id: string): Promise<StreamableFile> {
+    const result = await this.jobs.result(id);
+    return new StreamableFile(result.body, {
+      type: result.contentType,
+      disposition: contentDisposition(result.filename),
+      length: result.body.length,
+    });
+  }
+
+  @Delete(':id')
+  @ApiOperation({ summary: 'Cancel a queued job, or drop a finished job and its result' })
+  @JOB_ID_PARAM
+  @ApiResponse({ status: 204, description: 'Cancelled or dropped' })
+  @errorResponse(404, 'Unknown or expired job (job_not_found)')
+  @HttpCode(204)
+  async cancel(@Param('id') id: string): Promise<void> {
+    await this.jobs.cancel(id);
+  }
+
+  /** The checks the synchronous endpoint makes, before anything is stored. */
+  check(req: Request, file: UploadedTemplate | undefined): { parsed: ParsedJobRequest; digest: string } {
+    if (!req.is('multipart/form-data')) {
+      throw new InvalidRequestError(
+        'The request must be multipart/form-data with the fields file and data or request_data',
+        { content_type: req.headers['content-type'] ?? null },
+      );
+    }
+    if (!file) throw new MissingFileError();
+    const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
+      maxJsonDepth: this.config.MAX_JSON_DEPTH,
+      maxDocuments: this.config.MAX_SUBDOCUMENTS,
+      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
+      maxBatchItems: this.config.MAX_BATCH_ITEMS,
+    });
+    const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const limits = {
+      maxImages: this.config.MAX_IMAGES,
+      maxImageBytes: this.config.MAX_IMAGE_BYTES,
+      maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+    };
+    // Shared images are decoded once (decodedBefore); each item's set is checked whole.
+    for (const { request } of parsed.items ?? [{ request: parsed.request }]) {
+      prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
+    }
+    return { parsed, digest };
+  }
+
+  private async checkWebhook(url: string): Promise<void> {
+    // The URL first: what is wrong with it is the caller's to fix, whatever the configuration.
+    await checkWebhookUrl(url, this.allowedHosts);
+    if (!this.config.WEBHOOK_SECRET) {
+      throw new InvalidWebhookUrlError('This service sends no webhooks: WEBHOOK_SECRET is not set', {
+        reason: 'webhooks_disabled',
+      });
+    }
+  }
+
+  enqueue(
+    req: Request,
+    file: UploadedTemplate,
+    parsed: ParsedJobRequest,
+    digest: string,
+    baseUrl: string,
+  ): Promise<string> {
+    return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config));
+  }
+
+  /** PUBLIC_BASE_URL, else the request's own scheme and Host. */
+  baseUrl(req: Request): string {
+    if (this.config.PUBLIC_BASE_URL) return this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+    // The Host header is the caller's: only a plain host[:port] is echoed into URLs.
+    const host = req.get('host') ?? '';
+    const safe = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host)
+      ? host
+      : `localhost:${this.config.PORT}`;
+    return `${req.protocol}://${safe}`;
+  }
+}
+
+/** What JobsService.submit() needs, from a checked form (also the synchronous endpoint's batches). */
+export function jobInput(
+  req: Request,
+  file: UploadedTemplate,
+  parsed: ParsedJobRequest,
+  digest: string,
+  baseUrl: string,
+  config: ServiceConfig,
+): JobInput {
+  const format = parsed.options.output ?? 'pdf';
+  const [pdfShape, pdfFinish] = splitPdfOptions(parsed.options.pdf);
+  const filename = outputFilename(
+    file.originalname,
+    parsed.output === 'zip' ? 'zip' : parsed.output === 'merged' ? 'pdf' : format,
+  );
+  return {
+    requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
+    template: file.buffer,
+    templateDigest: digest,
+    filename,
+    // Passwords and files of options.pdf ride in each item's request payload, never in job data.
+    requests: (parsed.items ? parsed.items.map((i) => i.request) : [parsed.request]).map((r) =>
+      pdfFinish ? ({ ...r, [PDF_FINISH_KEY]: pdfFinish } as RenderRequest) : r,
+    ),
+    ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
+    output: parsed.output,
+    options: {
+      undefined: parsed.options.undefined ?? config.DEFAULT_UNDEFINED,
+      output: format,
+      ...(pdfShape ? { pdf: pdfShape } : {}),
+    },
+    ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
+    baseUrl,
+  };
+}

@@ -1,0 +1,317 @@
+/**
+ * The API's side of asynchronous jobs (libs/contracts/src/async-job.ts): stores a job's record
+ * and payload, adds its flow (FlowProducer: one parent, one child per item), and reads the record,
+ * the progress and the result back. Nothing is kept in this process: any API answers for any job.
+ */
+import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
+import { ServiceConfig } from '@app/config';
+import {
+  type AsyncJobRecord,
+  type AsyncJobStatus,
+  type AsyncOutput,
+  asyncJobKeys,
+  connectRedis,
+  decodeFailure,
+  InternalError,
+  itemJobId,
+  itemReplyKey,
+  JOB_ID_PATTERN,
+  jobPaths,
+  newJobId,
+  onRedisError,
+  payloadKeys,
+  type QueueNames,
+  type RedisConnection,
+  type RenderJob,
+  type RenderJobOptions,
+  ServiceUnavailableError,
+  TransportedError,
+  TypedError,
+  type ErrorBody,
+  JobNotFinishedError,
+  JobNotFoundError,
+} from '@app/contracts';
+import type { RenderRequest } from '@app/engine';
+import { JobFlows } from '@app/queue';
+
+/** How long an unfinished job's record and payload are kept: a day, or RESULT_TTL_S if longer. */
+const MIN_PENDING_TTL_MS = 24 * 3600 * 1000;
+
+export interface JobInput {
+  requestId: string;
+  template: Buffer;
+  templateDigest: string;
+  /** The result's name (Content-Disposition). */
+  filename: string;
+  /** One per item (one for a plain job). */
+  requests: RenderRequest[];
+  itemNames?: string[];
+  output: AsyncOutput;
+  options: RenderJobOptions;
+  webhookUrl?: string;
+  baseUrl: string;
+}
+
+export interface JobView {
+  job_id: string;
+  status: AsyncJobStatus;
+  progress: { done: number; total: number };
+  created_at: string;
+  finished_at: string | null;
+  expires_at: string | null;
+  result_url?: string;
+  error?: ErrorBody;
+}
+
+export interface JobResult {
+  body: Buffer;
+  contentType: string;
+  filename: string;
+}
+
+const iso = (ms: string | undefined) => (ms ? new Date(Number(ms)).toISOString() : null);
+
+@Injectable()
+export class JobsService implements OnModuleInit, OnModuleDestroy {
+  private readonly logger = new Logger('Jobs');
+  private readonly names: QueueNames;
+  private redis!: RedisConnection;
+  private flows!: JobFlows;
+  private lastRedisError = 0;
+
+  constructor(private readonly config: ServiceConfig) {
+    this.names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+  }
+
+  onModuleInit(): void {
+    // Commands fail at once while Redis is away (503), as on the synchronous path.
+    this.redis = connectRedis(this.config.redisTarget, {
+      connectionName: 'docx-api-jobs',
+      enableOfflineQueue: false,
+      maxRetriesPerRequest: 1,
+      commandTimeout: this.config.REDIS_COMMAND_TIMEOUT_MS,
+    });
+    onRedisError(this.redis, (e) => this.logRedisError(e));
+    this.flows = new JobFlows(
+      this.redis,
+      { names: this.names, attempts: this.config.JOB_ATTEMPTS, backoffMs: this.config.JOB_BACKOFF_MS },
+      (e) => this.logRedisError(e),
+    );
+  }
+
+  async onModuleDestroy(): Promise<void> {
+    await this.flows.close();
+    this.redis.disconnect();
+  }
+
+  /** The queues, for Bull Board. */
+  get bullQueues() {
+    return this.flows.board;
+  }
+
+  private get pendingTtlMs(): number {
+    return Math.max(this.config.RESULT_TTL_S * 1000, MIN_PENDING_TTL_MS);
+  }
+
+  /** Stores the record and the payload, then adds the flow. Returns the job id. */
+  async submit(input: JobInput): Promise<string> {
+    const jobId = newJobId();
+    const keys = asyncJobKeys(this.names, jobId);
+    const ttl = this.pendingTtlMs;
+    const total = input.requests.length;
+    const record: AsyncJobRecord = {
+      status: 'queued',
+      created_at: String(Date.now()),
+      total: String(total),
+      output: input.output,
+      filename: input.filename,
+      content_type:
+        input.output === 'zip'
+          ? 'application/zip'
+          : input.output === 'merged'
+            ? 'application/pdf'
+            : input.options.output === 'docx'
+              ? 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
+              : 'application/pdf',
+      base_url: input.baseUrl,
+      ...(input.webhookUrl ? { webhook_url: input.webhookUrl } : {}),
+    };
+    const multi = this.redis.multi();
+    multi.hset(keys.record, record as unknown as Record<string, string>);
+    multi.pexpire(keys.record, ttl);
+    multi.set(keys.template, input.template, 'PX', ttl);
+    const items = input.requests.map((request, index): RenderJob => {
+      const { requestKey } = payloadKeys(this.names, itemJobId(jobId, index));
+      const requestJson = JSON.stringify(request);
+      multi.set(requestKey, requestJson, 'PX', ttl);
+      return {
+        requestId: input.requestId,
+        templateKey: keys.template,
+        requestKey,
+        templateDigest: input.templateDigest,
+        // The item's own list: the worker pushes its document there, for the parent.
+        replyKey: itemReplyKey(this.names, jobId, index),
+        filename: input.itemNames?.[index] ?? input.filename,
+        templateBytes: input.template.length,
+        requestBytes: Buffer.byteLength(requestJson),
+        imageCount: Object.keys(request.images ?? {}).length,
+        templateChecked: true,
+        options: input.options,
+        background: { resultTtlMs: ttl, recordKey: keys.record },
+      };
+    });
+    try {
+      const replies = await multi.exec();
+      for (const [error] of replies ?? []) if (error) throw error;
+      await this.flows.add(
+        jobId,
+        { jobId, total, output: input.output, ...(input.itemNames ? { itemNames: input.itemNames } : {}) },
+        items,
+      );
+    } catch (e) {
+      this.redis.del(keys.record, keys.template, ...items.map((i) => i.requestKey)).catch(() => undefined);
+      throw this.unavailable(e);
+    }
+    this.logger.log(
+      `job ${jobId} queued: ${total} item(s), ${input.output}${input.webhookUrl ? ', webhook' : ''}`,
+    );
+    return jobId;
+  }
+
+  private async record(jobId: string): Promise<Partial<AsyncJobRecord>> {
+    if (!JOB_ID_PATTERN.test(jobId)) throw new JobNotFoundError();
+    const record = (await this.redis.hgetall(asyncJobKeys(this.names, jobId).record).catch((e: unknown) => {
+      throw this.unavailable(e);
+    })) as Partial<AsyncJobRecord>;
+    if (!record.created_at) throw new JobNotFoundError();
+    return record;
+  }
+
+  /** Items finished so far: the parent's processed children (BullMQ keeps the count). */
+  private async done(jobId: string, record: Partial<AsyncJobRecord>): Promise<number> {
+    const total = Number(record.total);
+    if (record.status === 'completed') return total;
+    const done = await this.flows.done(jobId).catch((e: unknown) => {
+      throw this.unavailable(e);
+    });
+    return Math.min(done, total);
+  }
+
+  async status(jobId: string, baseUrl: string): Promise<JobView> {
+    const record = await this.record(jobId);
+    const status: AsyncJobStatus =
+      record.status === 'completed' || record.status === 'failed'
+        ? record.status
+        : record.started_at
+          ? 'active'
+          : 'queued';
+    const view: JobView = {
+      job_id: jobId,
+      status,
+      progress: { done: await this.done(jobId, record), total: Number(record.total) },
+      created_at: iso(record.created_at)!,
+      finished_at: iso(record.finished_at),
+      expires_at: iso(record.expires_at),
+    };
+    if (status === 'completed') view.result_url = `${baseUrl}${jobPaths(jobId).result}`;
+    if (status === 'failed') view.error = this.errorOf(record).toBody();
+    return view;
+  }
+
+  private errorOf(record: Partial<AsyncJobRecord>): TypedError {
+    try {
+      const body = JSON.parse(record.error ?? '') as ErrorBody;
+      return new TransportedError({
+        error_type: body.error_type,
+        message: body.message,
+        details: body.details ?? {},
+      });
+    } catch {
+      return decodeFailure(undefined);
+    }
+  }
+
+  /** The result; throws job_not_finished, the job's own error, or job_not_found once expired. */
+  async result(jobId: string): Promise<JobResult> {
+    const record = await this.record(jobId);
+    if (record.status === 'failed') throw this.errorOf(record);
+    if (record.status !== 'completed') {
+      const done = await this.done(jobId, record);
+      throw new JobNotFinishedError('The job is not finished yet', {
+        status: record.started_at ? 'active' : 'queued',
+        progress: { done, total: Number(record.total) },
+      });
+    }
+    const body = await this.redis.getBuffer(asyncJobKeys(this.names, jobId).result).catch((e: unknown) => {
+      throw this.unavailable(e);
+    });
+    if (!body) throw new JobNotFoundError();
+    return {
+      body,
+      contentType: record.content_type ?? 'application/octet-stream',
+      filename: record.filename ?? 'result',
+    };
+  }
+
+  /**
+   * Cancels a job (its record goes first: items not yet started then refuse to run, and the
+   * parent finds nothing to answer) or drops a finished job's result.
+   */
+  async cancel(jobId: string): Promise<void> {
+    const record = await this.record(jobId);
+    const keys = asyncJobKeys(this.names, jobId);
+    try {
+      await this.redis.del(keys.record, keys.result);
+      if (record.status !== 'completed' && record.status !== 'failed') {
+        // Removes the parent and its children not locked by a worker; a running item finishes and is dropped.
+        await this.flows.remove(jobId).catch(() => undefined);
+        const total = Number(record.total);
+        await this.redis.del(
+          keys.template,
+          ...Array.from({ length: total }, (_, i) => [
+            payloadKeys(this.names, itemJobId(jobId, i)).requestKey,
+            itemReplyKey(this.names, jobId, i),
+          ]).flat(),
+        );
+      }
+    } catch (e) {
+      throw this.unavailable(e);
+    }
+    this.logger.log(`job ${jobId} ${record.status === 'queued' ? 'cancelled' : 'dropped'}`);
+  }
+
+  /**
+   * Waits for a job to finish (the synchronous endpoint's batches): polls its record, which costs
+   * one HGET per poll and keeps no subscription. Returns the result or throws the job's error.
+   */
+  async waitForResult(jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<JobResult | null> {
+    const keys = asyncJobKeys(this.names, jobId);
+    const deadline = Date.now() + timeoutMs;
+    let delay = 50;
+    while (Date.now() < deadline && !signal?.aborted) {
+      await new Promise((r) => setTimeout(r, delay));
+      delay = Math.min(delay * 2, 500);
+      const status = await this.redis.hget(keys.record, 'status').catch(() => 'unknown');
+      if (status === 'completed' || status === 'failed') return this.result(jobId);
+      if (status === null) throw new InternalError('The job disappeared while it was processed');
+    }
+    return null;
+  }
+
+  async jobCounts(): Promise<Record<string, Record<string, number>>> {
+    return this.flows.counts();
+  }
+
+  private unavailable(e: unknown): TypedError {
+    if (e instanceof TypedError) return e;
+    this.logRedisError(e);
+    return new ServiceUnavailableError('Redis is unreachable', this.config.RETRY_AFTER_SECONDS);
+  }
+
+  private logRedisError(e: unknown): void {
+    const now = Date.now();
+    if (now - this.lastRedisError < 5000) return;
+    this.lastRedisError = now;
+    this.logger.warn(`Redis: ${e instanceof Error ? e.message : String(e)}`);
+  }
+}

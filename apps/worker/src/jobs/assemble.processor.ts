@@ -1,0 +1,205 @@
+/**
+ * The parent of an asynchronous job's flow (libs/contracts/src/async-job.ts). BullMQ runs it once
+ * every item has completed, or as soon as one failed (continueParentOnFailure): it builds the
+ * result (the one document, a ZIP of the items, or one PDF merged by qpdf), writes it and the
+ * job's record with RESULT_TTL_S, drops the items' keys and queues the webhook. It holds nothing
+ * in memory between runs: a worker killed here leaves the parent to stall and be run again by
+ * another, which finds the same children's results.
+ */
+import { execFile } from 'node:child_process';
+import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import { promisify } from 'node:util';
+import PizZip from 'pizzip';
+import {
+  asyncJobKeys,
+  decodeFailure,
+  decodeReply,
+  type ErrorBody,
+  InternalError,
+  itemJobId,
+  itemReplyKey,
+  jobPaths,
+  payloadKeys,
+  type QueueNames,
+  type RedisConnection,
+  type RenderJobResult,
+  type WebhookEvent,
+  TypedError,
+} from '@app/contracts';
+import { PayloadTooLargeError } from '@app/engine';
+import { type AssembleJobHandle, UnrecoverableError, type WebhookQueue } from '@app/queue';
+import type { Logger } from 'pino';
+import type { WorkerMetrics } from '../worker-metrics';
+
+const run = promisify(execFile);
+
+export interface AssembleDeps {
+  redis: RedisConnection;
+  names: QueueNames;
+  webhooks: WebhookQueue;
+  resultTtlS: number;
+  maxResultBytes: number;
+  logger: Logger;
+  metrics?: WorkerMetrics;
+}
+
+/** The index a child's key (`<prefix>:<queue>:<jobId>-<index>`) names. */
+function indexOfChildKey(key: string): number {
+  const m = /-(\d+)$/.exec(key);
+  return m ? Number(m[1]) : Number.MAX_SAFE_INTEGER;
+}
+
+/** Merges PDFs in order with qpdf (`--empty --pages a.pdf b.pdf … -- out.pdf`). */
+export async function mergePdfs(pdfs: Buffer[]): Promise<Buffer> {
+  const dir = await mkdtemp(join(tmpdir(), 'docx-merge-'));
+  try {
+    const files = pdfs.map((_, i) => join(dir, `${i}.pdf`));
+    await Promise.all(pdfs.map((pdf, i) => writeFile(files[i], pdf)));
+    const out = join(dir, 'merged.pdf');
+    // Exit code 3 is "succeeded with warnings" (e.g. a recovered xref); the output is written.
+    await run('qpdf', ['--empty', '--pages', ...files, '--', out], { maxBuffer: 1024 * 1024 }).catch(
+      (e: { code?: unknown }) => {
+        if (e.code !== 3) throw e;
+      },
+    );
+    return await readFile(out);
+  } finally {
+    await rm(dir, { recursive: true, force: true });
+  }
+}
+
+/** A ZIP of the items (stored, not deflated: PDFs are compressed already). */
+export function zipItems(items: Array<{ name: string; body: Buffer }>): Buffer {
+  const zip = new PizZip();
+  for (const { name, body } of items) zip.file(name, body, { binary: true });
+  return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+}
+
+export function createAssembleProcessor(deps: AssembleDeps) {
+  return async function assemble(job: AssembleJobHandle): Promise<{ bytes: number }> {
+    const { jobId, total, output } = job.data;
+    const keys = asyncJobKeys(deps.names, jobId);
+    const itemKeys = Array.from({ length: total }, (_, i) => ({
+      requestKey: payloadKeys(deps.names, itemJobId(jobId, i)).requestKey,
+      replyKey: itemReplyKey(deps.names, jobId, i),
+    }));
+    const cleanup = () =>
+      deps.redis.del(keys.template, ...itemKeys.flatMap((k) => [k.requestKey, k.replyKey])).catch(() => 0);
+    const log = deps.logger.child({ jobId });
+    const record = await deps.redis.hgetall(keys.record);
+    if (!record.created_at) {
+      // Cancelled (DELETE) or expired: nothing to answer.
+      await job.removeUnprocessedChildren().catch(() => undefined);
+      await cleanup();
+      log.info(`job ${jobId}: its record is gone (cancelled); nothing assembled`);
+      return { bytes: 0 };
+    }
+    try {
+      const failedChildren = await job.getFailedChildrenValues();
+      const failedKeys = Object.keys(failedChildren).sort((a, b) => indexOfChildKey(a) - indexOfChildKey(b));
+      if (failedKeys.length > 0) {
+        // The rest would be work for nobody.
+        await job.removeUnprocessedChildren().catch(() => undefined);
+        const index = indexOfChildKey(failedKeys[0]);
+        const error = decodeFailure(failedChildren[failedKeys[0]]).toBody();
+        if (output !== 'single') error.details = { ...error.details, item_index: index };
+        deps.metrics?.batchItems.inc({ outcome: 'failed' }, failedKeys.length);
+        await finish(job, record, { error });
+        log.info(`job ${jobId} failed: item ${index}: ${error.error_type}`);
+        throw new UnrecoverableError(JSON.stringify(error));
+      }
+      const values = await job.getChildrenValues<RenderJobResult>();
+      const byIndex = new Map(Object.entries(values).map(([key, value]) => [indexOfChildKey(key), value]));
+      const bodies: Buffer[] = [];
+      for (let i = 0; i < total; i++) {
+        if (!byIndex.has(i)) throw new Error(`item ${i} has no result`);
+        // The first reply: an item run twice (its worker died after the push) pushed twice.
+        const frame = await deps.redis.lindexBuffer(itemKeys[i].replyKey, 0);
+        const reply = frame ? decodeReply(frame) : null;
+        if (!reply || !('body' in reply)) {
+          throw new InternalError('An item of the job expired before the job was assembled');
+        }
+        bodies.push(reply.body);
+      }
+      const t0 = performance.now();
+      const result =
+        output === 'single'
+          ? bodies[0]
+          : output === 'merged'
+            ? await mergePdfs(bodies)
+            : zipItems(bodies.map((body, i) => ({ name: job.data.itemNames?.[i] ?? `${i}.pdf`, body })));
+      if (result.length > deps.maxResultBytes) {
+        throw new PayloadTooLargeError(
+          `The result (${result.length} bytes) is larger than MAX_RESULT_BYTES (${deps.maxResultBytes})`,
+          { bytes: result.length, max_result_bytes: deps.maxResultBytes },
+        );
+      }
+      deps.metrics?.batchItems.inc({ outcome: 'completed' }, total);
+      await finish(job, record, { result });
+      await cleanup();
+      log.info(
+        `job ${jobId} completed: ${total} item(s), ${output}, ${result.length} bytes (assembled in ${Math.round(performance.now() - t0)} ms)`,
+      );
+      return { bytes: result.length };
+    } catch (e) {
+      if (e instanceof UnrecoverableError) throw e;
+      const typed = e instanceof TypedError;
+      const final = typed || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      log[typed ? 'info' : 'warn'](
+        `job ${jobId}: assembling failed${final ? '' : ' (will retry)'}: ${String(e)}`,
+      );
+      if (!final) throw e;
+      const error = (typed ? e : new InternalError('The job could not be assembled')).toBody();
+      await finish(job, record, { error });
+      await cleanup();
+      throw new UnrecoverableError(JSON.stringify(error));
+    }
+  };
+
+  /** Writes the result and the record with RESULT_TTL_S, then queues the webhook if one was asked for. */
+  async function finish(
+    job: AssembleJobHandle,
+    record: Record<string, string>,
+    outcome: { result: Buffer } | { error: ErrorBody },
+  ): Promise<void> {
+    const { jobId } = job.data;
+    const keys = asyncJobKeys(deps.names, jobId);
+    const now = Date.now();
+    const ttlMs = deps.resultTtlS * 1000;
+    const status = 'result' in outcome ? 'completed' : 'failed';
+    const multi = deps.redis.multi();
+    if ('result' in outcome) multi.set(keys.result, outcome.result, 'PX', ttlMs);
+    multi.hset(keys.record, {
+      status,
+      finished_at: String(now),
+      expires_at: String(now + ttlMs),
+      ...('result' in outcome
+        ? { bytes: String(outcome.result.length) }
+        : { error: JSON.stringify(outcome.error) }),
+    });
+    multi.pexpire(keys.record, ttlMs);
+    const replies = await multi.exec();
+    for (const [error] of replies ?? []) if (error) throw error;
+    deps.metrics?.asyncJobs.inc({ status });
+    if (!record.webhook_url) return;
+    const event: WebhookEvent = {
+      type: status === 'completed' ? 'job.completed' : 'job.failed',
+      timestamp: new Date(now).toISOString(),
+      data: {
+        job_id: jobId,
+        status,
+        result_url: `${record.base_url}${jobPaths(jobId).result}`,
+        ...('error' in outcome ? { error: outcome.error } : {}),
+      },
+    };
+    // The job id makes a second run of this parent (after a crash) add no second delivery.
+    await deps.webhooks.add({
+      jobId,
+      url: record.webhook_url,
+      webhookId: `msg_${jobId}`,
+      body: JSON.stringify(event),
+    });
+  }
+}
