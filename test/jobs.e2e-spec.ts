@@ -416,7 +416,10 @@ describe('batches', () => {
   it('more than MAX_BATCH_ITEMS items, or a bad item, is refused before anything is queued', async () => {
     const tooMany = await submit({ request_data: { batch: Array.from({ length: 31 }, (_, i) => item(i)) } });
     expect(tooMany.res.status).toBe(413);
-    expect(tooMany.body).toMatchObject({ error_type: 'payload_too_large', details: { max_batch_items: 30 } });
+    expect(tooMany.body).toMatchObject({
+      error_type: 'payload_too_large',
+      details: { limit: 30, max_batch_items: 30 },
+    });
     const bad = await submit({ request_data: { batch: [item(0), { template_data: 'x' }] } });
     expect(bad.res.status).toBe(400);
     expect(bad.body).toMatchObject({ error_type: 'invalid_request_structure' });
