@@ -33,6 +33,10 @@ declare -A WANT=(
   [libxml2-utils]=/usr/bin/xmllint
   # Barcodes decoded back from the PDF in the tests (zbarimg).
   [zbar-tools]=/usr/bin/zbarimg
+  # DataMatrix and PDF417, which zbar 0.23 does not decode (ZXingReader, test/barcodes.e2e-spec.ts).
+  [zxing-cpp-tools]=/usr/bin/ZXingReader
+  # Babel, for the formatting filters' differential test (comes with python3-docxtpl; named here too).
+  [python3-babel]=/usr/lib/python3/dist-packages/babel/__init__.py
   # A worker with a skewed clock in the fault tests (libfaketime).
   [faketime]=/usr/bin/faketime
   # The playground's browser test (playwright-core drives Debian's chromium).

@@ -10,6 +10,12 @@
  *   4. prints the address and a curl example; Ctrl-C (or SIGTERM) stops everything, API first,
  *      then the worker (which finishes the jobs in hand), then Redis.
  *
+ * It supervises what it started: a part that dies (the OOM killer, a crash) is started again
+ * with backoff and a log line, while the rest keeps serving: the API answers 503 with
+ * Retry-After while no worker is alive, and BullMQ's stalled-job check hands the jobs a dead
+ * worker held to the restarted one. Only a part that keeps crashing right after its start makes
+ * it give up, saying so. LibreOffice instances are restarted by the worker's pool itself.
+ *
  * For operating it locally: Bull Board is turned on with random credentials (printed; set
  * BULL_BOARD_USER / BULL_BOARD_PASSWORD to choose them), logs are pretty-printed (LOG_FORMAT=json
  * for the production format), and the worker's metrics listener takes WORKER_HTTP_PORT (default
@@ -26,6 +32,18 @@ const { build, ENTRY, NODE_ARGS, ROOT } = require('./build.js');
 
 const children = [];
 let stopping = false;
+
+/**
+ * Supervision: a part (Redis, the worker, the API) that exits on its own is started again, after
+ * RESTART_MIN_MS doubling up to RESTART_MAX_MS; a part that ran STABLE_MS resets the delay. One
+ * that crashed GIVE_UP_AFTER times in a row, each within STABLE_MS of its start, is broken (a bad
+ * setting, a missing binary, a port taken): restarting it for ever would hide that, so everything
+ * stops with the reason and its last lines. LibreOffice is restarted by the worker's own pool.
+ */
+const RESTART_MIN_MS = 500;
+const RESTART_MAX_MS = 15_000;
+const STABLE_MS = 30_000;
+const GIVE_UP_AFTER = 5;
 
 function log(message) {
   console.log(`[start] ${message}`);
@@ -51,10 +69,31 @@ function portFree(port) {
   });
 }
 
-/** Starts a child in its own process group (so Ctrl-C reaches only us, and we stop it in order). */
+/**
+ * Starts a supervised part: each incarnation in its own process group (so Ctrl-C reaches only us,
+ * and we stop the parts in order), restarted when it exits unless we are stopping.
+ */
 function run(name, command, args, env) {
-  const child = spawn(command, args, { cwd: ROOT, env, detached: true, stdio: ['ignore', 'pipe', 'pipe'] });
-  const entry = { name, child, lines: [], waiters: [] };
+  const entry = { name, command, args, env, child: undefined, exited: true, waiters: [], restarts: 0 };
+  entry.fastCrashes = 0;
+  entry.delay = RESTART_MIN_MS;
+  entry.tail = [];
+  spawnPart(entry);
+  children.push(entry);
+  return entry;
+}
+
+function spawnPart(entry) {
+  const { name } = entry;
+  const child = spawn(entry.command, entry.args, {
+    cwd: ROOT,
+    env: entry.env,
+    detached: true,
+    stdio: ['ignore', 'pipe', 'pipe'],
+  });
+  entry.child = child;
+  entry.exited = false;
+  entry.startedAt = Date.now();
   for (const stream of [child.stdout, child.stderr]) {
     let pending = '';
     stream.setEncoding('utf8');
@@ -64,39 +103,74 @@ function run(name, command, args, env) {
       pending = parts.pop();
       for (const line of parts) {
         console.log(`[${name}] ${line}`);
-        for (const w of entry.waiters) if (w.pattern.test(line)) w.resolve();
+        entry.tail.push(line);
+        if (entry.tail.length > 5) entry.tail.shift();
+        for (const w of entry.waiters.slice()) if (w.pattern.test(line)) w.resolve();
       }
     });
   }
+  child.on('error', (e) => log(`${name} could not be started: ${e.message}`));
   child.on('exit', (code, signal) => {
+    if (entry.child !== child) return;
     entry.exited = true;
-    for (const w of entry.waiters)
-      w.reject(new Error(`${name} exited (${signal || code}) before it was ready`));
-    if (!stopping) {
-      log(`${name} exited unexpectedly (${signal || `code ${code}`}); stopping everything`);
-      void shutdown(1);
-    }
+    if (!stopping) onUnexpectedExit(entry, signal || `code ${code}`);
   });
-  children.push(entry);
-  return entry;
 }
 
+/** Restarts a part that exited on its own, or gives up after GIVE_UP_AFTER fast crashes. */
+function onUnexpectedExit(entry, how) {
+  const ranMs = Date.now() - entry.startedAt;
+  if (ranMs >= STABLE_MS) {
+    entry.fastCrashes = 0;
+    entry.delay = RESTART_MIN_MS;
+  }
+  entry.fastCrashes++;
+  if (entry.fastCrashes >= GIVE_UP_AFTER) {
+    const why =
+      `${entry.name} exited ${entry.fastCrashes} times in a row within ${STABLE_MS / 1000} s of starting ` +
+      `(last: ${how}); giving up, it will not run as configured`;
+    log(why);
+    if (entry.tail.length) log(`its last lines:\n  ${entry.tail.join('\n  ')}`);
+    for (const w of entry.waiters.slice()) w.reject(new Error(why));
+    void shutdown(1);
+    return;
+  }
+  const delay = entry.delay;
+  entry.delay = Math.min(RESTART_MAX_MS, entry.delay * 2);
+  entry.restarts++;
+  log(
+    `${entry.name} exited unexpectedly (${how}) after ${(ranMs / 1000).toFixed(1)} s; ` +
+      `restarting it in ${delay} ms (restart ${entry.restarts})`,
+  );
+  entry.timer = setTimeout(() => {
+    entry.timer = undefined;
+    if (stopping) return;
+    spawnPart(entry);
+  }, delay);
+}
+
+/** Resolves when a line of `entry` (of any incarnation) matches `pattern`. */
 function waitForLine(entry, pattern, timeoutMs) {
   return new Promise((resolve, reject) => {
-    const timer = setTimeout(
-      () => reject(new Error(`${entry.name} not ready after ${timeoutMs} ms`)),
-      timeoutMs,
-    );
-    entry.waiters.push({
-      pattern,
-      resolve: () => (clearTimeout(timer), resolve()),
-      reject: (e) => (clearTimeout(timer), reject(e)),
-    });
+    const waiter = { pattern };
+    const done = () => {
+      clearTimeout(timer);
+      entry.waiters.splice(entry.waiters.indexOf(waiter), 1);
+    };
+    const timer = setTimeout(() => {
+      done();
+      reject(new Error(`${entry.name} not ready after ${timeoutMs} ms`));
+    }, timeoutMs);
+    waiter.resolve = () => (done(), resolve());
+    waiter.reject = (e) => (done(), reject(e));
+    entry.waiters.push(waiter);
   });
 }
 
 function stop(entry, timeoutMs) {
-  if (!entry || entry.exited) return Promise.resolve();
+  if (!entry) return Promise.resolve();
+  clearTimeout(entry.timer);
+  if (entry.exited) return Promise.resolve();
   return new Promise((resolve) => {
     const timer = setTimeout(() => {
       log(`${entry.name} did not stop in ${timeoutMs} ms; killing it`);
@@ -137,7 +211,7 @@ async function main() {
   // Last resort if we die without a shutdown: take the children along.
   process.on('exit', () => {
     for (const c of children) {
-      if (!c.exited) {
+      if (c.child && !c.exited) {
         try {
           process.kill(-c.child.pid, 'SIGKILL');
         } catch {
@@ -161,6 +235,7 @@ async function main() {
 
   if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
     const port = await freePort();
+    // Supervised: a restarted Redis comes back on the same port and reads the append-only file.
     const redis = run(
       'redis',
       'redis-server',

@@ -5,7 +5,7 @@ import { join } from 'node:path';
 import { buildDocx, messy, SPLIT as S } from './support/docx-builder';
 import { docxText } from './support/docx-text';
 import { solidPng } from './service-harness';
-import { pdfInfo, pdfXmp } from './support/pdf-inspect';
+import { pageText, pdfAttachments, pdfInfo, pdfXmp } from './support/pdf-inspect';
 
 const ROOT = join(__dirname, '..');
 const TSX = join(ROOT, 'node_modules/.bin/tsx');
@@ -66,6 +66,29 @@ describe('npm run render (command line)', () => {
     expect(body.error_type).toBe('invalid_request_structure');
     expect(body.message).toContain('options.pdf.pdfa');
     expect(existsSync(join(dir, 'never.pdf'))).toBe(false);
+  });
+
+  it('finishes the PDF as the service does: the factur-x invoice embedded, a watermark on each page (docs/pdf.md)', () => {
+    const xml = readFileSync(join(__dirname, 'fixtures/facturx/en16931-invoice.xml'));
+    writeFileSync(
+      join(dir, 'fx.json'),
+      JSON.stringify({
+        template_data: { customer: 'Ann', total: 893.97 },
+        options: {
+          pdf: {
+            facturx: { xml: xml.toString('base64'), profile: 'EN 16931' },
+            watermark: { text: 'DUPLICATA' },
+          },
+        },
+      }),
+    );
+    const res = run(join(dir, 'tpl.docx'), join(dir, 'fx.json'), join(dir, 'fx.pdf'));
+    expect(res.stderr).toBe('');
+    expect(res.status).toBe(0);
+    const pdf = readFileSync(join(dir, 'fx.pdf'));
+    expect(pdfXmp(pdf)).toContain('<fx:ConformanceLevel>EN 16931</fx:ConformanceLevel>');
+    expect(pdfAttachments(pdf).get('factur-x.xml')?.equals(xml)).toBe(true);
+    expect(pageText(pdf, 1)).toContain('DUPLICATA');
   });
 
   it('prints the typed error as JSON on stderr and exits 1', () => {

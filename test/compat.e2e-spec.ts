@@ -352,6 +352,63 @@ describe('GET /version', () => {
   });
 });
 
+describe('max_line_length (issue 23): long_line warnings, on the lint endpoint and under linter_options', () => {
+  const longLines = buildDocx([
+    p('Hi {{ name }}'),
+    p(`${'A rather long line of text. '.repeat(3)}{{ name }}`),
+  ]);
+
+  it('the lint endpoint warns about paragraphs longer than max_line_length', async () => {
+    const res = await post(
+      '/api/v1/lint-docx-template',
+      form(
+        { file: longLines, options: JSON.stringify({ response_format: 'json', max_line_length: 40 }) },
+        'l.docx',
+        'document',
+      ),
+    );
+    expect(res.status).toBe(200);
+    const report = (await res.json()) as {
+      success: boolean;
+      warnings: { warning_type: string; line_number: number }[];
+    };
+    expect(report.success).toBe(true);
+    expect(report.warnings.map((w) => [w.warning_type, w.line_number])).toEqual([['long_line', 2]]);
+  });
+
+  it('linter_options with max_line_length and fail_on_warnings answers the warnings', async () => {
+    const res = await post(
+      RENDER_PATH,
+      form({
+        file: longLines,
+        data: '{"name": "Ann"}',
+        linter_options: JSON.stringify({ max_line_length: 40, fail_on_warnings: true }),
+      }),
+    );
+    expect(res.status).toBe(200);
+    const body = (await res.json()) as {
+      status: string;
+      linting_results: { warnings: { warning_type: string; message: string }[] };
+    };
+    expect(body.status).toBe('template_validation_failed');
+    expect(body.linting_results.warnings).toEqual([
+      expect.objectContaining({
+        warning_type: 'long_line',
+        message: 'Line 2 is 94 characters long (more than 40)',
+      }),
+    ]);
+  });
+
+  it('max_line_length must be a positive number', async () => {
+    const res = await post(
+      RENDER_PATH,
+      form({ file: longLines, data: '{}', linter_options: JSON.stringify({ max_line_length: -1 }) }),
+    );
+    expect(res.status).toBe(400);
+    expect((await errorOf(res)).error_type).toBe('invalid_request_structure');
+  });
+});
+
 describe('POST /api/v1/lint-docx-template', () => {
   it('answers the JSON report in the seed system shape', async () => {
     const res = await post(

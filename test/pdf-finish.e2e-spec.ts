@@ -36,6 +36,7 @@ import {
   qpdfCheck,
   qpdfCheckWith,
   qpdfEncrypt,
+  qdf,
 } from './support/pdf-inspect';
 
 jest.setTimeout(180_000);
@@ -150,6 +151,16 @@ describe.each(ROUTES)('on %s', (_route, converter) => {
     expect(pageText(pdf, cover + 1)).toMatch(/Invoice/i);
     expect(pageText(pdf, cover + invoicePages + 1)).toContain(firstLine(termsPdf));
     expect(pageText(pdf, pages)).toContain(firstLine(coverPdf));
+  });
+
+  it('marks the watermark of a PDF/UA document as a pagination artifact', async () => {
+    const pdf = await produce(converter(), { pdfua: true, watermark: { text: 'ENTWURF' } });
+    qpdfCheck(pdf);
+    const content = qdf(pdf);
+    expect(content).toMatch(/\/Artifact << \/Subtype \/Watermark \/Type \/Pagination >> BDC/);
+    expect(content).not.toContain('/ActualText');
+    // Drawn all the same: DejaVu Sans, embedded for it.
+    expect(content).toMatch(/\/FontName \/[A-Z]{6}\+DejaVuSans/);
   });
 
   it('embeds attachments as associated files, byte for byte', async () => {

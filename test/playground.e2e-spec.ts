@@ -163,6 +163,51 @@ describe('the playground page', () => {
     expect(shown).toContain('word/document.xml');
   });
 
+  it('lists the formatting and barcode examples, and renders them in the locale and time zone chosen', async () => {
+    await page.goto(`${api.url}/playground`);
+    const tags = await page.$$eval('#example-tags code', (nodes) => nodes.map((n) => n.textContent ?? ''));
+    expect(tags).toEqual(
+      expect.arrayContaining([
+        '{{ invoice.total | format_currency("EUR") }}',
+        '{{ payment | epc_qr(size_mm=35) }}',
+      ]),
+    );
+    // A template made of the listed tags, as a user pastes them into Word.
+    const template = buildDocx(tags.map((t) => p(t)));
+    await page.setInputFiles('#file', { name: 'examples.docx', mimeType: DOCX_TYPE, buffer: template });
+    await page.waitForSelector('#lint >> text=No problems');
+    await page.click('#example-data');
+    await page.fill('#locale', 'de_DE');
+    await page.fill('#timezone', 'Europe/Berlin');
+    let rendered: { status: number; body: Buffer } | undefined;
+    await page.route(`**${RENDER_PATH}`, async (route) => {
+      const response = await route.fetch();
+      rendered = { status: response.status(), body: await response.body() };
+      await route.fulfill({ response });
+    });
+    await page.click('#render');
+    await page.waitForSelector('#status >> text=/Rendered|Failed/');
+    await page.unroute(`**${RENDER_PATH}`);
+    expect(rendered?.status).toBe(200);
+    const text = pdfText(rendered!.body).replace(/\s+/g, ' ');
+    expect(text).toContain('25. November 2026');
+    expect(text).toContain('Mittwoch, 25.11.2026 15:30');
+    expect(text).toContain('1.234,56 €');
+    expect(text).toContain('26 %');
+    // The QR code, the EAN-13 and the EPC QR code are pictures in the PDF.
+    expect(pdfImages(rendered!.body)).toHaveLength(3);
+
+    // An unknown locale: the 400 naming the field is shown.
+    await page.fill('#locale', 'xx_YY');
+    const [response] = await Promise.all([
+      page.waitForResponse((r) => r.url().endsWith(RENDER_PATH)),
+      page.click('#render'),
+    ]);
+    expect(response.status()).toBe(400);
+    await page.waitForSelector('#render-error .problem');
+    expect(await page.textContent('#render-error')).toContain('options.locale');
+  });
+
   it('is off with PLAYGROUND=off', async () => {
     const off = await startApi(
       testEnv(redis.url, { QUEUE_PREFIX: '{playground}', PLAYGROUND: 'off' }),

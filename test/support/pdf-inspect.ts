@@ -243,3 +243,16 @@ export function qpdfEncrypt(pdf: Buffer, user: string, owner: string): Buffer {
     rmSync(dir, { recursive: true, force: true });
   }
 }
+
+/** The file as qpdf's QDF (streams uncompressed, one object per block), as text. */
+export function qdf(pdf: Buffer): string {
+  const dir = mkdtempSync(join(tmpdir(), 'pdf-qdf-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), pdf);
+    return execFileSync('qpdf', ['--qdf', '--object-streams=disable', join(dir, 'in.pdf'), '-'], {
+      maxBuffer: 1 << 27,
+    }).toString('latin1');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+}

@@ -5,7 +5,8 @@
  *
  * REQUEST.json is the interface's enhanced request: {"template_data": {…}, "images": {…}}, with
  * optional "documents": {"name": {"data": "<base64 .docx>"}} (sub-documents), optionally with
- * "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}}. Writes the document and exits 0, or prints
+ * "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}, "locale": "de_DE", "timezone": "Europe/Berlin"}
+ * (the formatting filters' defaults; else DEFAULT_LOCALE / DEFAULT_TIMEZONE). Writes the document and exits 0, or prints
  * the typed error body as JSON on stderr and exits 1 (2 for wrong usage).
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
@@ -64,10 +65,27 @@ function parseRequest(text: string): { request: RenderRequest; options: RenderOp
       // Sub-documents ({{p name }}): the engine checks each like a template, naming its key.
       documents: documents as RenderRequest['documents'],
     },
-    options: { undefined: undefinedMode as RenderOptions['undefined'] },
+    options: {
+      undefined: undefinedMode as RenderOptions['undefined'],
+      // Checked by the engine (400-type error naming options.locale / options.timezone).
+      ...localeOptions(options),
+    },
     // The same validator as the API's: a bad option is the same typed error here.
     pdf: parsePdfOptions((options as { pdf?: unknown } | undefined)?.pdf),
   };
+}
+
+function localeOptions(options: unknown): Pick<RenderOptions, 'locale' | 'timezone'> {
+  const o = (options ?? {}) as { locale?: unknown; timezone?: unknown };
+  const out: Pick<RenderOptions, 'locale' | 'timezone'> = {};
+  for (const key of ['locale', 'timezone'] as const) {
+    const v = o[key];
+    if (v === undefined || v === null) continue;
+    if (typeof v !== 'string')
+      throw new InvalidRequestError(`options.${key} must be text`, { field: `options.${key}` });
+    out[key] = v;
+  }
+  return out;
 }
 
 function readBounded(path: string, limit: number, what: string): Buffer {
@@ -107,6 +125,8 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     // The .docx the user keeps is deflated; one only handed to the converter need not be.
     const docx = renderDocx(template, request, {
       ...config.renderLimits,
+      locale: config.DEFAULT_LOCALE,
+      timezone: config.DEFAULT_TIMEZONE,
       ...options,
       compression: format === '.docx' ? 'DEFLATE' : 'STORE',
       // As the worker: a PDF of more table cells would not convert within the service's budget.

@@ -16,7 +16,13 @@ import { buildDocx, p } from '../../../test/support/docx-builder';
 import { docxPlainText } from '../../../test/support/docx-text';
 import { redisForTests } from '../../../test/service-harness';
 import { type RenderJobHandle as Job, UnrecoverableError } from '@app/queue';
-import { conversionBudget, createRenderProcessor, isRetryable, jobFailure } from './render.processor';
+import {
+  conversionBudget,
+  createRenderProcessor,
+  isRetryable,
+  jobDeadline,
+  jobFailure,
+} from './render.processor';
 
 describe('job failure classification', () => {
   it('fails caller mistakes at once, with the error body as reason', () => {
@@ -54,18 +60,37 @@ describe('job failure classification', () => {
 
 describe('the conversion time limit', () => {
   it('is CONVERSION_TIMEOUT_MS within what is left of the job budget, less a second for the answer', () => {
-    const enqueuedAt = 1_000_000;
-    // 5 s spent waiting and filling: 60 - 5 - 1 s left.
-    expect(conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000 }, enqueuedAt + 5_000)).toBe(54_000);
-    expect(
-      conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000, convertTimeoutMs: 30_000 }, enqueuedAt + 5_000),
-    ).toBe(30_000);
-    expect(
-      conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000, convertTimeoutMs: 30_000 }, enqueuedAt + 40_000),
-    ).toBe(19_000);
+    const deadline = 1_000_000 + 60_000; // a 60 s budget received at 1_000_000 (performance.now())
+    // 5 s spent filling: 60 - 5 - 1 s left.
+    expect(conversionBudget(deadline, {}, 1_005_000)).toBe(54_000);
+    expect(conversionBudget(deadline, { convertTimeoutMs: 30_000 }, 1_005_000)).toBe(30_000);
+    expect(conversionBudget(deadline, { convertTimeoutMs: 30_000 }, 1_040_000)).toBe(19_000);
     // Never zero or negative: the converter refuses those.
-    expect(conversionBudget(enqueuedAt, { jobTimeoutMs: 60_000 }, enqueuedAt + 70_000)).toBe(100);
-    expect(conversionBudget(enqueuedAt, { convertTimeoutMs: 30_000 })).toBe(30_000);
+    expect(conversionBudget(deadline, {}, 1_070_000)).toBe(100);
+    expect(conversionBudget(undefined, { convertTimeoutMs: 30_000 })).toBe(30_000);
+  });
+
+  it("measures the job's wait on Redis' clock alone, whatever the worker's wall clock says", () => {
+    const redisAdmitted = 1_700_000_000_000;
+    const deps = { jobTimeoutMs: 60_000 };
+    // 4 s in the queue by Redis' clock: 56 s left, counted from the receipt on the monotonic clock.
+    expect(jobDeadline({ admittedAt: redisAdmitted }, redisAdmitted + 4_000, deps, 500)).toBe(56_500);
+    // Date.now() plays no part: a worker's wall clock minutes ahead or behind changes nothing.
+    const realNow = Date.now;
+    try {
+      for (const skew of [+300_000, -300_000]) {
+        Date.now = () => realNow() + skew;
+        expect(jobDeadline({ admittedAt: redisAdmitted }, redisAdmitted + 4_000, deps, 500)).toBe(56_500);
+      }
+    } finally {
+      Date.now = realNow;
+    }
+    // Redis' clock stepped back (a failover) or far ahead: the wait is clamped to [0, budget].
+    expect(jobDeadline({ admittedAt: redisAdmitted }, redisAdmitted - 90_000, deps, 500)).toBe(60_500);
+    expect(jobDeadline({ admittedAt: redisAdmitted }, redisAdmitted + 900_000, deps, 500)).toBe(500);
+    // A job of an older API (no admittedAt) counts from its receipt.
+    expect(jobDeadline({}, redisAdmitted, deps, 500)).toBe(60_500);
+    expect(jobDeadline({ admittedAt: redisAdmitted }, redisAdmitted, {}, 500)).toBeUndefined();
   });
 });
 

@@ -29,6 +29,7 @@ import {
   DigestLru,
   type ImageLimits,
   parseDataJson,
+  plainNumbers,
   renderDocx,
   type RenderRequest,
   type RichLimits,
@@ -142,21 +143,29 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         // failed at once, logged as routine).
         throw new InternalError('The job was cancelled', { request_id: requestId, cancelled: true });
       }
-      const [template, requestJson] = await readPayload(deps.redis, job.data, templateBytes);
+      const receivedAt = performance.now();
+      const [template, requestJson, redisNow] = await readPayload(deps.redis, job.data, templateBytes);
+      // From here on the budget is counted on this process's monotonic clock alone.
+      const deadline = jobDeadline(job.data, redisNow, deps, receivedAt);
       if (!template || requestJson === null) {
         // The API gave up on this request (timeout or hang-up) and deleted its payload.
         throw new InternalError('The request expired before a worker could take it', {
           request_id: requestId,
         });
       }
-      const request = parseDataJson(requestJson) as RenderRequest & { [PDF_FINISH_KEY]?: PdfFinishOptions };
+      const request = parseDataJson(requestJson) as RenderRequest & {
+        [PDF_FINISH_KEY]?: PdfFinishOptions;
+      };
       // The finishing options (passwords, files) came in the payload, not the job data.
-      const finish = request[PDF_FINISH_KEY];
+      // Settings, not template data: plain numbers even where the data reader keeps `1.0` a PyFloat.
+      const finish = plainNumbers(request[PDF_FINISH_KEY]);
       delete request[PDF_FINISH_KEY];
 
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
+        ...(options.locale ? { locale: options.locale } : {}),
+        ...(options.timezone ? { timezone: options.timezone } : {}),
         imageLimits: deps.imageLimits,
         richLimits: deps.richLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.
@@ -185,7 +194,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
             );
       // An asynchronous job's item has no caller waiting: the converter's own limit only.
       const jobBudget = () =>
-        job.data.background ? deps.convertTimeoutMs : conversionBudget(job.timestamp, deps);
+        job.data.background ? deps.convertTimeoutMs : conversionBudget(deadline, deps);
       let result =
         options.output === 'docx'
           ? docx
@@ -261,23 +270,30 @@ export class TemplateBytes extends DigestLru<Buffer> {
 }
 
 /**
- * The template's bytes and the request's JSON: the request alone when the template is kept here,
- * else both in one write to Redis (a pipeline). The template's key is named by the digest the API
- * computed (templateKey), so bytes read under it are kept under that digest.
+ * The template's bytes, the request's JSON and Redis' clock (ms), in one write to Redis (a
+ * pipeline): the request alone when the template is kept here. The template's key is named by the
+ * digest the API computed (templateKey), so bytes read under it are kept under that digest.
+ * Redis' clock rides along (TIME) so the job's age is measured on the clock that stamped
+ * admittedAt, at no extra round trip.
  */
 async function readPayload(
   redis: RedisConnection,
   job: Pick<RenderJob, 'templateKey' | 'templateDigest' | 'requestKey'>,
   kept: TemplateBytes,
-): Promise<[Buffer | null, string | null]> {
+): Promise<[Buffer | null, string | null, number]> {
   const cached = job.templateDigest ? kept.get(job.templateDigest) : undefined;
-  if (cached) return [cached, await redis.get(job.requestKey)];
-  const replies = await redis.pipeline().getBuffer(job.templateKey).get(job.requestKey).exec();
+  const pipeline = redis.pipeline().time().get(job.requestKey);
+  if (!cached) pipeline.getBuffer(job.templateKey);
+  const replies = await pipeline.exec();
   if (!replies) throw new Error('Redis discarded the pipeline');
   for (const [error] of replies) if (error) throw error;
-  const template = replies[0][1] as Buffer | null;
+  const [seconds, micros] = replies[0][1] as [string, string];
+  const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
+  const requestJson = replies[1][1] as string | null;
+  if (cached) return [cached, requestJson, redisNow];
+  const template = replies[2][1] as Buffer | null;
   if (template && job.templateDigest) kept.set(job.templateDigest, template, template.length);
-  return [template, replies[1][1] as string | null];
+  return [template, requestJson, redisNow];
 }
 
 /**
@@ -325,14 +341,41 @@ async function markStarted(redis: RedisConnection, recordKey: string): Promise<b
 /** Time the answer needs to reach the API after the conversion ends. */
 const ANSWER_MARGIN_MS = 1000;
 
-/** The conversion's time limit: CONVERSION_TIMEOUT_MS, within what is left of the job's budget. */
-export function conversionBudget(
-  enqueuedAt: number,
-  deps: Pick<ProcessorDeps, 'convertTimeoutMs' | 'jobTimeoutMs'>,
-  now = Date.now(),
+/**
+ * When the API stops waiting for this job, on this process's monotonic clock (performance.now()):
+ * JOB_TIMEOUT_MS after admission, less the time the job spent in the queue, which is measured
+ * between two readings of Redis' clock (admittedAt, and `redisNow` read with the payload at
+ * `receivedAt`). No host's wall clock is compared with another's: a worker minutes ahead of the
+ * API's host used to find every job's budget spent. The wait is clamped to [0, JOB_TIMEOUT_MS]
+ * (a failover to a Redis with another clock must not make it negative or endless); jobs of older
+ * APIs (no admittedAt) count from their receipt. Undefined when there is no job budget.
+ */
+export function jobDeadline(
+  job: Pick<RenderJob, 'admittedAt'>,
+  redisNow: number,
+  deps: Pick<ProcessorDeps, 'jobTimeoutMs'>,
+  receivedAt = performance.now(),
 ): number | undefined {
-  if (!deps.jobTimeoutMs) return deps.convertTimeoutMs;
-  const left = Math.max(100, deps.jobTimeoutMs - (now - enqueuedAt) - ANSWER_MARGIN_MS);
+  if (!deps.jobTimeoutMs) return undefined;
+  const admittedAt = job.admittedAt;
+  const waited =
+    typeof admittedAt === 'number' && Number.isFinite(admittedAt)
+      ? Math.min(Math.max(0, redisNow - admittedAt), deps.jobTimeoutMs)
+      : 0;
+  return receivedAt + deps.jobTimeoutMs - waited;
+}
+
+/**
+ * The conversion's time limit: CONVERSION_TIMEOUT_MS, within what is left before `deadline`
+ * (jobDeadline; performance.now() clock) less a second for the answer to travel.
+ */
+export function conversionBudget(
+  deadline: number | undefined,
+  deps: Pick<ProcessorDeps, 'convertTimeoutMs'>,
+  now = performance.now(),
+): number | undefined {
+  if (deadline === undefined) return deps.convertTimeoutMs;
+  const left = Math.max(100, Math.round(deadline - now) - ANSWER_MARGIN_MS);
   return Math.min(deps.convertTimeoutMs ?? left, left);
 }
 

@@ -100,6 +100,17 @@ describe('loadConfig', () => {
     expect(SERVICE_ENV_VARS).toContain('REDIS_CLUSTER_NODES');
   });
 
+  it('DEFAULT_LOCALE and DEFAULT_TIMEZONE: en_US and UTC unless set; unknown ones are named', () => {
+    const c = loadConfig({});
+    expect([c.DEFAULT_LOCALE, c.DEFAULT_TIMEZONE]).toEqual(['en_US', 'UTC']);
+    expect(loadConfig({ DEFAULT_LOCALE: 'de-DE', DEFAULT_TIMEZONE: 'Europe/Berlin' }).DEFAULT_LOCALE).toBe(
+      'de-DE',
+    );
+    expect(() => loadConfig({ DEFAULT_LOCALE: 'not a locale' })).toThrow(/DEFAULT_LOCALE/);
+    expect(() => loadConfig({ DEFAULT_TIMEZONE: 'Europe/Atlantis' })).toThrow(/DEFAULT_TIMEZONE/);
+    expect(SERVICE_ENV_VARS).toEqual(expect.arrayContaining(['DEFAULT_LOCALE', 'DEFAULT_TIMEZONE']));
+  });
+
   it.each(['redis-0', 'redis://redis-0:6379', 'a:1,,b:2', 'a:1;b:2', 'a:99999'])(
     'refuses REDIS_CLUSTER_NODES=%s',
     (value) => {

@@ -151,7 +151,9 @@ export class ServiceConfig {
    * webhooks; without it, the submitting request's own scheme and Host.
    */
   @IsString()
-  @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, { message: 'PUBLIC_BASE_URL must be an http(s) URL without query' })
+  @Matches(/^https?:\/\/[^/?#\s]+(\/[^?#\s]*)?$/, {
+    message: 'PUBLIC_BASE_URL must be an http(s) URL without query',
+  })
   @IsOptional()
   PUBLIC_BASE_URL?: string;
 
@@ -258,6 +260,17 @@ export class ServiceConfig {
   /** Undefined-variable behaviour when the request does not choose one. */
   @IsIn(['empty', 'strict', 'debug', 'property_missing'])
   DEFAULT_UNDEFINED: 'empty' | 'strict' | 'debug' | 'property_missing' = 'empty';
+
+  /**
+   * Locale of the formatting filters (format_date, format_currency, …) when the request does not
+   * name one (options.locale, or the form field locale): Babel's `de_DE` or BCP 47's `de-DE`.
+   */
+  @IsString()
+  DEFAULT_LOCALE = 'en_US';
+
+  /** IANA time zone format_datetime and format_time show times in when the request names none. */
+  @IsString()
+  DEFAULT_TIMEZONE = 'UTC';
 
   /** Jobs one worker process runs at once (default: the converter's capacity). */
   @IsInt()
@@ -440,11 +453,39 @@ export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig 
       if (port < 1 || port > 65535) problems.push(`REDIS_CLUSTER_NODES: port ${port} is out of range`);
     }
   }
+  if (!knownLocale(config.DEFAULT_LOCALE))
+    problems.push(
+      `DEFAULT_LOCALE: not a locale ICU knows (got '${config.DEFAULT_LOCALE}'), e.g. en_US or de-DE`,
+    );
+  if (!knownTimeZone(config.DEFAULT_TIMEZONE))
+    problems.push(
+      `DEFAULT_TIMEZONE: not an IANA time zone (got '${config.DEFAULT_TIMEZONE}'), e.g. UTC or Europe/Berlin`,
+    );
   if (config.HEARTBEAT_TTL_MS <= config.HEARTBEAT_INTERVAL_MS) {
     problems.push('HEARTBEAT_TTL_MS must be greater than HEARTBEAT_INTERVAL_MS');
   }
   if (problems.length > 0) throw new ConfigurationError(problems);
   return config;
+}
+
+/** A first check of DEFAULT_LOCALE (the engine checks language and region fully at each render). */
+function knownLocale(raw: string): boolean {
+  try {
+    const [tag] = Intl.getCanonicalLocales(raw.replace(/_/g, '-'));
+    return Intl.DateTimeFormat.supportedLocalesOf([tag], { localeMatcher: 'lookup' }).length === 1;
+  } catch {
+    return false;
+  }
+}
+
+function knownTimeZone(raw: string): boolean {
+  if (!/^[A-Za-z][A-Za-z0-9_+\-/]*$/.test(raw)) return false;
+  try {
+    new Intl.DateTimeFormat('en', { timeZone: raw });
+    return true;
+  } catch {
+    return false;
+  }
 }
 
 function flatten(errors: ValidationError[]): { name: string; message: string; value: unknown }[] {

@@ -28,6 +28,12 @@ export interface RenderJobOptions {
   output: OutputFormat;
   /** `options.pdf` as the caller sent it, validated by the API (absent: the defaults). */
   pdf?: PdfOptions;
+  /**
+   * The formatting filters' locale and IANA time zone: the request's, else the API's
+   * DEFAULT_LOCALE / DEFAULT_TIMEZONE, checked by the API. Absent in jobs of older APIs (en_US, UTC).
+   */
+  locale?: string;
+  timezone?: string;
 }
 
 /** The data of one BullMQ job. */
@@ -65,6 +71,14 @@ export interface RenderJob {
    * queueing: the worker does not scan every part again, only bounds what it inflates.
    */
   templateChecked: boolean;
+  /**
+   * Redis' clock (TIME, in ms) when the API admitted the request, just before it started its
+   * JOB_TIMEOUT_MS wait. The worker reads Redis' clock again with the payload and so learns how
+   * much of the wait is left on one clock: hosts' clocks may differ by minutes (no NTP in a
+   * fresh container, a VM resumed from suspend). Absent in jobs of older APIs: the worker then
+   * counts the budget from its own receipt of the job.
+   */
+  admittedAt?: number;
   options: RenderJobOptions;
   /**
    * An item of an asynchronous job (async-job.ts): no caller waits, so the conversion gets the

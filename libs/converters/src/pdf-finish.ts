@@ -83,6 +83,8 @@ interface Job {
   }>;
   facturx?: { path: string; profile: string };
   watermark?: PdfOptions['watermark'];
+  /** A PDF/UA document: its watermark is a pagination artifact. */
+  tagged?: boolean;
   encryption?: PdfOptions['encryption'];
 }
 
@@ -112,6 +114,7 @@ async function writeInputs(dir: string, pdf: Buffer, options: PdfOptions): Promi
   if (options.facturx)
     job.facturx = { path: await file('factur-x.xml', options.facturx.xml), profile: options.facturx.profile };
   if (options.watermark) job.watermark = options.watermark;
+  if (options.pdfua) job.tagged = true;
   if (options.encryption) job.encryption = options.encryption;
   return job;
 }

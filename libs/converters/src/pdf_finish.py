@@ -118,7 +118,7 @@ def watermark_font(text):
     return chosen
 
 
-def add_watermark(pdf, w, workdir):
+def add_watermark(pdf, w, tagged):
     import io
     import math
 
@@ -161,11 +161,15 @@ def add_watermark(pdf, w, workdir):
     c.save()
     wm = pikepdf.open(io.BytesIO(buf.getvalue()))
     for wm_page in wm.pages:
-        # A watermark is a pagination artifact (PDF/UA); its ActualText gives readers and text
-        # extraction the words, which glyphs drawn on a slant do not (pdftotext splits them).
-        props = pikepdf.Dictionary(ActualText=pikepdf.String(text))
+        # Text drawn on a slant is read back as scattered letters: an ActualText span gives text
+        # extraction and search the words. A tagged (PDF/UA) document marks it as a pagination
+        # artifact instead, which PDF/UA asks of watermarks (readers then skip it).
+        if tagged:
+            tag, props = Name.Artifact, pikepdf.Dictionary(Type=Name.Pagination, Subtype=Name.Watermark)
+        else:
+            tag, props = Name.Span, pikepdf.Dictionary(ActualText=pikepdf.String(text))
         ops = pikepdf.parse_content_stream(wm_page)
-        ops.insert(0, pikepdf.ContentStreamInstruction([Name.Span, props], pikepdf.Operator('BDC')))
+        ops.insert(0, pikepdf.ContentStreamInstruction([tag, props], pikepdf.Operator('BDC')))
         ops.append(pikepdf.ContentStreamInstruction([], pikepdf.Operator('EMC')))
         wm_page.obj.Contents = wm.make_stream(pikepdf.unparse_content_stream(ops))
     marks = [pdf.copy_foreign(wm.pages[i].as_form_xobject()) for i in range(len(order))]
@@ -295,7 +299,7 @@ def finish(job):
         check_cii(xml, f'{root}.facturx.xml')
     if job.get('watermark'):
         step('watermark')
-        add_watermark(pdf, job['watermark'], job['dir'])
+        add_watermark(pdf, job['watermark'], job.get('tagged', False))
     for i, a in enumerate(job.get('attachments', [])):
         step(f'{root}.attachments[{i}]')
         with open(a['path'], 'rb') as f:

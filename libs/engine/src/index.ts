@@ -17,5 +17,15 @@ export type { LintError, LintOptions, LintReport, LintWarning } from './lint/lin
 export { lintReportData, lintReportTemplate } from './lint/report-docx';
 export { inspectTemplate } from './inspect/inspect-template';
 export type { TemplateInspection } from './inspect/inspect-template';
+export { formatDefaultsOf } from './render';
+export { parseLocale, parseTimeZone, DEFAULT_FORMAT_DEFAULTS } from './format/locale';
+export type { FormatDefaults } from './format/locale';
+export {
+  BARCODE_TYPES,
+  MAX_BARCODES_PER_DOCUMENT,
+  MIN_SIDE_MM,
+  MAX_SIDE_MM,
+  MIN_DPI,
+} from './format/barcodes';
 export { parseDataJson, stringifyDataJson, plainNumbers, NATIVE_SOURCE_TEXT } from './runtime/json-numbers';
 export { PyFloat } from './runtime/values';

@@ -22,12 +22,16 @@ import { renderCompiled, renderContextOf } from './docx/render-compiled';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
+import { DEFAULT_FORMAT_DEFAULTS, parseLocale, parseTimeZone, type FormatDefaults } from './format/locale';
+import { FORMAT_FILTERS } from './format/filters';
 import { registerFilters } from './runtime/filters';
 import { RichWriter, type RichLimits } from './rich/rich-writer';
 import { RICH_FILTERS } from './rich/rich-value';
 
 // Rich content plugs in here: its filters join the runtime's, its writer the fill (ContentWriter).
 registerFilters(RICH_FILTERS);
+// Locale formatting (Babel's names) and barcodes (libs/engine/src/format).
+registerFilters(FORMAT_FILTERS);
 
 export interface RenderRequest {
   template_data: Record<string, unknown>;
@@ -42,6 +46,13 @@ export interface RenderOptions {
    * `debug`: `[Missing variable: customer.name]`. `property_missing`: `<property missing in json>`.
    */
   undefined?: UndefinedMode;
+  /**
+   * The formatting filters' default locale (`de_DE` or `de-DE`) and IANA time zone: the request's
+   * options.locale / options.timezone, else the service's DEFAULT_LOCALE / DEFAULT_TIMEZONE.
+   * An unknown one is an invalid request naming the field.
+   */
+  locale?: string;
+  timezone?: string;
   /** Loop iterations in one render, all loops together. */
   maxLoopIterations?: number;
   /** Longest string or list one expression may build. */
@@ -171,6 +182,35 @@ function checkTableCells(zip: PizZip, limit: number): void {
     );
 }
 
+/** The render's locale and time zone, checked: a 400 naming `locale` or `timezone` when unknown. */
+export function formatDefaultsOf(
+  options: { locale?: unknown; timezone?: unknown },
+  fields = { locale: 'options.locale', timezone: 'options.timezone' },
+): FormatDefaults {
+  const out = { ...DEFAULT_FORMAT_DEFAULTS };
+  if (options.locale !== undefined) {
+    const tag = parseLocale(options.locale);
+    if (!tag)
+      throw new InvalidRequestError(
+        `${fields.locale}: unknown locale '${String(options.locale).slice(0, 50)}' (give one such as de_DE or en-US)`,
+        {
+          field: fields.locale,
+        },
+      );
+    out.locale = tag;
+  }
+  if (options.timezone !== undefined) {
+    const zone = parseTimeZone(options.timezone);
+    if (!zone)
+      throw new InvalidRequestError(
+        `${fields.timezone}: unknown time zone '${String(options.timezone).slice(0, 64)}' (give an IANA name such as Europe/Berlin or UTC)`,
+        { field: fields.timezone },
+      );
+    out.timezone = zone;
+  }
+  return out;
+}
+
 const FILLED_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
 
 /** Fills the template; returns the .docx bytes or throws one of the typed errors. */
@@ -202,6 +242,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     },
     options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
   );
+  state.format = formatDefaultsOf(options);
   const imageWriter = new DocxImageWriter(images);
   const rich = new RichWriter({
     zip,

@@ -26,17 +26,17 @@ local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
 local workers = redis.call('ZCOUNT', KEYS[1], now, '+inf')
 local waiting = redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[4])
 if workers == 0 or waiting >= tonumber(ARGV[1]) then
-  return {workers, waiting, 0}
+  return {workers, waiting, 0, now}
 end
 if ARGV[3] == '' then
   if redis.call('PEXPIRE', KEYS[5], ARGV[2]) == 0 then
-    return {workers, waiting, 2}
+    return {workers, waiting, 2, now}
   end
 else
   redis.call('SET', KEYS[5], ARGV[3], 'PX', ARGV[2])
 end
 redis.call('SET', KEYS[6], ARGV[4], 'PX', ARGV[2])
-return {workers, waiting, 1}`);
+return {workers, waiting, 1, now}`);
 
 export interface AdmissionKeys extends WaitingKeys {
   /** The workers' heartbeat set (heartbeatKey). */
@@ -65,6 +65,11 @@ export interface Admission {
    * nothing stored, ask again with its bytes.
    */
   outcome: AdmissionOutcome;
+  /**
+   * Redis' clock (TIME, ms) when it answered: the job carries it (RenderJob.admittedAt) so the
+   * worker measures the request's age on that same clock, never against the API host's.
+   */
+  redisTime: number;
 }
 
 const OUTCOMES: readonly AdmissionOutcome[] = ['refused', 'stored', 'template_missing'];
@@ -78,6 +83,11 @@ export async function admitAndStore(
     redis,
     [keys.heartbeat, keys.wait, keys.prioritized, keys.delayed, keys.template, keys.request],
     [String(payload.maxWaiting), String(payload.ttlMs), payload.template ?? '', payload.requestJson],
-  )) as [number, number, number];
-  return { workers: Number(reply[0]), waiting: Number(reply[1]), outcome: OUTCOMES[reply[2]] };
+  )) as [number, number, number, number];
+  return {
+    workers: Number(reply[0]),
+    waiting: Number(reply[1]),
+    outcome: OUTCOMES[reply[2]],
+    redisTime: Number(reply[3]),
+  };
 }

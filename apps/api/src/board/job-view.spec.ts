@@ -27,6 +27,20 @@ describe('what Bull Board shows of a job', () => {
     expect(boardJobData('text')).toEqual({});
   });
 
+  it('never shows options.pdf: its finishing options hold passwords and files (docs/pdf.md)', () => {
+    // The API keeps them out of job data; should one ever get in, the board still drops it.
+    const view = boardJobData({
+      requestId: 'r2',
+      options: {
+        undefined: 'strict',
+        output: 'pdf',
+        pdf: { pdfa: 'PDF/A-3b', encryption: { owner_password: 'Geheim-1' }, append: [{ data: 'JVBERi0x' }] },
+      },
+    });
+    expect(view).toEqual({ requestId: 'r2', options: { undefined: 'strict', output: 'pdf' } });
+    expect(JSON.stringify(view)).not.toContain('Geheim-1');
+  });
+
   it('shows sizes and timings of a result, not where it is stored', () => {
     expect(
       boardJobResult({

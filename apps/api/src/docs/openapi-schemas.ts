@@ -7,6 +7,7 @@
 import type { ExampleObject, SchemaObject } from '@nestjs/swagger';
 import { ERROR_CATALOGUE, type ErrorType } from '@app/contracts';
 import { UNDEFINED_BEHAVIOR_SCHEMA, V16_FORM_PROPERTIES } from './compat-schemas';
+import { LOCALE_FORM_PROPERTIES, LOCALE_OPTION_PROPERTIES } from './locale-schemas';
 
 /** Every error_type the API answers with, by HTTP status (docs/service.md, "Errors"). */
 /** status → error types, from the one catalogue (@app/contracts). */
@@ -71,6 +72,7 @@ export const SCHEMAS: Record<string, SchemaObject> = {
         description: '`pdf` (default), or `docx`: the filled Word document without conversion.',
       },
       pdf: { $ref: '#/components/schemas/PdfOptions' },
+      ...LOCALE_OPTION_PROPERTIES,
     },
     additionalProperties: false,
   },
@@ -312,6 +314,7 @@ export const RENDER_BODY_SCHEMA: SchemaObject = {
       example: JSON.stringify(ENHANCED_EXAMPLE),
     },
     ...V16_FORM_PROPERTIES,
+    ...LOCALE_FORM_PROPERTIES,
   },
 };
 

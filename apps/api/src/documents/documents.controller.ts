@@ -204,6 +204,8 @@ export class DocumentsController {
         options: {
           undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
           output,
+          locale: options.locale ?? this.config.DEFAULT_LOCALE,
+          timezone: options.timezone ?? this.config.DEFAULT_TIMEZONE,
           ...(pdfShape ? { pdf: pdfShape } : {}),
         },
       },

@@ -304,3 +304,49 @@ describe('request_data.documents (sub-documents)', () => {
     expect((error as TypedError).errorType).toBe('payload_too_large');
   });
 });
+
+describe('locale and timezone (formatting filters)', () => {
+  const enhanced = (options: unknown, extra: Record<string, unknown> = {}) => ({
+    request_data: JSON.stringify({ template_data: {}, options }),
+    ...extra,
+  });
+
+  it('reads options.locale / options.timezone in enhanced mode, canonical (de_DE → de-DE)', () => {
+    const parsed = parseRenderFields(
+      enhanced({ locale: 'de_DE', timezone: 'Europe/Berlin', undefined: 'strict' }),
+    );
+    expect(parsed.options).toEqual({ undefined: 'strict', locale: 'de-DE', timezone: 'Europe/Berlin' });
+    expect(parseRenderFields(enhanced({ locale: null })).options).toEqual({});
+  });
+
+  it('reads the form fields locale / timezone in legacy and v1.6 modes', () => {
+    expect(parseRenderFields({ data: '{}', locale: 'fr_FR', timezone: 'Europe/Paris' }).options).toEqual({
+      locale: 'fr-FR',
+      timezone: 'Europe/Paris',
+    });
+    const v16 = parseRenderFields({ data: '{}', undefined_behavior: 'debug', locale: 'ja-JP' });
+    expect(v16.mode).toBe('v1.6');
+    expect(v16.options).toEqual({ undefined: 'debug', locale: 'ja-JP' });
+  });
+
+  it.each([
+    [enhanced({ locale: 'xx_YY' }), 'options.locale'],
+    [enhanced({ locale: 42 }), 'options.locale'],
+    [enhanced({ timezone: 'Europe/Atlantis' }), 'options.timezone'],
+    [{ data: '{}', locale: 'klingon' }, 'locale'],
+    [{ data: '{}', timezone: 'Moon/Base' }, 'timezone'],
+    [{ data: '{}', images: '{}', timezone: '../../etc/passwd' }, 'timezone'],
+  ])('an unknown locale or time zone is a 400 naming the field (%#)', (fields, field) => {
+    const e = errorOf(fields as Record<string, unknown>);
+    expect(e).toBeInstanceOf(InvalidRequestError);
+    expect(httpStatusOf(e.errorType)).toBe(400);
+    expect(e.details.field).toBe(field);
+    expect(e.message).toContain(field);
+  });
+
+  it('refuses the form fields beside request_data (its options carry them)', () => {
+    const e = errorOf(enhanced({}, { locale: 'de_DE' }));
+    expect(httpStatusOf(e.errorType)).toBe(400);
+    expect(e.details.fields).toEqual(['locale']);
+  });
+});

@@ -42,6 +42,12 @@ import {
   v16FieldsSent,
   type LinterRequest,
 } from './compat-fields';
+import {
+  LOCALE_OPTION_FIELDS,
+  localeFromForm,
+  localeFromOptions,
+  refuseLocaleFormFields,
+} from './locale-fields';
 
 /** One image of `images`: base64 PNG (no data-URL prefix) and an optional size. */
 export class ImageDataDto implements ImageData {
@@ -85,6 +91,13 @@ export class RequestOptionsDto {
   /** How the PDF is written; checked by pdfOptionErrors (the converters' shared validator). */
   @Allow()
   pdf?: PdfOptions;
+
+  /** The formatting filters' default locale and IANA time zone: checked by locale-fields.ts. */
+  @Allow()
+  locale?: string;
+
+  @Allow()
+  timezone?: string;
 }
 
 /** The known fields of `request_data` (checked by hand: see parseRenderFields). */
@@ -97,7 +110,7 @@ const REQUEST_FIELDS = [
   'linter_options',
 ] as const;
 const IMAGE_FIELDS = ['data', 'width_mm', 'height_mm', 'width_px', 'height_px'] as const;
-const OPTION_FIELDS = ['undefined', 'output', 'pdf'] as const;
+const OPTION_FIELDS = ['undefined', 'output', 'pdf', ...LOCALE_OPTION_FIELDS] as const;
 
 export interface ParsedRenderRequest {
   /** `legacy`: `data` alone; `enhanced`: `request_data`; `v1.6`: `data` with images, undefined_behavior or linter_options fields. */
@@ -258,7 +271,7 @@ export function parseRenderFields(
       });
     }
     if (v16FieldsSent(form).length) return parseV16Fields(form, parsed, limits);
-    return { mode: 'legacy', request: { template_data: parsed }, options: {} };
+    return { mode: 'legacy', request: { template_data: parsed }, options: localeFromForm(form) };
   }
   if (requestData === undefined) {
     if (v16FieldsSent(form).length)
@@ -271,6 +284,7 @@ export function parseRenderFields(
     );
   }
 
+  refuseLocaleFormFields(form);
   const read = parseField(requestData, 'request_data', limits, true);
   // Only template_data keeps floats as written; image sizes and options are plain numbers.
   const parsed = isPlainObject(read)
@@ -341,7 +355,10 @@ export function parseRenderFields(
   const result: ParsedRenderRequest = {
     mode: 'enhanced',
     request,
-    options: optionsOf(options, limits.maxPdfExtraBytes),
+    options: {
+      ...optionsOf(options, limits.maxPdfExtraBytes),
+      ...localeFromOptions(isPlainObject(rawOptions) ? rawOptions : undefined),
+    },
   };
   return withCompatKeys(result, parsed);
 }
@@ -386,7 +403,11 @@ function parseV16Fields(
   data: Record<string, unknown>,
   limits: ParseLimits,
 ): ParsedRenderRequest {
-  const result: ParsedRenderRequest = { mode: 'v1.6', request: { template_data: data }, options: {} };
+  const result: ParsedRenderRequest = {
+    mode: 'v1.6',
+    request: { template_data: data },
+    options: localeFromForm(form),
+  };
   const images = field(form, 'images');
   if (images !== undefined && images.trim() !== '') {
     const parsed = parseField(images, 'images', limits);

@@ -185,7 +185,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       // While the reply connection is away the reply waits in the list (with its TTL).
       replyKey: this.replies.key,
     };
-    await this.admit(job, input.template, requestJson, signal);
+    job.admittedAt = await this.admit(job, input.template, requestJson, signal);
     const started = Date.now();
     let replied = false;
     // Listen before adding, so a fast worker's answer is not missed.
@@ -312,14 +312,14 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
    * Refuses what would only time out (no worker alive after a short hold, the queue full) and
    * otherwise stores the request's payload, in one round trip (admitAndStore). The template's
    * bytes go only when this API has not stored them within the last half PAYLOAD_TTL_MS, or when
-   * Redis no longer has them.
+   * Redis no longer has them. Returns Redis' clock at admission (RenderJob.admittedAt).
    */
   private async admit(
     job: RenderJob,
     template: Buffer,
     requestJson: string,
     signal?: AbortSignal,
-  ): Promise<void> {
+  ): Promise<number> {
     const retryAfter = this.config.RETRY_AFTER_SECONDS;
     const digest = job.templateDigest;
     const stored = this.storedTemplates.get(digest);
@@ -364,6 +364,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     const until = Date.now() + this.config.payloadTtlMs / 2;
     if (stored) stored.until = until;
     else this.storedTemplates.set(digest, { until });
+    return admission.redisTime;
   }
 
   /** Resolves with the job's outcome; after JOB_TIMEOUT_MS (or an abort) withdraws the job if no worker took it. */

@@ -5,6 +5,7 @@
  */
 import type PizZip from 'pizzip';
 import type { PreparedImage } from './images';
+import type { GeneratedImage } from '../runtime/values';
 import { escapeXml } from './run-text';
 
 const REL_TYPE_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
@@ -53,12 +54,25 @@ export class DocxImageWriter {
   private readonly media = new Map<string, string>(); // image name → media file name
   private readonly rels = new Map<string, Map<string, string>>(); // part → image name → rId
   private drawingCount = 0;
+  /** Pictures filters drew (barcodes), by their content-derived names: kept apart from the request's. */
+  private readonly generated = new Map<string, GeneratedImage>();
 
   constructor(private readonly images: ReadonlyMap<string, PreparedImage>) {}
 
-  /** The `<w:drawing>` for an image in a part; registers media and relationship on first use. */
-  drawing(imageName: string, partPath: string): string {
-    const img = this.images.get(imageName);
+  private image(name: string): PreparedImage | GeneratedImage | undefined {
+    return this.generated.get(name) ?? this.images.get(name);
+  }
+
+  /**
+   * The `<w:drawing>` for an image in a part; registers media and relationship on first use.
+   * `generated` is a picture a filter drew, placed like the request's images.
+   */
+  drawing(imageName: string, partPath: string, generated?: GeneratedImage): string {
+    if (generated) {
+      imageName = `\u0000${generated.name}`; // cannot collide with a request image's name
+      if (!this.generated.has(imageName)) this.generated.set(imageName, generated);
+    }
+    const img = this.image(imageName);
     if (!img) throw new Error(`no prepared image '${imageName}'`);
     if (!this.media.has(imageName)) this.media.set(imageName, `docgen_image${this.media.size + 1}.png`);
     let partRels = this.rels.get(partPath);
@@ -68,15 +82,15 @@ export class DocxImageWriter {
     // docPr ids must be unique in the document; start far above what Word assigns.
     const id = 100000 + ++this.drawingCount;
     const { widthEmu: cx, heightEmu: cy } = img;
-    const name = escapeXml(imageName);
-    return inlineDrawingXml({ id, descr: name, fileName: `${name}.png`, rId, cx, cy });
+    const name = escapeXml(generated ? generated.name : imageName);
+    const descr = generated ? escapeXml(generated.descr) : name;
+    return inlineDrawingXml({ id, descr, fileName: `${name}.png`, rId, cx, cy });
   }
 
   /** Writes media files, relationships and the PNG content type into the package. */
   finalize(zip: PizZip): void {
     if (!this.media.size) return;
-    for (const [imageName, file] of this.media)
-      zip.file(`word/media/${file}`, this.images.get(imageName)!.png);
+    for (const [imageName, file] of this.media) zip.file(`word/media/${file}`, this.image(imageName)!.png);
     for (const [part, partRels] of this.rels) {
       const relsPath = relsPathOf(part);
       let xml = zip.file(relsPath)?.asText() ?? EMPTY_RELS;

@@ -343,7 +343,7 @@ export class BlockRenderer {
     }
     if (v instanceof ImageRef) {
       if (options.filePath === CORE_PROPERTIES_PART) return '';
-      return `</w:t>${this.images.drawing(v.name, options.filePath)}<w:t xml:space="preserve">`;
+      return `</w:t>${this.images.drawing(v.name, options.filePath, v.generated)}<w:t xml:space="preserve">`;
     }
     if (v instanceof Markup) return v.xml;
     this.state.use(v);

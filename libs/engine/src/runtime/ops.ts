@@ -29,6 +29,7 @@ import {
 } from './values';
 import { pyReplace, pyStrip, stringMethod } from './str-methods';
 import { chars, type EvalLimits, JinjaRuntimeError, normIndex } from './sequences';
+import { DEFAULT_FORMAT_DEFAULTS, type FormatDefaults } from '../format/locale';
 
 export { pyReplace, pyStrip };
 export {
@@ -53,6 +54,10 @@ export const MAX_LOOP_RECURSION_DEPTH = 64;
 /** What one render shares across tags: data, image names, strictness, limits and counters. */
 export class RenderState {
   iterations = 0;
+  /** The request's locale and time zone: what the formatting filters use unless given theirs. */
+  format: FormatDefaults = DEFAULT_FORMAT_DEFAULTS;
+  /** Pictures the barcode filters drew in this render, by what they encode (a repeat is reused). */
+  readonly barcodes = new Map<string, ImageRef>();
   private readonly undefinedUsed = new Set<string>();
 
   constructor(

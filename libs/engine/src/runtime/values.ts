@@ -26,9 +26,26 @@ export class Callable {
   ) {}
 }
 
-/** Marker the image layer recognises at output time (an image placed by name or by `| image`). */
+/** A picture a filter drew (a barcode): PNG bytes and its size in the document. */
+export interface GeneratedImage {
+  name: string;
+  png: Buffer;
+  widthPx: number;
+  heightPx: number;
+  widthEmu: number;
+  heightEmu: number;
+  descr: string;
+}
+
+/**
+ * Marker the image layer recognises at output time: an image of the request placed by name or by
+ * `| image`, or one a filter drew (`generated`).
+ */
 export class ImageRef {
-  constructor(readonly name: string) {}
+  constructor(
+    readonly name: string,
+    readonly generated?: GeneratedImage,
+  ) {}
 }
 
 /** An object of our own with attributes (the `loop` variable): only `attr` is ever reached. */

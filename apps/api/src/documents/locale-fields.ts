@@ -1,0 +1,71 @@
+/**
+ * The formatting filters' request defaults (issue 25): `options.locale` / `options.timezone` in
+ * `request_data` (enhanced mode), or the form fields `locale` / `timezone` beside `data` (legacy
+ * and v1.6 modes). Checked here, before queueing: an unknown one is a 400 naming its field.
+ * Kept in one small file so the request-definition refactor can move it whole.
+ */
+import { formatDefaultsOf, InvalidRequestError } from '@app/engine';
+
+export const LOCALE_FORM_FIELDS = ['locale', 'timezone'] as const;
+export const LOCALE_OPTION_FIELDS = ['locale', 'timezone'] as const;
+
+export interface LocaleOptions {
+  /** Canonical BCP 47 tag (`de-DE`), or absent for the service's DEFAULT_LOCALE. */
+  locale?: string;
+  /** IANA zone name, or absent for DEFAULT_TIMEZONE. */
+  timezone?: string;
+}
+
+function checked(
+  raw: { locale?: unknown; timezone?: unknown },
+  fields: { locale: string; timezone: string },
+): LocaleOptions {
+  for (const key of LOCALE_FORM_FIELDS) {
+    const v = raw[key];
+    if (v !== undefined && typeof v !== 'string')
+      throw new InvalidRequestError(`${fields[key]} must be text, such as "de_DE" or "Europe/Berlin"`, {
+        field: fields[key],
+      });
+  }
+  const resolved = formatDefaultsOf(raw, fields);
+  const out: LocaleOptions = {};
+  if (raw.locale !== undefined) out.locale = resolved.locale;
+  if (raw.timezone !== undefined) out.timezone = resolved.timezone;
+  return out;
+}
+
+/** `options.locale` / `options.timezone` of request_data; null counts as absent. */
+export function localeFromOptions(options: Record<string, unknown> | undefined): LocaleOptions {
+  if (!options) return {};
+  const own = (k: string) =>
+    Object.prototype.hasOwnProperty.call(options, k) && options[k] !== null ? options[k] : undefined;
+  return checked(
+    { locale: own('locale'), timezone: own('timezone') },
+    { locale: 'options.locale', timezone: 'options.timezone' },
+  );
+}
+
+/** The form fields `locale` / `timezone` (legacy and v1.6 modes); an empty field is absent. */
+export function localeFromForm(form: Record<string, unknown>): LocaleOptions {
+  const text = (k: string): unknown => {
+    const v = form[k];
+    if (v === undefined) return undefined;
+    if (typeof v !== 'string')
+      throw new InvalidRequestError(`The form field '${k}' must be sent once, as text`, { field: k });
+    return v.trim() === '' ? undefined : v.trim();
+  };
+  return checked(
+    { locale: text('locale'), timezone: text('timezone') },
+    { locale: 'locale', timezone: 'timezone' },
+  );
+}
+
+/** `request_data` carries its own options: the form fields beside it would be a second answer. */
+export function refuseLocaleFormFields(form: Record<string, unknown>): void {
+  const sent = LOCALE_FORM_FIELDS.filter((k) => form[k] !== undefined);
+  if (sent.length)
+    throw new InvalidRequestError(
+      `With 'request_data', send the locale and time zone as request_data.options.${sent[0]}, not as the form field '${sent[0]}'`,
+      { fields: sent },
+    );
+}

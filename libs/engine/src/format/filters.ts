@@ -1,0 +1,248 @@
+/**
+ * The formatting and barcode filters of the dialect, with Babel's names and arguments
+ * (`babel.dates`, `babel.numbers`) so that docxtpl users recognise them:
+ *
+ *   {{ invoice.date | format_date("long") }}            {{ total | format_currency("EUR") }}
+ *   {{ ts | format_datetime("EEEE, dd.MM.yyyy HH:mm", tzinfo="Europe/Berlin", locale="de_DE") }}
+ *   {{ url | qrcode(size_mm=30, ecc="M") }}             {{ sku | barcode("ean13", width_mm=40) }}
+ *   {{ payment | epc_qr(size_mm=40) }}
+ *
+ * `locale` and `tzinfo` default to the request's (options.locale / options.timezone, or the form
+ * fields locale / timezone), else to the service's DEFAULT_LOCALE / DEFAULT_TIMEZONE.
+ */
+import type { RenderState } from '../runtime/ops';
+import { ImageRef, isDict, PyFloat, Undefined, type Value } from '../runtime/values';
+import { BARCODE_TYPES, drawBarcode, epcPayload, MAX_BARCODES_PER_DOCUMENT, sideArg } from './barcodes';
+import { formatDate, formatDatetime, formatTime } from './dates';
+import { FormatValueError } from './errors';
+import { parseLocale, parseTimeZone } from './locale';
+import { formatCompactDecimal, formatCurrency, formatDecimal, formatPercent } from './numbers';
+
+type FilterFn = (st: RenderState, input: Value, args: Value[], kwargs: Record<string, Value>) => Value;
+
+function arg(args: Value[], kwargs: Record<string, Value>, i: number, name: string, d: Value): Value {
+  if (Object.prototype.hasOwnProperty.call(kwargs, name)) return kwargs[name];
+  return i < args.length ? args[i] : d;
+}
+
+/** A template value as plain JSON for the formatters (a Python float `2.0` is the number 2). */
+function plain(v: Value): unknown {
+  if (v instanceof PyFloat) return v.value;
+  if (Array.isArray(v)) return v.map(plain);
+  if (isDict(v)) {
+    const out: Record<string, unknown> = {};
+    for (const k of Object.keys(v)) Object.defineProperty(out, k, { value: plain(v[k]), enumerable: true });
+    return out;
+  }
+  return v;
+}
+
+function localeOf(st: RenderState, filter: string, value: Value, raw: Value): string {
+  if (raw === null || raw instanceof Undefined) return st.format.locale;
+  const tag = parseLocale(raw);
+  if (!tag) throw new FormatValueError(filter, plain(value), `unknown locale ${JSON.stringify(plain(raw))}`);
+  return tag;
+}
+
+function zoneOf(st: RenderState, filter: string, value: Value, raw: Value): string {
+  if (raw === null || raw instanceof Undefined) return st.format.timezone;
+  const zone = parseTimeZone(raw);
+  if (!zone)
+    throw new FormatValueError(filter, plain(value), `unknown time zone ${JSON.stringify(plain(raw))}`);
+  return zone;
+}
+
+function flag(v: Value): boolean {
+  return v !== false && v !== null && v !== 0 && !(v instanceof Undefined);
+}
+
+/** Undefined input prints as any missing value does (nothing, or the undefined mode's marker). */
+function missing(st: RenderState, v: Value): boolean {
+  st.use(v);
+  return v instanceof Undefined;
+}
+
+function mmArg(v: Value): unknown {
+  return v instanceof PyFloat ? v.value : v;
+}
+
+/** A drawn code as an inline picture; the same code twice in a document is one picture. */
+function placeCode(
+  st: RenderState,
+  key: string,
+  draw: () => ReturnType<typeof drawBarcode>,
+  filter: string,
+  value: Value,
+): ImageRef {
+  const hit = st.barcodes.get(key);
+  if (hit) return hit;
+  if (st.barcodes.size >= MAX_BARCODES_PER_DOCUMENT)
+    throw new FormatValueError(
+      filter,
+      plain(value),
+      `more than ${MAX_BARCODES_PER_DOCUMENT} different codes in one document (limit)`,
+    );
+  const img = draw();
+  const ref = new ImageRef(img.name, img);
+  st.barcodes.set(key, ref);
+  return ref;
+}
+
+function codeText(filter: string, v: Value): string {
+  const p = plain(v);
+  if (typeof p === 'string') return p;
+  if (typeof p === 'number' && Number.isInteger(p) && p >= 0) return String(p);
+  throw new FormatValueError(filter, p, 'must be text or a whole number');
+}
+
+export const FORMAT_FILTERS: Record<string, FilterFn> = {
+  format_date: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    return formatDate(
+      plain(v),
+      plain(arg(a, k, 0, 'format', 'medium')),
+      localeOf(st, 'format_date', v, arg(a, k, 1, 'locale', null)),
+    );
+  },
+  format_datetime: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    const f = 'format_datetime';
+    return formatDatetime(
+      plain(v),
+      plain(arg(a, k, 0, 'format', 'medium')),
+      zoneOf(st, f, v, arg(a, k, 1, 'tzinfo', null)),
+      localeOf(st, f, v, arg(a, k, 2, 'locale', null)),
+    );
+  },
+  format_time: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    const f = 'format_time';
+    return formatTime(
+      plain(v),
+      plain(arg(a, k, 0, 'format', 'medium')),
+      zoneOf(st, f, v, arg(a, k, 1, 'tzinfo', null)),
+      localeOf(st, f, v, arg(a, k, 2, 'locale', null)),
+    );
+  },
+  format_decimal: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    return formatDecimal(
+      plain(v),
+      plain(arg(a, k, 0, 'format', null)),
+      localeOf(st, 'format_decimal', v, arg(a, k, 1, 'locale', null)),
+      {
+        decimalQuantization: flag(arg(a, k, 2, 'decimal_quantization', true)),
+        groupSeparator: flag(arg(a, k, 3, 'group_separator', true)),
+      },
+    );
+  },
+  format_currency: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    const f = 'format_currency';
+    const currency = arg(a, k, 0, 'currency', null);
+    if (currency === null || currency instanceof Undefined)
+      throw new FormatValueError(f, plain(v), 'needs a currency, e.g. format_currency("EUR")');
+    return formatCurrency(
+      plain(v),
+      plain(currency),
+      plain(arg(a, k, 1, 'format', null)),
+      localeOf(st, f, v, arg(a, k, 2, 'locale', null)),
+      {
+        currencyDigits: flag(arg(a, k, 3, 'currency_digits', true)),
+        formatType: plain(arg(a, k, 4, 'format_type', 'standard')),
+        decimalQuantization: flag(arg(a, k, 5, 'decimal_quantization', true)),
+        groupSeparator: flag(arg(a, k, 6, 'group_separator', true)),
+      },
+    );
+  },
+  format_percent: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    return formatPercent(
+      plain(v),
+      plain(arg(a, k, 0, 'format', null)),
+      localeOf(st, 'format_percent', v, arg(a, k, 1, 'locale', null)),
+      {
+        decimalQuantization: flag(arg(a, k, 2, 'decimal_quantization', true)),
+        groupSeparator: flag(arg(a, k, 3, 'group_separator', true)),
+      },
+    );
+  },
+  format_compact_decimal: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    return formatCompactDecimal(
+      plain(v),
+      plain(arg(a, k, 0, 'format_type', 'short')),
+      plain(arg(a, k, 2, 'fraction_digits', 0)),
+      localeOf(st, 'format_compact_decimal', v, arg(a, k, 1, 'locale', null)),
+    );
+  },
+  qrcode: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    const f = 'qrcode';
+    const text = codeText(f, v);
+    const size = mmArg(arg(a, k, 0, 'size_mm', 30));
+    const ecc = plain(arg(a, k, 1, 'ecc', 'M'));
+    if (typeof ecc !== 'string' || !/^[LMQH]$/.test(ecc))
+      throw new FormatValueError(f, plain(v), 'ecc must be L, M, Q or H');
+    const widthMm = checkMm(f, v, 'size_mm', size);
+    return placeCode(
+      st,
+      JSON.stringify(['qrcode', text, widthMm, ecc]),
+      () => drawBarcode({ filter: f, type: 'qrcode', text, widthMm, eclevel: ecc, value: plain(v) }),
+      f,
+      v,
+    );
+  },
+  barcode: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    const f = 'barcode';
+    const type = plain(arg(a, k, 0, 'type', null));
+    if (typeof type !== 'string' || !Object.prototype.hasOwnProperty.call(BARCODE_TYPES, type.toLowerCase()))
+      throw new FormatValueError(
+        f,
+        plain(v),
+        `unknown barcode type ${JSON.stringify(type)} (one of ${Object.keys(BARCODE_TYPES).join(', ')})`,
+      );
+    const t = type.toLowerCase();
+    const text = codeText(f, v);
+    const twoD = BARCODE_TYPES[t].twoD;
+    const widthMm = checkMm(f, v, 'width_mm', mmArg(arg(a, k, 1, 'width_mm', twoD ? 30 : 50)));
+    const h = mmArg(arg(a, k, 2, 'height_mm', twoD ? null : 15));
+    const heightMm = h === null ? undefined : checkMm(f, v, 'height_mm', h);
+    const human = flag(arg(a, k, 3, 'text', true));
+    return placeCode(
+      st,
+      JSON.stringify([t, text, widthMm, heightMm ?? null, human]),
+      () => drawBarcode({ filter: f, type: t, text, widthMm, heightMm, humanText: human, value: plain(v) }),
+      f,
+      v,
+    );
+  },
+  epc_qr: (st, v, a, k) => {
+    if (missing(st, v)) return v;
+    const f = 'epc_qr';
+    const payload = epcPayload(plain(v));
+    const widthMm = checkMm(f, v, 'size_mm', mmArg(arg(a, k, 0, 'size_mm', 40)));
+    // EPC069-12 prescribes error correction level M.
+    return placeCode(
+      st,
+      JSON.stringify(['epc', payload, widthMm]),
+      () =>
+        drawBarcode({
+          filter: f,
+          type: 'qrcode',
+          text: payload,
+          widthMm,
+          eclevel: 'M',
+          eci: false,
+          value: plain(v),
+        }),
+      f,
+      v,
+    );
+  },
+};
+
+function checkMm(filter: string, v: Value, name: string, mm: unknown): number {
+  return sideArg(filter, plain(v), name, mm);
+}
