@@ -217,6 +217,11 @@ describe('a single job', () => {
     expect(['queued', 'active', 'completed']).toContain(early.status);
     expect(early.progress.total).toBe(1);
     expect(Number.isNaN(Date.parse(early.created_at))).toBe(false);
+    if (early.status !== 'completed') {
+      expect(early.finished_at).toBeNull();
+      // unfinished: the record lasts max(RESULT_TTL_S, 24 h) from its creation
+      expect(Date.parse(early.expires_at!) - Date.parse(early.created_at)).toBe(24 * 3600 * 1000);
+    }
 
     const done = await finished(id);
     expect(done.status).toBe('completed');
