@@ -28,6 +28,8 @@
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
+const { mkdirSync } = require('node:fs');
+const { join } = require('node:path');
 const { build, ENTRY, NODE_ARGS, ROOT } = require('./build.js');
 
 const children = [];
@@ -235,6 +237,9 @@ async function main() {
 
   if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
     const port = await freePort();
+    // REDIS_DATA_DIR: where the append-only file lives (default: the checkout, .redis-aof/).
+    const dataDir = env.REDIS_DATA_DIR || ROOT;
+    mkdirSync(dataDir, { recursive: true });
     // Supervised: a restarted Redis comes back on the same port and reads the append-only file.
     const redis = run(
       'redis',
@@ -253,7 +258,7 @@ async function main() {
         '--appendfsync',
         'everysec',
         '--dir',
-        ROOT,
+        dataDir,
         '--appenddirname',
         '.redis-aof',
       ],
@@ -261,7 +266,7 @@ async function main() {
     );
     await waitForLine(redis, /Ready to accept connections/, 15_000);
     env.REDIS_URL = `redis://127.0.0.1:${port}`;
-    log(`local Redis on ${env.REDIS_URL} (append-only file in .redis-aof/)`);
+    log(`local Redis on ${env.REDIS_URL} (append-only file in ${join(dataDir, '.redis-aof')})`);
   } else {
     log(`using Redis at ${env.REDIS_CLUSTER_NODES || env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
   }
