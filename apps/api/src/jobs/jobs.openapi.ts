@@ -68,8 +68,8 @@ export const JOB_STATUS_SCHEMA: SchemaObject = {
     expires_at: {
       type: 'string',
       format: 'date-time',
-      nullable: true,
-      description: 'When the result and this status go (finished_at + RESULT_TTL_S); null until finished',
+      description:
+        'When this job and its result go: finished_at + RESULT_TTL_S; before it finishes, when an unfinished job is dropped (created_at + max(RESULT_TTL_S, 24 h))',
     },
     result_url: { type: 'string', format: 'uri', description: 'Once completed' },
     error: {
