@@ -20,7 +20,7 @@
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { defaultWorkDir } from '@app/converters';
+import { defaultWorkDir } from '@app/config';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
 import { renderDocx, type RenderRequest } from '@app/engine';

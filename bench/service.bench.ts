@@ -30,8 +30,8 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { loadConfig } from '@app/config';
-import { defaultWorkDir, LibreOfficePool } from '@app/converters';
+import { defaultWorkDir, loadConfig } from '@app/config';
+import { LibreOfficePool } from '@app/converters';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import {
   buildService,

@@ -28,6 +28,8 @@
 const { spawn } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
+const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { join } = require('node:path');
 const { build, ENTRY, NODE_ARGS, ROOT } = require('./build.js');
 
 const children = [];
@@ -231,10 +233,24 @@ async function main() {
     env.BULL_BOARD_USER = 'admin';
     env.BULL_BOARD_PASSWORD = randomBytes(18).toString('base64url');
   }
+  // Webhooks work out of the box: without WEBHOOK_SECRET, a secret kept in .webhook-secret (made
+  // once, mode 0600) signs them, the same across restarts; the banner names the file, never the key.
+  const dataDir = env.REDIS_DATA_DIR || ROOT;
+  mkdirSync(dataDir, { recursive: true });
+  let webhookSecretNote = 'WEBHOOK_SECRET (from the environment)';
+  if (!env.WEBHOOK_SECRET) {
+    const file = join(dataDir, '.webhook-secret');
+    if (!existsSync(file)) {
+      writeFileSync(file, `whsec_${randomBytes(24).toString('base64')}\n`, { mode: 0o600, flag: 'wx' });
+    }
+    env.WEBHOOK_SECRET = readFileSync(file, 'utf8').trim();
+    webhookSecretNote = `in ${file} (set WEBHOOK_SECRET to choose it)`;
+  }
   if (!env.WORKER_HTTP_PORT) env.WORKER_HTTP_PORT = String((await portFree(9464)) ? 9464 : await freePort());
 
   if (!env.REDIS_URL && !env.REDIS_CLUSTER_NODES) {
     const port = await freePort();
+    // REDIS_DATA_DIR (dataDir): where the append-only file lives (default: the checkout).
     // Supervised: a restarted Redis comes back on the same port and reads the append-only file.
     const redis = run(
       'redis',
@@ -253,7 +269,7 @@ async function main() {
         '--appendfsync',
         'everysec',
         '--dir',
-        ROOT,
+        dataDir,
         '--appenddirname',
         '.redis-aof',
       ],
@@ -261,7 +277,7 @@ async function main() {
     );
     await waitForLine(redis, /Ready to accept connections/, 15_000);
     env.REDIS_URL = `redis://127.0.0.1:${port}`;
-    log(`local Redis on ${env.REDIS_URL} (append-only file in .redis-aof/)`);
+    log(`local Redis on ${env.REDIS_URL} (append-only file in ${join(dataDir, '.redis-aof')})`);
   } else {
     log(`using Redis at ${env.REDIS_CLUSTER_NODES || env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
   }
@@ -283,6 +299,7 @@ async function main() {
   API docs (Swagger UI):  ${base}/docs
   Bull Board:             ${base}/admin/queues
                           user ${env.BULL_BOARD_USER}, password ${env.BULL_BOARD_PASSWORD}
+  Webhook signing key:    ${webhookSecretNote}
   Metrics:                ${base}/metrics (API), http://localhost:${env.WORKER_HTTP_PORT}/metrics (worker)
 
     curl -sS -o invoice.pdf \\

@@ -8,7 +8,7 @@
  * Each case also pins what docxtpl produces (`want`, checked by hand), so a broken harness or a
  * changed docxtpl cannot make the comparison pass vacuously.
  *
- * Known, intended differences (README, "Differences from docxtpl, on purpose") are deliberately
+ * Known, intended differences (docs/template-language.md, "Differences from docxtpl, on purpose") are deliberately
  * absent: missing variables reached through attributes, `&` typed inside a tag's string, and XML
  * characters in values rendered into document properties. What real templates rely on beyond
  * these cases (other alphabets, `{{%tr`, curly quotes, empty paragraphs) is in

@@ -125,3 +125,30 @@ it('a job accepted with no worker survives a Redis restart and an API restart, c
     expect(await gone.json()).toMatchObject({ error_type: 'job_not_found' });
   }
 });
+
+it('a result over MAX_RESULT_BYTES fails the job with 413 payload_too_large naming the limit', async () => {
+  // The limit is the assembling worker's: a worker started with a small one.
+  await stopAll(worker);
+  const env = testEnv(`redis://127.0.0.1:${port}`, { QUEUE_PREFIX: '{durable}', MAX_RESULT_BYTES: '1000' });
+  worker = await startWorker(env, 'worker-small');
+  const data = JSON.parse(invoiceRequest) as { template_data: object; images: object };
+  const form = new FormData();
+  form.append('file', new Blob([invoiceDocx]), 'invoice.docx');
+  form.append(
+    'request_data',
+    JSON.stringify({
+      images: data.images,
+      batch: [{ template_data: data.template_data }, { template_data: data.template_data }],
+    }),
+  );
+  const res = await fetch(`${api!.url}/api/v1/jobs`, { method: 'POST', body: form });
+  expect(res.status).toBe(202);
+  const { job_id: id } = (await res.json()) as { job_id: string };
+  await waitUntil(async () => (await statusOf(id)) === 'failed', 120_000, 'the job to fail');
+  const result = await fetch(`${api!.url}/api/v1/jobs/${id}/result`);
+  expect(result.status).toBe(413);
+  expect(await result.json()).toMatchObject({
+    error_type: 'payload_too_large',
+    details: { limit: 1000, max_result_bytes: 1000 },
+  });
+});

@@ -217,6 +217,11 @@ describe('a single job', () => {
     expect(['queued', 'active', 'completed']).toContain(early.status);
     expect(early.progress.total).toBe(1);
     expect(Number.isNaN(Date.parse(early.created_at))).toBe(false);
+    if (early.status !== 'completed') {
+      expect(early.finished_at).toBeNull();
+      // unfinished: the record lasts max(RESULT_TTL_S, 24 h) from its creation
+      expect(Date.parse(early.expires_at!) - Date.parse(early.created_at)).toBe(24 * 3600 * 1000);
+    }
 
     const done = await finished(id);
     expect(done.status).toBe('completed');
@@ -416,7 +421,10 @@ describe('batches', () => {
   it('more than MAX_BATCH_ITEMS items, or a bad item, is refused before anything is queued', async () => {
     const tooMany = await submit({ request_data: { batch: Array.from({ length: 31 }, (_, i) => item(i)) } });
     expect(tooMany.res.status).toBe(413);
-    expect(tooMany.body).toMatchObject({ error_type: 'payload_too_large', details: { max_batch_items: 30 } });
+    expect(tooMany.body).toMatchObject({
+      error_type: 'payload_too_large',
+      details: { limit: 30, max_batch_items: 30 },
+    });
     const bad = await submit({ request_data: { batch: [item(0), { template_data: 'x' }] } });
     expect(bad.res.status).toBe(400);
     expect(bad.body).toMatchObject({ error_type: 'invalid_request_structure' });

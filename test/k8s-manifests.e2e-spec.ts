@@ -12,9 +12,14 @@ import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Job, Queue, QueueKeys, Worker } from 'bullmq';
 import { parse, parseAllDocuments } from 'yaml';
-import { loadConfig, SERVICE_ENV_VARS, ServiceConfig } from '@app/config';
-import { API_PATHS, WORKER_HTTP_PATHS, WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
-import { CONVERTER_ENV, converterConfigFromEnv } from '@app/converters';
+import {
+  CONVERTER_ENV,
+  converterConfigFromEnv,
+  loadConfig,
+  SERVICE_ENV_VARS,
+  ServiceConfig,
+} from '@app/config';
+import { API_PATHS, jobQueueNames, WORKER_HTTP_PATHS, WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
 import { ENTRY, NODE_ARGS, RedisServer } from './service-harness';
 
 const ROOT = join(__dirname, '..');
@@ -601,8 +606,15 @@ describe('deploy/k8s manifests', () => {
     it("reads BullMQ's wait and active lists for the ConfigMap's QUEUE_PREFIX and QUEUE_NAME", () => {
       expect(CONFIG.QUEUE_PREFIX).toBe('{docx}');
       expect(CONFIG.QUEUE_NAME).toBe('render');
+      // the render queue, and the items of asynchronous jobs' batches (their own queue)
+      const { items } = jobQueueNames({ prefix: CONFIG.QUEUE_PREFIX, name: CONFIG.QUEUE_NAME });
       expect(redisTriggers.map((t) => t.metadata.listName).sort()).toEqual(
-        [keys.toKey(CONFIG.QUEUE_NAME, 'active'), keys.toKey(CONFIG.QUEUE_NAME, 'wait')].sort(),
+        [
+          keys.toKey(CONFIG.QUEUE_NAME, 'active'),
+          keys.toKey(CONFIG.QUEUE_NAME, 'wait'),
+          keys.toKey(items, 'active'),
+          keys.toKey(items, 'wait'),
+        ].sort(),
       );
       expect(keys.toKey(CONFIG.QUEUE_NAME, 'wait')).toBe('{docx}:render:wait');
     });

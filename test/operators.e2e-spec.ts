@@ -489,6 +489,8 @@ describe('OpenAPI', () => {
       'undefined',
       'output',
       'pdf',
+      'locale',
+      'timezone',
     ]);
     expect(Object.keys(doc.components.schemas.PdfOptions.properties)).toEqual([...PDF_OPTION_FIELDS]);
   });

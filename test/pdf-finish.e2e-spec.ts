@@ -7,7 +7,7 @@
  * hostile or unusable inputs, each naming its field.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpStatusOf, type PdfOptions } from '@app/contracts';
@@ -151,6 +151,12 @@ describe.each(ROUTES)('on %s', (_route, converter) => {
     expect(pageText(pdf, cover + 1)).toMatch(/Invoice/i);
     expect(pageText(pdf, cover + invoicePages + 1)).toContain(firstLine(termsPdf));
     expect(pageText(pdf, pages)).toContain(firstLine(coverPdf));
+    // The terms' table of contents links to their own pages: still so once appended (each link
+    // leads to a page of the result; poppler finds no bad destination).
+    expect(qdf(termsPdf)).toMatch(/\/Subtype \/Link/);
+    expect(onFileStatus(pdf, 'pdftotext', []).out).not.toContain('Bad annotation destination');
+    expect(internalLinks(pdf).filter((l) => l.target === undefined)).toEqual([]);
+    expect(internalLinks(pdf).some((l) => l.page > cover + invoicePages)).toBe(true);
   });
 
   it('marks the watermark of a PDF/UA document as a pagination artifact', async () => {
@@ -360,6 +366,29 @@ describe('unusable and hostile inputs: a typed 422 naming the field, never a hun
   });
 });
 
+/** Each link annotation's page, and the page its destination names (undefined: none in the file). */
+function internalLinks(pdf: Buffer): Array<{ page: number; target?: number }> {
+  const out = pikepdfScript(
+    `
+import json, sys, pikepdf
+pdf = pikepdf.open(sys.argv[1])
+pages = {p.obj.objgen: i + 1 for i, p in enumerate(pdf.pages)}
+links = []
+for i, p in enumerate(pdf.pages):
+    for a in p.obj.get('/Annots', []):
+        d = a.get('/Dest')
+        if a.get('/Subtype') == '/Link' and isinstance(d, pikepdf.Array):
+            links.append({'page': i + 1, 'target': pages.get(d[0].objgen) if isinstance(d[0], pikepdf.Dictionary) else None})
+print(json.dumps(links))
+`,
+    pdf,
+  );
+  return (JSON.parse(out.toString()) as Array<{ page: number; target: number | null }>).map((l) => ({
+    page: l.page,
+    ...(l.target === null ? {} : { target: l.target }),
+  }));
+}
+
 function xmllint(xml: Buffer): void {
   execFileSync('xmllint', ['--noout', '--nonet', '-'], { input: xml, stdio: ['pipe', 'ignore', 'pipe'] });
 }
@@ -372,8 +401,15 @@ function firstLine(pdf: Buffer): string {
 }
 
 /** Hostile files, built with pikepdf (qpdf) rather than by hand. */
-function pikepdfScript(script: string): Buffer {
-  return execFileSync(DEFAULT_PYTHON, ['-c', script], { maxBuffer: 1 << 26 });
+function pikepdfScript(script: string, input?: Buffer): Buffer {
+  if (!input) return execFileSync(DEFAULT_PYTHON, ['-c', script], { maxBuffer: 1 << 26 });
+  const dir = mkdtempSync(join(tmpdir(), 'pdf-finish-'));
+  try {
+    writeFileSync(join(dir, 'in.pdf'), input);
+    return execFileSync(DEFAULT_PYTHON, ['-c', script, join(dir, 'in.pdf')], { maxBuffer: 1 << 26 });
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 }
 
 /** A page tree whose /Kids holds the tree itself. */

@@ -3,7 +3,7 @@
  * first request sent the moment it answers gets its PDF; and a deployed API holds a request for
  * NO_WORKER_WAIT_MS while no worker is alive (workers restarting) instead of refusing it at once.
  */
-import { readFileSync } from 'node:fs';
+import { readFileSync, statSync } from 'node:fs';
 import { join } from 'node:path';
 import {
   buildService,
@@ -76,6 +76,13 @@ describe('npm start (scripts/start.js)', () => {
       .map((p) => p.cmdline);
     expect(children).toContainEqual([process.execPath, ...NODE_ARGS.worker, ENTRY.worker]);
     expect(children).toContainEqual([process.execPath, ...NODE_ARGS.api, ENTRY.api]);
+    // Webhooks are signed with a key npm start keeps in a file of its own, never printed.
+    const keyFile = join(env.REDIS_DATA_DIR!, '.webhook-secret');
+    const key = readFileSync(keyFile, 'utf8').trim();
+    expect(key).toMatch(/^whsec_[A-Za-z0-9+/]{32}$/);
+    expect(statSync(keyFile).mode & 0o777).toBe(0o600);
+    expect(start.output()).toContain(`Webhook signing key:    in ${keyFile}`);
+    expect(start.output()).not.toContain(key.slice('whsec_'.length));
   });
 });
 

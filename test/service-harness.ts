@@ -248,6 +248,9 @@ export function testEnv(redisUrl: string, extra: Record<string, string> = {}): N
     WORKER_ALIVE_FILE: `/tmp/docx-worker-test-${process.pid}.alive`,
     // Any free port for each worker's metrics/health listener: several workers run side by side.
     WORKER_HTTP_PORT: '0',
+    // npm start's private Redis keeps its append-only file here, not in the checkout's .redis-aof/:
+    // test runs side by side must not share one file, nor leave test jobs for the next npm start.
+    REDIS_DATA_DIR: join(tmpdir(), `docx-redis-test-${process.pid}`),
     ...extra,
   };
 }

@@ -249,6 +249,7 @@ describe('template errors cross the queue with their type, status and details', 
     expect(job).toBeDefined();
     expect(Object.keys(job!.data).sort()).toEqual(
       [
+        'admittedAt',
         'filename',
         'imageCount',
         'options',

@@ -11,16 +11,10 @@
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { ConfigurationError, loadConfig, type ServiceConfig } from '@app/config';
+import { ConfigurationError, converterConfigFromEnv, loadConfig, type ServiceConfig } from '@app/config';
 import { isTypedError, UNDEFINED_MODES } from '@app/contracts';
 import type { PdfOptions } from '@app/contracts';
-import {
-  converterConfigFromEnv,
-  createConverter,
-  finishPdf,
-  needsFinishing,
-  parsePdfOptions,
-} from '@app/converters';
+import { createConverter, finishPdf, needsFinishing, parsePdfOptions } from '@app/converters';
 import {
   InvalidRequestError,
   MissingTemplateDataError,

@@ -4,7 +4,8 @@
  * of the API reports what the workers published, honestly.
  */
 import { execFile } from 'node:child_process';
-import type { ConverterConfig, PdfConverter } from '@app/converters';
+import type { ConverterConfig } from '@app/config';
+import type { PdfConverter } from '@app/converters';
 
 const TIMEOUT_MS = 10_000;
 

@@ -12,13 +12,14 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
+import { createConverter } from '@app/converters';
 import {
   type ConverterConfig,
   ConverterConfigError,
-  converterConfigFromEnv,
-  createConverter,
-} from '@app/converters';
-import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
+  ConfigurationError,
+  loadConfig,
+  ServiceConfig,
+} from '@app/config';
 import { installMemoryProbe, pinoOptions } from '@app/logging';
 import pino from 'pino';
 import { connectRedis, type ConverterInfo, onRedisError } from '@app/contracts';
@@ -34,7 +35,8 @@ import { WorkerMetrics } from './worker-metrics';
 
 function loadConfigs(): { config: ServiceConfig; converterConfig: ConverterConfig } {
   try {
-    return { config: loadConfig(), converterConfig: converterConfigFromEnv(process.env) };
+    const config = loadConfig();
+    return { config, converterConfig: config.converter };
   } catch (e) {
     console.error(e instanceof ConfigurationError || e instanceof ConverterConfigError ? e.message : e);
     process.exit(1);
@@ -86,20 +88,22 @@ async function main(): Promise<void> {
 
   const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
   const processor = createRenderProcessor({
-    redis,
+    worker: { id: workerId, redis, logger, metrics },
     converter,
-    workerId,
-    payloadTtlMs: config.payloadTtlMs,
-    // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
-    convertTimeoutMs: converterConfig.conversionTimeoutMs,
-    jobTimeoutMs: config.JOB_TIMEOUT_MS,
-    maxTableCells: config.MAX_TABLE_CELLS,
+    budget: {
+      payloadTtlMs: config.payloadTtlMs,
+      // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
+      convertTimeoutMs: converterConfig.conversionTimeoutMs,
+      jobTimeoutMs: config.JOB_TIMEOUT_MS,
+    },
+    // RESOLVE_TABLE_STYLES: table styles as direct formatting before a PDF conversion.
     resolveTableStyles: config.tableStylesResolved,
-    maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
+    limits: {
+      maxTableCells: config.MAX_TABLE_CELLS,
+      maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
+      ...config.renderLimits,
+    },
     ...(converterConfig.workDir ? { finishTmpDir: converterConfig.workDir } : {}),
-    ...config.renderLimits,
-    logger,
-    metrics,
   });
   const worker = createRenderWorker(processor, {
     names,

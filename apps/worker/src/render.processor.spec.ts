@@ -138,11 +138,9 @@ describe('the template bytes a worker keeps', () => {
     converter = { name: 'none' } as unknown as PdfConverter,
   ): ReturnType<typeof createRenderProcessor> {
     return createRenderProcessor({
-      redis: redisServer.client,
+      worker: { id: 'w', redis: redisServer.client, logger: pino({ level: 'silent' }) },
       converter,
-      workerId: 'w',
-      payloadTtlMs: 60_000,
-      logger: pino({ level: 'silent' }),
+      budget: { payloadTtlMs: 60_000 },
     });
   }
 

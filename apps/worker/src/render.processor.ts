@@ -39,10 +39,18 @@ import type { Logger } from 'pino';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
 
-export interface ProcessorDeps {
+/** What runs the jobs: this worker's id, its Redis connection (payloads, replies), log and metrics. */
+export interface WorkerHandle {
+  id: string;
   redis: RedisConnection;
-  converter: PdfConverter;
-  workerId: string;
+  /** Each job logs through a child carrying its requestId and jobId. */
+  logger: Logger;
+  metrics?: WorkerMetrics;
+}
+
+/** The time a job has. */
+export interface JobBudget {
+  /** How long payloads and replies stay in Redis (PAYLOAD_TTL_MS). */
   payloadTtlMs: number;
   /** Per-conversion time limit handed to the converter (CONVERSION_TIMEOUT_MS). */
   convertTimeoutMs?: number;
@@ -52,24 +60,37 @@ export interface ProcessorDeps {
    * not the API's bare 504.
    */
   jobTimeoutMs?: number;
+}
+
+/** What one document may hold: the engine's limits (ServiceConfig.renderLimits) and the PDF's. */
+export interface JobLimits {
   /** Table cells a document may hold for PDF output (MAX_TABLE_CELLS). */
   maxTableCells?: number;
-  /** Table styles written as direct formatting before a PDF conversion (RESOLVE_TABLE_STYLES). */
-  resolveTableStyles?: boolean;
   maxLoopIterations?: number;
   /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES), checked again here. */
   maxPdfExtraBytes?: number;
-  /** Parent directory of the PDF finishing step's job directories (the converter's work dir). */
-  finishTmpDir?: string;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
-  /** Templates compiled by earlier jobs of this worker (one per process; created if absent). */
+}
+
+/** What this process keeps between jobs (one of each per process; created if absent). */
+export interface ProcessCaches {
+  /** Templates compiled by earlier jobs. */
   compiledTemplates?: CompiledTemplates;
-  /** Templates' bytes read by earlier jobs, by digest (one per process; created if absent). */
+  /** Templates' bytes read by earlier jobs, by digest. */
   templateBytes?: TemplateBytes;
-  /** Each job logs through a child carrying its requestId and jobId. */
-  logger: Logger;
-  metrics?: WorkerMetrics;
+}
+
+export interface ProcessorDeps {
+  worker: WorkerHandle;
+  converter: PdfConverter;
+  budget: JobBudget;
+  limits?: JobLimits;
+  caches?: ProcessCaches;
+  /** Parent directory of the PDF finishing step's job directories (the converter's work dir). */
+  finishTmpDir?: string;
+  /** Table styles written as direct formatting before a PDF conversion (RESOLVE_TABLE_STYLES). */
+  resolveTableStyles?: boolean;
 }
 
 /** Converter failures that say nothing about the document: another attempt may succeed. */
@@ -115,15 +136,17 @@ export function jobFailure(error: unknown): Error {
 }
 
 export function createRenderProcessor(deps: ProcessorDeps) {
+  const { worker, converter, budget, limits = {} } = deps;
+  const { redis, logger, metrics } = worker;
   // Callers send the same few templates over and over: each is compiled once per worker.
-  const compiledTemplates = deps.compiledTemplates ?? new CompiledTemplates();
-  const templateBytes = deps.templateBytes ?? new TemplateBytes();
-  deps.metrics?.watchCompiledTemplates(compiledTemplates);
+  const compiledTemplates = deps.caches?.compiledTemplates ?? new CompiledTemplates();
+  const templateBytes = deps.caches?.templateBytes ?? new TemplateBytes();
+  metrics?.watchCompiledTemplates(compiledTemplates);
   return function processRenderJob(job: Job): Promise<RenderJobResult> {
     const requestId = job.data.requestId;
     const jobId = String(job.id);
     // Lines of the converter (which knows nothing of jobs) find the request id here.
-    return jobContext.run({ requestId, jobId }, () => runJob(job, deps.logger.child({ requestId, jobId })));
+    return jobContext.run({ requestId, jobId }, () => runJob(job, logger.child({ requestId, jobId })));
   };
 
   async function runJob(job: Job, log: Logger): Promise<RenderJobResult> {
@@ -140,15 +163,15 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
     );
     try {
-      if (job.data.background && !(await markStarted(deps.redis, job.data.background.recordKey))) {
+      if (job.data.background && !(await markStarted(redis, job.data.background.recordKey))) {
         // DELETE /api/v1/jobs/{id} dropped the job: nobody will read this item (a typed error:
         // failed at once, logged as routine).
         throw new InternalError('The job was cancelled', { request_id: requestId, cancelled: true });
       }
       const receivedAt = performance.now();
-      const [template, requestJson, redisNow] = await readPayload(deps.redis, job.data, templateBytes);
+      const [template, requestJson, redisNow] = await readPayload(redis, job.data, templateBytes);
       // From here on the budget is counted on this process's monotonic clock alone.
-      const deadline = jobDeadline(job.data, redisNow, deps, receivedAt);
+      const deadline = jobDeadline(job.data, redisNow, budget, receivedAt);
       if (!template || requestJson === null) {
         // The API gave up on this request (timeout or hang-up) and deleted its payload.
         throw new InternalError('The request expired before a worker could take it', {
@@ -168,8 +191,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         undefined: options.undefined,
         ...(options.locale ? { locale: options.locale } : {}),
         ...(options.timezone ? { timezone: options.timezone } : {}),
-        imageLimits: deps.imageLimits,
-        richLimits: deps.richLimits,
+        imageLimits: limits.imageLimits,
+        richLimits: limits.richLimits,
         // The API decoded every image before queueing; only sizes and headers are read again.
         imagesVerified: true,
         // Checked once per request, by the API; the worker still bounds what it inflates.
@@ -179,13 +202,13 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         // A .docx for the converter is stored, not deflated: it is read once, right here.
         compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
         // What LibreOffice could not convert within the budget is refused now, not at the timeout.
-        ...(options.output !== 'docx' && deps.maxTableCells ? { maxTableCells: deps.maxTableCells } : {}),
+        ...(options.output !== 'docx' && limits.maxTableCells ? { maxTableCells: limits.maxTableCells } : {}),
+        ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
         // LibreOffice imports long tables faster with their styles as direct formatting.
         ...(options.output !== 'docx' && deps.resolveTableStyles ? { resolveTableStyles: true } : {}),
-        ...(deps.maxLoopIterations ? { maxLoopIterations: deps.maxLoopIterations } : {}),
       });
       const t1 = performance.now();
-      deps.metrics?.renderDuration.observe((t1 - t0) / 1000);
+      metrics?.renderDuration.observe((t1 - t0) / 1000);
       // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
       // Validated by the API; parsed again because the job crossed Redis as JSON.
       const pdfOptions =
@@ -194,15 +217,15 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           : parsePdfOptions(
               options.pdf || finish ? { ...options.pdf, ...finish } : undefined,
               'options.pdf',
-              { maxExtraBytes: deps.maxPdfExtraBytes },
+              { maxExtraBytes: limits.maxPdfExtraBytes },
             );
       // An asynchronous job's item has no caller waiting: the converter's own limit only.
       const jobBudget = () =>
-        job.data.background ? deps.convertTimeoutMs : conversionBudget(deadline, deps);
+        job.data.background ? budget.convertTimeoutMs : conversionBudget(deadline, budget);
       let result =
         options.output === 'docx'
           ? docx
-          : await deps.converter.convert(docx, {
+          : await converter.convert(docx, {
               jobId: requestId || String(job.id),
               timeoutMs: jobBudget(),
               pdf: pdfOptions,
@@ -216,13 +239,13 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         });
       }
       const t2 = performance.now();
-      if (options.output !== 'docx') deps.metrics?.conversionDuration.observe((t2 - t1) / 1000);
+      if (options.output !== 'docx') metrics?.conversionDuration.observe((t2 - t1) / 1000);
 
       const contentType = CONTENT_TYPES[options.output];
       // The request is answered: its payload goes with the push.
       const frame = encodeReply({ jobId: String(job.id), contentType, body: result });
-      await pushReply(deps.redis, job.data.replyKey, frame, replyTtlMs(job.data, deps), job.data.requestKey);
-      deps.metrics?.jobs.inc({ outcome: 'success' });
+      await pushReply(redis, job.data.replyKey, frame, replyTtlMs(job.data, budget), job.data.requestKey);
+      metrics?.jobs.inc({ outcome: 'success' });
       log.info(
         { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
         `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
@@ -233,13 +256,13 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         contentType,
         renderMs: Math.round(t1 - t0),
         convertMs: Math.round(t2 - t1),
-        worker: deps.workerId,
+        worker: worker.id,
       };
     } catch (e) {
       const failure = jobFailure(e);
       const retry = !(failure instanceof UnrecoverableError);
       const errorType = e instanceof TypedError ? e.errorType : decodeErrorType(failure.message);
-      deps.metrics?.jobs.inc({ outcome: errorType });
+      metrics?.jobs.inc({ outcome: errorType });
       const detail =
         e instanceof TypedError
           ? `${e.errorType}: ${e.message}`
@@ -306,14 +329,14 @@ async function readPayload(
  * over a second, or at JOB_TIMEOUT_MS).
  */
 async function replyFailure(
-  deps: Pick<ProcessorDeps, 'redis' | 'payloadTtlMs'>,
+  deps: Pick<ProcessorDeps, 'worker' | 'budget'>,
   job: Job,
   failure: Error,
   log: Logger,
 ): Promise<void> {
   try {
     const frame = encodeReply({ jobId: String(job.id), failedReason: failure.message });
-    await pushReply(deps.redis, job.data.replyKey, frame, replyTtlMs(job.data, deps));
+    await pushReply(deps.worker.redis, job.data.replyKey, frame, replyTtlMs(job.data, deps.budget));
   } catch (e) {
     log.warn(`job ${job.id}: its failure could not be pushed to the API (${String(e)})`);
   }
@@ -323,8 +346,8 @@ async function replyFailure(
  * How long a reply waits in its list: for an asynchronous job's item (whose list is its own, read
  * by the job's parent once every item is done) as long as the job may take, else PAYLOAD_TTL_MS.
  */
-function replyTtlMs(job: Pick<RenderJob, 'background'>, deps: Pick<ProcessorDeps, 'payloadTtlMs'>): number {
-  return job.background?.resultTtlMs ?? deps.payloadTtlMs;
+function replyTtlMs(job: Pick<RenderJob, 'background'>, budget: Pick<JobBudget, 'payloadTtlMs'>): number {
+  return job.background?.resultTtlMs ?? budget.payloadTtlMs;
 }
 
 /**
@@ -357,7 +380,7 @@ const ANSWER_MARGIN_MS = 1000;
 export function jobDeadline(
   job: Pick<RenderJob, 'admittedAt'>,
   redisNow: number,
-  deps: Pick<ProcessorDeps, 'jobTimeoutMs'>,
+  deps: Pick<JobBudget, 'jobTimeoutMs'>,
   receivedAt = performance.now(),
 ): number | undefined {
   if (!deps.jobTimeoutMs) return undefined;
@@ -375,7 +398,7 @@ export function jobDeadline(
  */
 export function conversionBudget(
   deadline: number | undefined,
-  deps: Pick<ProcessorDeps, 'convertTimeoutMs'>,
+  deps: Pick<JobBudget, 'convertTimeoutMs'>,
   now = performance.now(),
 ): number | undefined {
   if (deadline === undefined) return deps.convertTimeoutMs;

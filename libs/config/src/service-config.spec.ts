@@ -1,3 +1,4 @@
+import { ConverterConfigError } from './converter-config';
 import { ConfigurationError, loadConfig, SERVICE_ENV_VARS } from './service-config';
 
 describe('loadConfig', () => {
@@ -190,5 +191,32 @@ describe("the engine's defaults", () => {
       maxImageBytes: config.MAX_IMAGE_BYTES,
       maxImagePixels: config.MAX_IMAGE_PIXELS,
     });
+  });
+});
+
+describe('one loader, read by group', () => {
+  it('groups the variables it read', () => {
+    const config = loadConfig({
+      PORT: '9000',
+      QUEUE_PREFIX: '{q}',
+      JOB_TIMEOUT_MS: '5000',
+      WORKER_HTTP_PORT: '0',
+    });
+    expect(config.http).toEqual({ port: 9000, host: '0.0.0.0' });
+    expect(config.queue).toMatchObject({
+      names: { prefix: '{q}', name: 'render' },
+      jobTimeoutMs: 5000,
+      payloadTtlMs: 65_000,
+    });
+    expect(config.worker.httpPort).toBe(0);
+    expect(config.limits.render.imageLimits.maxImages).toBe(20);
+  });
+
+  it("reads the converter's variables from the same environment, and only when asked", () => {
+    const config = loadConfig({ GOTENBERG_URL: 'http://gotenberg:3000/', LIBREOFFICE_INSTANCES: '3' });
+    expect(config.converter).toEqual({ gotenbergUrl: 'http://gotenberg:3000', instances: 3 });
+    // The API never converts: a converter typo does not stop it, the worker's first read does.
+    const api = loadConfig({ LIBREOFFICE_INSTANCES: 'many' });
+    expect(() => api.converter).toThrow(ConverterConfigError);
   });
 });

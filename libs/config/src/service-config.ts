@@ -1,7 +1,9 @@
 /**
  * The service's configuration, read from environment variables and validated once at start-up
  * (API and worker alike), so a wrong value stops the process with a message naming the variable
- * instead of failing later on a request. docs/configuration.md lists every variable.
+ * instead of failing later on a request. docs/configuration.md lists every variable. One loader
+ * (loadConfig) for everything, the converter's variables included; callers read it by group
+ * (http, redis, queue, limits, worker, converter).
  *
  * Kept free of NestJS so the worker and the unit tests load it as it is.
  */
@@ -18,7 +20,14 @@ import {
   ValidationError,
 } from 'class-validator';
 
-import { type RedisTarget, WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
+import { type ConverterConfig, converterConfigFromEnv } from './converter-config';
+import {
+  type QueueNames,
+  type RedisTarget,
+  UNDEFINED_MODES,
+  type UndefinedMode,
+  WORKER_HTTP_PORT_DEFAULT,
+} from '@app/contracts';
 
 const MiB = 1024 * 1024;
 
@@ -271,8 +280,8 @@ export class ServiceConfig {
   }
 
   /** Undefined-variable behaviour when the request does not choose one. */
-  @IsIn(['empty', 'strict', 'debug', 'property_missing'])
-  DEFAULT_UNDEFINED: 'empty' | 'strict' | 'debug' | 'property_missing' = 'empty';
+  @IsIn(UNDEFINED_MODES)
+  DEFAULT_UNDEFINED: UndefinedMode = 'empty';
 
   /**
    * Locale of the formatting filters (format_date, format_currency, …) when the request does not
@@ -402,7 +411,78 @@ export class ServiceConfig {
   get boardEnabled(): boolean {
     return Boolean(this.BULL_BOARD_USER && this.BULL_BOARD_PASSWORD);
   }
+
+  // --- the groups ------------------------------------------------------------------------------
+
+  /** The API's listener. */
+  get http() {
+    return { port: this.PORT, host: this.HOST };
+  }
+
+  get redis() {
+    return { target: this.redisTarget, commandTimeoutMs: this.REDIS_COMMAND_TIMEOUT_MS };
+  }
+
+  /** The render queue, as the API uses it. */
+  get queue() {
+    const names: QueueNames = { prefix: this.QUEUE_PREFIX, name: this.QUEUE_NAME };
+    return {
+      names,
+      jobTimeoutMs: this.JOB_TIMEOUT_MS,
+      payloadTtlMs: this.payloadTtlMs,
+      attempts: this.JOB_ATTEMPTS,
+      backoffMs: this.JOB_BACKOFF_MS,
+      maxWaitingJobs: this.MAX_WAITING_JOBS,
+      noWorkerWaitMs: this.NO_WORKER_WAIT_MS,
+      retryAfterSeconds: this.RETRY_AFTER_SECONDS,
+    };
+  }
+
+  /** What one request may hold: the API's checks, and the engine's limits for the worker and CLI. */
+  get limits() {
+    return {
+      templateBytes: this.MAX_TEMPLATE_BYTES,
+      requestBytes: this.MAX_REQUEST_BYTES,
+      jsonDepth: this.MAX_JSON_DEPTH,
+      subdocuments: this.MAX_SUBDOCUMENTS,
+      tableCells: this.MAX_TABLE_CELLS,
+      render: this.renderLimits,
+    };
+  }
+
+  /** A worker process: how many jobs, locks and stalls, heartbeats, its HTTP listener. */
+  get worker() {
+    return {
+      concurrency: this.WORKER_CONCURRENCY,
+      lockDurationMs: this.WORKER_LOCK_DURATION_MS,
+      stalledIntervalMs: this.WORKER_STALLED_INTERVAL_MS,
+      maxStalledCount: this.WORKER_MAX_STALLED_COUNT,
+      converterWarmupMs: this.CONVERTER_WARMUP_MS,
+      heartbeatIntervalMs: this.HEARTBEAT_INTERVAL_MS,
+      heartbeatTtlMs: this.HEARTBEAT_TTL_MS,
+      aliveFile: this.WORKER_ALIVE_FILE,
+      httpPort: this.WORKER_HTTP_PORT,
+    };
+  }
+
+  /**
+   * The converter's variables (GOTENBERG_URL, LIBREOFFICE_*, CONVERSION_*, GOTENBERG_RETRIES),
+   * read from the same environment on first use: by the worker and the command line, never by
+   * the API, which converts nothing. Throws ConverterConfigError naming every wrong one.
+   */
+  get converter(): ConverterConfig {
+    let converter = CONVERTERS.get(this);
+    if (!converter) {
+      converter = converterConfigFromEnv(ENVS.get(this) ?? process.env);
+      CONVERTERS.set(this, converter);
+    }
+    return converter;
+  }
 }
+
+/** Kept beside each config, not in it: its own keys are the variables (ALL_KEYS below). */
+const ENVS = new WeakMap<ServiceConfig, NodeJS.ProcessEnv>();
+const CONVERTERS = new WeakMap<ServiceConfig, ConverterConfig>();
 
 /** Integer variables without a default. */
 const OPTIONAL_INTEGER_KEYS = ['PAYLOAD_TTL_MS', 'MAX_LOOP_ITERATIONS', 'WORKER_CONCURRENCY'];
@@ -444,6 +524,7 @@ export class ConfigurationError extends Error {
  */
 export function loadConfig(env: NodeJS.ProcessEnv = process.env): ServiceConfig {
   const config = new ServiceConfig();
+  ENVS.set(config, env);
   const target = config as unknown as Record<string, unknown>;
   const problems: string[] = [];
   for (const key of ALL_KEYS) {

@@ -65,6 +65,7 @@ export interface AsyncJobRecord {
   /** Set by the first item a worker starts. */
   started_at?: string;
   finished_at?: string;
+  /** When the record goes: created_at + the pending TTL, then finished_at + RESULT_TTL_S. */
   expires_at?: string;
   total: string;
   output: AsyncOutput;

@@ -7,6 +7,8 @@ export * from './errors';
 export * from './service-errors';
 export * from './render-job';
 export * from './pdf-options';
+export * from './payload/schema';
+export * from './payload/render-request';
 export * from './worker-registry';
 export * from './redis-connection';
 export * from './redis-script';

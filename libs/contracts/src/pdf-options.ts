@@ -1,8 +1,13 @@
 /**
- * `request_data.options.pdf`: how the PDF is written. The shape lives here because it travels in
- * the render job; its validation, defaults and the mapping onto LibreOffice's export filter and
- * Gotenberg's form fields live in @app/converters (parsePdfOptions), shared by API, worker and CLI.
+ * `request_data.options.pdf`: how the PDF is written. Its shape is defined once here, as
+ * PdfOptionsSchema: the types (PdfOptions and its parts) and the OpenAPI schema come from it. It
+ * is validated by @app/converters' pdfOptionProblems (for the API, the worker and the CLI), whose
+ * field lists are this schema's; the defaults and the mapping onto LibreOffice's export filter,
+ * Gotenberg's form fields and the finishing on the PDF (docs/pdf.md) live there too.
  */
+import { type Static, Type } from '@sinclair/typebox';
+import { fieldsOf, OneOf } from './payload/schema';
+
 export const PDFA_LEVELS = ['PDF/A-1b', 'PDF/A-2b', 'PDF/A-3b'] as const;
 export type PdfaLevel = (typeof PDFA_LEVELS)[number];
 
@@ -10,83 +15,8 @@ export type PdfaLevel = (typeof PDFA_LEVELS)[number];
 export const MAX_IMAGE_RESOLUTIONS = [75, 150, 300, 600, 1200] as const;
 export type MaxImageResolution = (typeof MAX_IMAGE_RESOLUTIONS)[number];
 
-export const PDF_METADATA_FIELDS = ['title', 'author', 'subject', 'keywords', 'creator'] as const;
-export type PdfMetadata = Partial<Record<(typeof PDF_METADATA_FIELDS)[number], string>>;
-
-export interface PdfOptions {
-  pdfa?: PdfaLevel;
-  pdfua?: boolean;
-  /** Default true: we only take PNG images, and a caller who sends PNG expects PNG quality. */
-  lossless_images?: boolean;
-  /** JPEG quality 1–100, only with lossless_images false. */
-  quality?: number;
-  reduce_image_resolution?: boolean;
-  /** Only with reduce_image_resolution true. */
-  max_image_resolution?: MaxImageResolution;
-  metadata?: PdfMetadata;
-  /** Pages to export, e.g. "1-3,5". */
-  page_ranges?: string;
-  /** Default true: tables of contents, indexes and fields are refreshed before export. */
-  update_indexes?: boolean;
-  /** AES-256 (R6); docs/pdf.md. Never logged, never in job data (see pdfPayloadOf). */
-  encryption?: PdfEncryption;
-  /** Drawn on every page of the result (after prepend/append). */
-  watermark?: PdfWatermark;
-  /** PDFs put before / after the converted document, in order. */
-  prepend?: PdfExtraFile[];
-  append?: PdfExtraFile[];
-  /** Embedded files, associated with the document (PDF/A-3 /AF). */
-  attachments?: PdfAttachment[];
-  /** A Factur-X / ZUGFeRD e-invoice: PDF/A-3b with the CII XML embedded. */
-  facturx?: PdfFacturX;
-}
-
 export const PDF_PRINT_LEVELS = ['none', 'low', 'high'] as const;
 export type PdfPrintLevel = (typeof PDF_PRINT_LEVELS)[number];
-
-/** Absent keys allow: `{"print": "none"}` forbids printing only. */
-export interface PdfPermissions {
-  print?: PdfPrintLevel;
-  copy?: boolean;
-  modify?: boolean;
-  annotate?: boolean;
-  fill_forms?: boolean;
-  accessibility?: boolean;
-}
-export const PDF_PERMISSION_FIELDS = [
-  'print',
-  'copy',
-  'modify',
-  'annotate',
-  'fill_forms',
-  'accessibility',
-] as const;
-
-export interface PdfEncryption {
-  owner_password: string;
-  /** Without it the document opens for anyone, under the permissions. */
-  user_password?: string;
-  permissions?: PdfPermissions;
-}
-export const PDF_ENCRYPTION_FIELDS = ['owner_password', 'user_password', 'permissions'] as const;
-
-export interface PdfWatermark {
-  text: string;
-  /** "#RRGGBB", default "#808080". */
-  color?: string;
-  /** 0–1, default 0.3. */
-  opacity?: number;
-  /** Degrees counter-clockwise, default 45. */
-  angle?: number;
-  /** Points; default: fitted to the page (at most 144). */
-  font_size?: number;
-}
-export const PDF_WATERMARK_FIELDS = ['text', 'color', 'opacity', 'angle', 'font_size'] as const;
-
-/** A PDF to prepend or append, base64. */
-export interface PdfExtraFile {
-  data: string;
-}
 
 export const ATTACHMENT_RELATIONSHIPS = [
   'Data',
@@ -96,17 +26,6 @@ export const ATTACHMENT_RELATIONSHIPS = [
   'Unspecified',
 ] as const;
 export type AttachmentRelationship = (typeof ATTACHMENT_RELATIONSHIPS)[number];
-
-export interface PdfAttachment {
-  name: string;
-  /** base64 */
-  data: string;
-  mime_type: string;
-  description?: string;
-  /** Default "Unspecified". */
-  relationship?: AttachmentRelationship;
-}
-export const PDF_ATTACHMENT_FIELDS = ['name', 'data', 'mime_type', 'description', 'relationship'] as const;
 
 export const FACTURX_PROFILES = [
   'MINIMUM',
@@ -118,29 +37,180 @@ export const FACTURX_PROFILES = [
 ] as const;
 export type FacturXProfile = (typeof FACTURX_PROFILES)[number];
 
-export interface PdfFacturX {
-  /** base64 of the CII XML (rsm:CrossIndustryInvoice). */
-  xml: string;
-  profile: FacturXProfile;
-}
+const text = (options: object = {}) => Type.String(options);
+const flag = (description?: string, defaultValue?: boolean) =>
+  Type.Optional(
+    Type.Boolean({
+      ...(description ? { description } : {}),
+      ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    }),
+  );
 
-export const PDF_OPTION_FIELDS = [
-  'pdfa',
-  'pdfua',
-  'lossless_images',
-  'quality',
-  'reduce_image_resolution',
-  'max_image_resolution',
-  'metadata',
-  'page_ranges',
-  'update_indexes',
-  'encryption',
-  'watermark',
-  'prepend',
-  'append',
-  'attachments',
-  'facturx',
-] as const;
+export const PdfMetadataSchema = Type.Object(
+  {
+    title: Type.Optional(text({ maxLength: 2000 })),
+    author: Type.Optional(text({ maxLength: 2000 })),
+    subject: Type.Optional(text({ maxLength: 2000 })),
+    keywords: Type.Optional(text({ maxLength: 2000, description: 'Comma-separated.' })),
+    creator: Type.Optional(text({ maxLength: 2000 })),
+  },
+  { additionalProperties: false },
+);
+export type PdfMetadata = Static<typeof PdfMetadataSchema>;
+
+/** Absent keys allow: `{"print": "none"}` forbids printing only. */
+export const PdfPermissionsSchema = Type.Object(
+  {
+    print: Type.Optional(OneOf(PDF_PRINT_LEVELS, { default: 'high' })),
+    copy: flag(undefined, true),
+    modify: flag(undefined, true),
+    annotate: flag(undefined, true),
+    fill_forms: flag(undefined, true),
+    accessibility: flag(undefined, true),
+  },
+  { additionalProperties: false },
+);
+export type PdfPermissions = Static<typeof PdfPermissionsSchema>;
+
+export const PdfEncryptionSchema = Type.Object(
+  {
+    owner_password: text({ minLength: 1, description: 'At most 127 bytes in UTF-8.' }),
+    /** Without it the document opens for anyone, under the permissions. */
+    user_password: Type.Optional(text({ minLength: 1, description: 'At most 127 bytes in UTF-8.' })),
+    permissions: Type.Optional(PdfPermissionsSchema),
+  },
+  {
+    description:
+      'AES-256 (R6). Without `user_password` the document opens for anyone, under the permissions; ' +
+      'absent permissions are allowed. Forbidden with `pdfa` and `facturx` (PDF/A allows no encryption). ' +
+      'Passwords appear in no log line, job record or error body (docs/pdf.md).',
+    additionalProperties: false,
+  },
+);
+export type PdfEncryption = Static<typeof PdfEncryptionSchema>;
+
+export const PdfWatermarkSchema = Type.Object(
+  {
+    text: text({ minLength: 1, maxLength: 200 }),
+    color: Type.Optional(text({ pattern: '^#[0-9A-Fa-f]{6}$', default: '#808080' })),
+    opacity: Type.Optional(Type.Number({ minimum: 0, maximum: 1, default: 0.3 })),
+    angle: Type.Optional(
+      Type.Number({ minimum: -360, maximum: 360, default: 45, description: 'Degrees, counter-clockwise.' }),
+    ),
+    font_size: Type.Optional(
+      Type.Number({
+        minimum: 1,
+        maximum: 500,
+        description: 'Points; default: fitted to about 70 % of the page diagonal, at most 144.',
+      }),
+    ),
+  },
+  {
+    description: 'Drawn on every page of the result, prepended and appended pages included.',
+    additionalProperties: false,
+  },
+);
+export type PdfWatermark = Static<typeof PdfWatermarkSchema>;
+
+/** A PDF to prepend or append, base64. */
+export const PdfExtraFileSchema = Type.Object(
+  {
+    data: text({ format: 'byte', description: 'The PDF, base64, at most MAX_PDF_EXTRA_BYTES decoded' }),
+  },
+  { additionalProperties: false },
+);
+export type PdfExtraFile = Static<typeof PdfExtraFileSchema>;
+
+export const PdfFilesSchema = Type.Array(PdfExtraFileSchema, {
+  $id: 'PdfFiles',
+  maxItems: 20,
+  description:
+    'PDFs put before (`prepend`) or after (`append`) the converted document, in order. Not a PDF: 400; ' +
+    'encrypted, unreadable or hostile (read under time and memory limits): 422 invalid_pdf_input naming it.',
+});
+
+export const PdfAttachmentSchema = Type.Object(
+  {
+    name: text({ maxLength: 255, description: 'A file name, without / or \\.' }),
+    data: text({ format: 'byte', description: 'base64, at most MAX_PDF_EXTRA_BYTES decoded' }),
+    mime_type: text({ example: 'application/json' }),
+    description: Type.Optional(text({ maxLength: 1000 })),
+    relationship: Type.Optional(OneOf(ATTACHMENT_RELATIONSHIPS, { default: 'Unspecified' })),
+  },
+  { additionalProperties: false },
+);
+export type PdfAttachment = Static<typeof PdfAttachmentSchema>;
+
+export const PdfFacturXSchema = Type.Object(
+  {
+    xml: text({ format: 'byte', description: 'The CII XML, base64' }),
+    profile: OneOf(FACTURX_PROFILES),
+  },
+  {
+    description:
+      'A Factur-X / ZUGFeRD e-invoice: PDF/A-3b with `factur-x.xml` embedded (relationship Data for MINIMUM ' +
+      'and BASIC WL, Alternative for the others) and the Factur-X XMP extension schema. XML that is not ' +
+      'well-formed or has no rsm:CrossIndustryInvoice root: 422 invalid_einvoice.',
+    additionalProperties: false,
+  },
+);
+export type PdfFacturX = Static<typeof PdfFacturXSchema>;
+
+export const PdfOptionsSchema = Type.Object(
+  {
+    pdfa: Type.Optional(OneOf(PDFA_LEVELS, { description: 'Archival PDF/A.' })),
+    pdfua: flag('Tagged, accessible PDF/UA.'),
+    // Default true: we only take PNG images, and a caller who sends PNG expects PNG quality.
+    lossless_images: flag('Images kept lossless (Flate); false: JPEG-compressed at `quality`.', true),
+    quality: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        description: 'JPEG quality; only with `lossless_images: false`.',
+      }),
+    ),
+    reduce_image_resolution: flag(undefined, false),
+    max_image_resolution: Type.Optional(
+      OneOf(MAX_IMAGE_RESOLUTIONS, { description: 'DPI; only with `reduce_image_resolution: true`.' }),
+    ),
+    metadata: Type.Optional(PdfMetadataSchema),
+    page_ranges: Type.Optional(text({ example: '1-3,5', description: 'Pages to export.' })),
+    // Default true: tables of contents, indexes and fields are refreshed before export.
+    update_indexes: flag(
+      'Refresh tables of contents, indexes and fields (PAGE, NUMPAGES, references) before export.',
+      true,
+    ),
+    encryption: Type.Optional(PdfEncryptionSchema),
+    watermark: Type.Optional(PdfWatermarkSchema),
+    prepend: Type.Optional(PdfFilesSchema),
+    append: Type.Optional(PdfFilesSchema),
+    attachments: Type.Optional(
+      Type.Array(PdfAttachmentSchema, {
+        maxItems: 20,
+        description:
+          'Embedded as PDF/A-3 associated files (catalog /AF). With `pdfa` PDF/A-1b or PDF/A-2b: 400.',
+      }),
+    ),
+    facturx: Type.Optional(PdfFacturXSchema),
+  },
+  {
+    $id: 'PdfOptions',
+    description:
+      'How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields; ' +
+      'encryption, watermark, prepend, append, attachments and facturx are done on the PDF afterwards, the same ' +
+      'for both: docs/pdf.md). An unknown field or a bad value: 400 invalid_request_structure naming it.',
+    additionalProperties: false,
+  },
+);
+export type PdfOptions = Static<typeof PdfOptionsSchema>;
+
+// The field lists the validator (@app/converters pdf-options.ts) walks: this schema's.
+export const PDF_OPTION_FIELDS = fieldsOf(PdfOptionsSchema) as Array<keyof PdfOptions>;
+export const PDF_METADATA_FIELDS = fieldsOf(PdfMetadataSchema) as Array<keyof PdfMetadata>;
+export const PDF_PERMISSION_FIELDS = fieldsOf(PdfPermissionsSchema) as Array<keyof PdfPermissions>;
+export const PDF_ENCRYPTION_FIELDS = fieldsOf(PdfEncryptionSchema) as Array<keyof PdfEncryption>;
+export const PDF_WATERMARK_FIELDS = fieldsOf(PdfWatermarkSchema) as Array<keyof PdfWatermark>;
+export const PDF_ATTACHMENT_FIELDS = fieldsOf(PdfAttachmentSchema) as Array<keyof PdfAttachment>;
 
 /**
  * The options done after conversion, on the PDF (libs/converters pdf-finish.ts). They hold

@@ -1,6 +1,7 @@
 import { availableParallelism } from 'node:os';
 
-import { ConverterConfigError, converterConfigFromEnv, createConverter, LibreOfficePool } from './index';
+import { ConverterConfigError, converterConfigFromEnv } from '@app/config';
+import { createConverter, LibreOfficePool } from './index';
 
 describe('converterConfigFromEnv', () => {
   it('is empty (all defaults) when nothing is set, and treats empty values as unset', () => {

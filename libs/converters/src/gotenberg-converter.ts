@@ -17,6 +17,7 @@ import { availableParallelism } from 'node:os';
 
 import { ConversionFailedError } from './errors';
 import { gotenbergFormFields } from './pdf-options';
+import { WaitQueue } from './wait-queue';
 import {
   looksLikePdf,
   queueFullError,
@@ -67,7 +68,7 @@ export class GotenbergConverter implements PdfConverter {
   private readonly retryBaseMs: number;
   private readonly maxQueue: number;
   private readonly closer = new AbortController();
-  private readonly waiters: Array<{ resolve: () => void; reject: (e: Error) => void }> = [];
+  private readonly waiters: WaitQueue<void>;
   private busy = 0;
   private counters = { conversions: 0, failures: 0 };
   private readonly log: (message: string) => void;
@@ -79,6 +80,9 @@ export class GotenbergConverter implements PdfConverter {
     this.retries = options.retries ?? GOTENBERG_DEFAULTS.retries;
     this.retryBaseMs = options.retryBaseMs ?? GOTENBERG_DEFAULTS.retryBaseMs;
     this.maxQueue = options.maxQueue ?? GOTENBERG_DEFAULTS.maxQueue;
+    this.waiters = new WaitQueue<void>(this.maxQueue, (jobId?: string) =>
+      queueFullError(this.name, this.maxQueue, jobId),
+    );
     this.log = options.log ?? (() => undefined);
   }
 
@@ -133,7 +137,7 @@ export class GotenbergConverter implements PdfConverter {
   /** Aborts requests in flight and refuses new ones. */
   async close(): Promise<void> {
     this.closer.abort();
-    for (const w of this.waiters.splice(0)) w.reject(this.closedError());
+    this.waiters.rejectAll(this.closedError());
   }
 
   private async post(docx: Buffer, options: ConvertOptions): Promise<Buffer> {
@@ -267,16 +271,12 @@ export class GotenbergConverter implements PdfConverter {
       this.busy++;
       return Promise.resolve();
     }
-    if (this.waiters.length >= this.maxQueue)
-      return Promise.reject(queueFullError(this.name, this.maxQueue, jobId));
-    return new Promise((resolve, reject) => this.waiters.push({ resolve, reject }));
+    return this.waiters.wait(jobId);
   }
 
   private release(): void {
-    const next = this.waiters.shift();
-    if (next)
-      next.resolve(); // the slot passes straight to the next waiter
-    else this.busy--;
+    // The slot passes straight to the next waiter, if any.
+    if (!this.waiters.handOver()) this.busy--;
   }
 
   private closedError(): ConversionFailedError {

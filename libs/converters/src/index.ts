@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 
-import { validateConverterConfig, type ConverterConfig } from './config';
+import { type ConverterConfig, validateConverterConfig } from '@app/config';
 import { GotenbergConverter } from './gotenberg-converter';
 import { LibreOfficePool } from './libreoffice-pool';
 import type { PdfConverter } from './pdf-converter';
@@ -9,15 +9,6 @@ export * from './errors';
 export * from './pdf-converter';
 export * from './pdf-options';
 export { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE } from './libreoffice-instance';
-export * from './config';
-export { defaultWorkDir } from './work-dir';
-export {
-  chooseAllocator,
-  findJemalloc,
-  LIBREOFFICE_ALLOCATORS,
-  type AllocatorChoice,
-  type LibreOfficeAllocator,
-} from './allocator';
 export {
   GotenbergConverter,
   GOTENBERG_DEFAULTS,
@@ -40,7 +31,7 @@ export interface ConverterHooks {
  * embedded LibreOffice pool, whose instances start right away in the background (a conversion
  * waits for the first one up). Call `close()` when done, or soffice processes stay running.
  *
- *   const converter = createConverter(converterConfigFromEnv());
+ *   const converter = createConverter(loadConfig().converter);
  *   const pdf = await converter.convert(docx, { jobId });
  *   await converter.close();
  */

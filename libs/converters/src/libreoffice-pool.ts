@@ -4,8 +4,13 @@ import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 
 import { isTypedError } from '@app/contracts';
-import { chooseAllocator, type AllocatorChoice, type LibreOfficeAllocator } from './allocator';
-import { defaultWorkDir } from './work-dir';
+import { WaitQueue } from './wait-queue';
+import {
+  type AllocatorChoice,
+  chooseAllocator,
+  defaultWorkDir,
+  type LibreOfficeAllocator,
+} from '@app/config';
 import { ConversionFailedError } from './errors';
 import { InstanceError, LibreOfficeInstance } from './libreoffice-instance';
 import { libreOfficeExport, type LibreOfficeExport } from './pdf-options';
@@ -98,11 +103,6 @@ interface Slot {
   retryTimer?: NodeJS.Timeout;
 }
 
-interface Waiter {
-  resolve: (slot: Slot) => void;
-  reject: (err: Error) => void;
-}
-
 /** One row of `describe()`: what each slot runs now. */
 export interface SlotInfo {
   slot: number;
@@ -137,7 +137,7 @@ export class LibreOfficePool implements PdfConverter {
   private readonly startTimeoutMs: number;
   private readonly maxQueue: number;
   private readonly slots: Slot[];
-  private readonly waiters: Waiter[] = [];
+  private readonly waiters: WaitQueue<Slot>;
   private workDir?: Promise<string>;
   private started?: Promise<void>;
   private closed = false;
@@ -154,6 +154,9 @@ export class LibreOfficePool implements PdfConverter {
     this.conversionTimeoutMs = options.conversionTimeoutMs ?? POOL_DEFAULTS.conversionTimeoutMs;
     this.startTimeoutMs = options.startTimeoutMs ?? POOL_DEFAULTS.startTimeoutMs;
     this.maxQueue = options.maxQueue ?? POOL_DEFAULTS.maxQueue;
+    this.waiters = new WaitQueue<Slot>(this.maxQueue, (jobId?: string) =>
+      queueFullError(this.name, this.maxQueue, jobId),
+    );
     this.log = options.log ?? (() => undefined);
     ({ allocator: this.allocator, preload: this.preload } = chooseAllocator(options.allocator));
     this.restartAfter = options.restartAfter ?? POOL_DEFAULTS.restartAfter[this.allocator];
@@ -275,7 +278,7 @@ export class LibreOfficePool implements PdfConverter {
   close(): Promise<void> {
     this.closing ??= (async () => {
       this.closed = true;
-      for (const w of this.waiters.splice(0)) w.reject(this.closedError());
+      this.waiters.rejectAll(this.closedError());
       for (const slot of this.slots) clearTimeout(slot.retryTimer);
       await Promise.all(this.slots.map((s) => s.instance?.kill()));
       await Promise.all(this.slots.map((s) => s.launching));
@@ -359,14 +362,7 @@ export class LibreOfficePool implements PdfConverter {
       for (const slot of this.slots) this.retryNow(slot);
       return Promise.reject(this.unavailableError(jobId));
     }
-    if (!priority && this.waiters.length >= this.maxQueue) {
-      return Promise.reject(queueFullError(this.name, this.maxQueue, jobId));
-    }
-    return new Promise<Slot>((resolve, reject) => {
-      const waiter = { resolve, reject };
-      if (priority) this.waiters.unshift(waiter);
-      else this.waiters.push(waiter);
-    });
+    return this.waiters.wait(jobId, priority);
   }
 
   /** Back to idle, or replaced when dead or worn out. */
@@ -387,7 +383,7 @@ export class LibreOfficePool implements PdfConverter {
       const slot = this.slots.find((s) => s.state === 'idle');
       if (!slot) return;
       slot.state = 'busy';
-      this.waiters.shift()!.resolve(slot);
+      this.waiters.handOver(slot);
     }
   }
 
@@ -447,7 +443,7 @@ export class LibreOfficePool implements PdfConverter {
       await instance.kill();
       if (this.closed) return;
       if (this.slots.every((s) => s.state === 'down')) {
-        for (const w of this.waiters.splice(0)) w.reject(this.unavailableError());
+        this.waiters.rejectAll(this.unavailableError());
       }
       const delay = Math.min(START_RETRY_MAX_MS, START_RETRY_MIN_MS * 2 ** (slot.startFailures - 1));
       slot.retryTimer = setTimeout(() => this.retryNow(slot), delay);

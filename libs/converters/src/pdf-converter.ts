@@ -43,7 +43,7 @@ export interface PdfConverter {
 /**
  * `details.reason` of the ConversionFailedError thrown when the wait queue is full. A
  * ConversionFailedError rather than a class of its own: it then crosses the job queue as JSON
- * and is rebuilt with its status by TransportedRenderingError like every other error; callers
+ * and is rebuilt with its status by TransportedError like every other error; callers
  * that want to answer 503 instead of 502 test `isConverterQueueFull(e)`.
  */
 export const QUEUE_FULL_REASON = 'converter_queue_full';

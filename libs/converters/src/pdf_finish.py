@@ -21,7 +21,7 @@ from pikepdf import Array, Name
 
 CII_NS = 'urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100'
 FX_NS = 'urn:factur-x:pdfa:CrossIndustryDocument:invoice:1p0#'
-# Factur-X 1.0 (§ 7.1.6 of the specification, and Akretion's factur-x library): MINIMUM and
+# The Factur-X specification (and Akretion's factur-x library, which enforces it): MINIMUM and
 # BASIC WL are not complete invoices, so their XML is only `Data`; the others are `Alternative`.
 FX_RELATIONSHIP = {'MINIMUM': 'Data', 'BASIC WL': 'Data'}
 # A Flate stream that inflates past this is refused as a compression bomb (a 6000×4000 RGB image
@@ -65,7 +65,10 @@ def check_streams(pdf, field):
 
 def reason(e, path):
     """qpdf's message without our file's path (callers learn nothing of the worker's disk)."""
-    return str(e).replace(path + ': ', '').replace(path, 'the file')[:200]
+    text = str(e)
+    if path:
+        text = text.replace(path + ': ', '').replace(path, 'the file')
+    return text[:200]
 
 
 def open_extra(path, field):
@@ -86,6 +89,42 @@ def open_extra(path, field):
         raise InputProblem(field, 'has no pages')
     check_streams(src, field)
     return src
+
+
+def link_targets(src):
+    """For each page: (annotation index, 'Dest' or 'A', target page index) of its internal links."""
+    index = {page.obj.objgen: i for i, page in enumerate(src.pages)}
+    out = []
+    for page in src.pages:
+        links = []
+        for j, annot in enumerate(page.obj.get('/Annots', [])):
+            if not isinstance(annot, pikepdf.Dictionary) or annot.get('/Subtype') != Name.Link:
+                continue
+            for key, dest in (('Dest', annot.get('/Dest')), ('A', (annot.get('/A') or {}).get('/D'))):
+                if isinstance(dest, pikepdf.Array) and len(dest) > 0 and isinstance(dest[0], pikepdf.Dictionary):
+                    target = index.get(dest[0].objgen)
+                    if target is not None:
+                        links.append((j, key, target))
+        out.append(links)
+    return out
+
+
+def add_pages(pdf, src, at, field):
+    """src's pages into pdf at `at`, their links to each other kept (qpdf copies each page alone,
+    so a link's page reference would otherwise come out null: a dead link)."""
+    step(field)
+    try:
+        targets = link_targets(src)
+        for k, page in enumerate(src.pages):
+            pdf.pages.insert(at + k, page)
+        for k, links in enumerate(targets):
+            annots = pdf.pages[at + k].obj.get('/Annots')
+            for j, key, target in links:
+                annot = annots[j]
+                dest = annot.Dest if key == 'Dest' else annot.A.D
+                dest[0] = pdf.pages[at + target].obj
+    except Exception as e:  # a structure qpdf read but cannot copy: the caller's file
+        raise InputProblem(field, f'could not be added ({reason(e, src.filename)})')
 
 
 def hex_color(text):
@@ -281,22 +320,25 @@ def finish(job):
     step('converted document')
     pdf = pikepdf.open(job['main'])
     root = job['path']
+    xml = None
+    if job.get('facturx'):
+        # Checked first: a bad invoice is refused before any PDF work.
+        with open(job['facturx']['path'], 'rb') as f:
+            xml = f.read()
+        check_cii(xml, f'{root}.facturx.xml')
     extras = []  # kept open until saved: copied pages refer to their source
     for i, path in enumerate(job.get('prepend', [])):
         src = open_extra(path, f'{root}.prepend[{i}].data')
         extras.append(src)
-    prepend_pages = [p for src in extras for p in src.pages]
-    for k, page in enumerate(prepend_pages):
-        pdf.pages.insert(k, page)
+    at = 0
+    for i, src in enumerate(extras):
+        add_pages(pdf, src, at, f'{root}.prepend[{i}].data')
+        at += len(src.pages)
     for i, path in enumerate(job.get('append', [])):
-        src = open_extra(path, f'{root}.append[{i}].data')
+        field = f'{root}.append[{i}].data'
+        src = open_extra(path, field)
         extras.append(src)
-        pdf.pages.extend(src.pages)
-    if job.get('facturx'):
-        fx = job['facturx']
-        with open(fx['path'], 'rb') as f:
-            xml = f.read()
-        check_cii(xml, f'{root}.facturx.xml')
+        add_pages(pdf, src, len(pdf.pages), field)
     if job.get('watermark'):
         step('watermark')
         add_watermark(pdf, job['watermark'], job.get('tagged', False))

@@ -2,7 +2,7 @@
  * Fills a Word template with a request's data and images: the library's one entry point for the
  * API's worker and the command line.
  */
-import { isTypedError, type UndefinedMode } from '@app/contracts';
+import { isPlainObject, isTypedError, type UndefinedMode } from '@app/contracts';
 import Docxtemplater, { type DXT } from 'docxtemplater';
 import type PizZip from 'pizzip';
 import { DocxImageWriter } from './docx/docx-images';
@@ -162,10 +162,6 @@ export function compileTemplate(zip: PizZip, module: JinjaModule): Docxtemplater
     linebreaks: false,
     errorLogging: false,
   });
-}
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return v !== null && typeof v === 'object' && !Array.isArray(v);
 }
 
 /** `<w:tc>` elements in the filled Word parts (a substring count: no parse needed). */

@@ -1,12 +1,12 @@
 /**
  * OpenAPI document and Swagger UI: /docs (UI) and /docs-json (the document). Built from the
- * controllers' decorators plus the hand-written schemas of openapi-schemas.ts.
+ * controllers' decorators, the request payloads' one definition (REQUEST_SCHEMAS of
+ * @app/contracts, which the API validates with) and the answers' schemas (answer-schemas.ts).
  */
 import type { INestApplication } from '@nestjs/common';
-import { DocumentBuilder, OpenAPIObject, SwaggerModule } from '@nestjs/swagger';
-import { API_PATHS } from '@app/contracts';
-import { SCHEMAS } from './openapi-schemas';
-import { COMPAT_SCHEMAS } from './compat-schemas';
+import { DocumentBuilder, OpenAPIObject, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
+import { API_PATHS, openApiSchemas, REQUEST_SCHEMAS } from '@app/contracts';
+import { ANSWER_SCHEMAS } from './answer-schemas';
 import { JOB_STATUS_SCHEMA, WEBHOOK_EVENT_SCHEMA } from '../jobs/jobs.openapi';
 
 const DESCRIPTION = `Fills a Word template (.docx with Jinja tags, docxtpl dialect) with JSON data and PNG images and
@@ -34,8 +34,8 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     ...document.components,
     schemas: {
       ...(document.components?.schemas ?? {}),
-      ...SCHEMAS,
-      ...COMPAT_SCHEMAS,
+      ...(openApiSchemas(REQUEST_SCHEMAS) as Record<string, SchemaObject>),
+      ...ANSWER_SCHEMAS,
       JobStatus: JOB_STATUS_SCHEMA,
       WebhookEvent: WEBHOOK_EVENT_SCHEMA,
     },

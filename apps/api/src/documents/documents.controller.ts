@@ -31,25 +31,23 @@ import {
   MissingFileError,
   PDF_FINISH_KEY,
   ProcessingTimeoutError,
+  RenderFormSchema,
   splitPdfOptions,
+  toOpenApi,
 } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
-import {
-  ERROR_BODY_REF,
-  errorExamples,
-  RENDER_BODY_EXAMPLES,
-  RENDER_BODY_SCHEMA,
-} from '../docs/openapi-schemas';
-import { REQUEST_ID_HEADER, requestIdFrom } from '../logging/request-id';
+import { errorExamples, RENDER_BODY_EXAMPLES } from '../docs/examples';
+import { hangUpSignal } from '../logging/hang-up';
+import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
 import { contentDisposition, outputFilename } from './content-disposition';
 import { parseJobFields, type ParsedJobRequest } from '../jobs/job-request';
 import { jobInput } from '../jobs/jobs.controller';
 import { JobsService } from '../queue/jobs.service';
-import { type LinterRequest } from './compat-fields';
+import { type LinterRequest } from './render-request.dto';
 import { lintFailure, type ValidationFailedBody } from './template-validation';
 import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from './checked-templates';
-import { VALIDATION_FAILED_REF } from '../docs/compat-schemas';
+import { ERROR_BODY_REF, VALIDATION_FAILED_REF } from '../docs/answer-schemas';
 
 /** What multer's memory storage gives for the `file` part (the fields used here). */
 interface UploadedTemplate {
@@ -93,7 +91,7 @@ export class DocumentsController {
       'anything is queued; the answer comes back in the same response once a worker has rendered it.',
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: RENDER_BODY_SCHEMA, examples: RENDER_BODY_EXAMPLES })
+  @ApiBody({ schema: toOpenApi(RenderFormSchema), examples: RENDER_BODY_EXAMPLES })
   @ApiHeader({
     name: REQUEST_ID_HEADER,
     required: false,
@@ -183,17 +181,11 @@ export class DocumentsController {
 
     const output = options.output ?? 'pdf';
     const filename = outputFilename(file.originalname, output);
-    // The caller hanging up withdraws its job if no worker has taken it yet.
-    const hangUp = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) hangUp.abort();
-    });
     // Passwords and files of options.pdf ride in the request payload, never in the job data.
     const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
       {
-        // Set by the request logger (logging.module.ts) from X-Request-Id; made here if it did not run.
-        requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
+        requestId: requestIdOf(req),
         template: file.buffer,
         filename,
         request: pdfFinish
@@ -209,7 +201,8 @@ export class DocumentsController {
           ...(pdfShape ? { pdf: pdfShape } : {}),
         },
       },
-      hangUp.signal,
+      // The caller hanging up withdraws its job if no worker has taken it yet.
+      hangUpSignal(res),
     );
     return new StreamableFile(result.body, {
       type: result.contentType || CONTENT_TYPES[output],
@@ -236,14 +229,11 @@ export class DocumentsController {
     };
     for (const { request } of parsed.items!)
       prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
-    const hangUp = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) hangUp.abort();
-    });
+    const hangUp = hangUpSignal(res);
     const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config));
     // Answered here (or given up): the job and its result are kept for nobody else.
     const result = await this.jobs
-      .waitForResult(jobId, this.config.JOB_TIMEOUT_MS, hangUp.signal)
+      .waitForResult(jobId, this.config.JOB_TIMEOUT_MS, hangUp)
       .finally(() => void this.jobs.cancel(jobId).catch(() => undefined));
     if (!result) {
       throw new ProcessingTimeoutError(
@@ -275,12 +265,12 @@ export class DocumentsController {
     const failure = lintFailure(file.buffer, request, linter);
     if (!failure) return null;
     if (linter.response_format === 'json') return failure.body;
-    const hangUp = new AbortController();
-    res.on('close', () => {
-      if (!res.writableFinished) hangUp.abort();
-    });
-    const requestId = typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']);
-    const pdf = await this.lintReports.pdf(failure.report, file.originalname, requestId, hangUp.signal);
+    const pdf = await this.lintReports.pdf(
+      failure.report,
+      file.originalname,
+      requestIdOf(req),
+      hangUpSignal(res),
+    );
     return new StreamableFile(pdf.body, {
       type: CONTENT_TYPES.pdf,
       disposition: contentDisposition(pdf.filename),

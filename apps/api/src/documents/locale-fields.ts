@@ -2,12 +2,11 @@
  * The formatting filters' request defaults (issue 25): `options.locale` / `options.timezone` in
  * `request_data` (enhanced mode), or the form fields `locale` / `timezone` beside `data` (legacy
  * and v1.6 modes). Checked here, before queueing: an unknown one is a 400 naming its field.
- * Kept in one small file so the request-definition refactor can move it whole.
+ * Their shape is in RenderOptionsSchema and RenderFormSchema (@app/contracts).
  */
 import { formatDefaultsOf, InvalidRequestError } from '@app/engine';
 
 export const LOCALE_FORM_FIELDS = ['locale', 'timezone'] as const;
-export const LOCALE_OPTION_FIELDS = ['locale', 'timezone'] as const;
 
 export interface LocaleOptions {
   /** Canonical BCP 47 tag (`de-DE`), or absent for the service's DEFAULT_LOCALE. */

@@ -1,27 +1,30 @@
 /**
- * The form fields of POST /api/v1/process-template-document, validated with class-validator:
- * `data` (legacy: a JSON object of template variables) or `request_data` (enhanced: JSON with
- * `template_data`, optional `images` and optional `options`). Every problem becomes a typed error
- * with the interface specification's error type.
+ * The form fields of POST /api/v1/process-template-document, checked against the payload schemas
+ * of @app/contracts (EnhancedRequestSchema, ImageDataSchema, RenderOptionsSchema with
+ * PdfOptionsSchema, SubDocumentSchema, LinterOptionsSchema), which also give their types and the
+ * OpenAPI document. Which form was sent is detectMode(); every problem becomes a typed error with
+ * the interface specification's error type.
  *
  * The JSON is the caller's: it is checked for depth first, without recursion, and nothing walks it
- * recursively before that. class-transformer is never run over it (it recurses without bound and
- * throws on a `constructor` key); `template_data` is passed on as JSON.parse made it, and the
- * fields of `request_data`, `images.<name>` and `options` are checked with Object.keys of the
- * parsed JSON, so own keys such as `__proto__` are seen and refused like any unknown field.
+ * recursively before that. `template_data` is passed on as JSON.parse made it; the checks read own
+ * keys only, so a key such as `__proto__` is seen and refused like any unknown field.
  */
-import 'reflect-metadata';
 import {
-  Allow,
-  IsIn,
-  IsNotEmpty,
-  IsNumber,
-  IsOptional,
-  IsPositive,
-  IsString,
-  validateSync,
-  ValidationError,
-} from 'class-validator';
+  checkPayload,
+  EnhancedRequestSchema,
+  type FieldProblem,
+  fieldsOf,
+  ImageDataSchema,
+  isPlainObject,
+  type LinterOptions,
+  LinterOptionsSchema,
+  type PdfOptions,
+  RenderOptionsSchema,
+  type RenderOptionsPayload,
+  SubDocumentSchema,
+  UndefinedBehaviorSchema,
+  type UndefinedMode,
+} from '@app/contracts';
 import {
   type ImageData,
   InvalidRequestError,
@@ -32,99 +35,93 @@ import {
   PyFloat,
   type RenderRequest,
 } from '@app/engine';
-import { type OutputFormat, type PdfOptions, UNDEFINED_MODES, type UndefinedMode } from '@app/contracts';
 import { parsePdfOptions, pdfOptionProblems } from '@app/converters';
 import {
-  mergeUndefinedModes,
-  parseLinterOptions,
-  parseUndefinedBehavior,
-  refuseMixedModes,
-  v16FieldsSent,
-  type LinterRequest,
-} from './compat-fields';
-import {
-  LOCALE_OPTION_FIELDS,
+  type LocaleOptions,
   localeFromForm,
   localeFromOptions,
   refuseLocaleFormFields,
 } from './locale-fields';
 
-/** One image of `images`: base64 PNG (no data-URL prefix) and an optional size. */
-export class ImageDataDto implements ImageData {
-  @IsString()
-  @IsNotEmpty()
-  data!: string;
+/** The form fields that make a request a v1.6+ one (beside `data`). */
+export const V16_FIELDS = ['images', 'undefined_behavior', 'linter_options'] as const;
 
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @IsPositive()
-  width_mm?: number;
+export type RenderMode = 'legacy' | 'enhanced' | 'v1.6';
 
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @IsPositive()
-  height_mm?: number;
-
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @IsPositive()
-  width_px?: number;
-
-  @IsOptional()
-  @IsNumber({ allowNaN: false, allowInfinity: false })
-  @IsPositive()
-  height_px?: number;
+export interface LinterRequest {
+  /** Lint before rendering; a failing template answers 200 with the report instead of a document. */
+  enabled: boolean;
+  /** `json` (default): `{"status": "template_validation_failed", …}`; `pdf`: the report as a PDF. */
+  response_format: 'json' | 'pdf';
+  verbose: boolean;
+  /** Warnings fail the validation too. */
+  fail_on_warnings: boolean;
+  /** Paragraphs longer than this are `long_line` warnings. */
+  max_line_length?: number;
 }
 
-/** Extras of this implementation (docs/api.md). */
-export class RequestOptionsDto {
-  /** "empty" (default): nothing; "strict": an error (422); "debug" / "property_missing": a marker. */
-  @IsOptional()
-  @IsIn(UNDEFINED_MODES)
+/** The formatting filters' default locale and IANA time zone are checked by locale-fields.ts. */
+export interface RequestOptions extends LocaleOptions {
   undefined?: UndefinedMode;
-
-  /** "pdf" (default) or "docx": the filled Word document, without conversion. */
-  @IsOptional()
-  @IsIn(['pdf', 'docx'])
-  output?: OutputFormat;
-
-  /** How the PDF is written; checked by pdfOptionErrors (the converters' shared validator). */
-  @Allow()
+  output?: RenderOptionsPayload['output'];
   pdf?: PdfOptions;
-
-  /** The formatting filters' default locale and IANA time zone: checked by locale-fields.ts. */
-  @Allow()
-  locale?: string;
-
-  @Allow()
-  timezone?: string;
 }
-
-/** The known fields of `request_data` (checked by hand: see parseRenderFields). */
-const REQUEST_FIELDS = [
-  'template_data',
-  'images',
-  'documents',
-  'options',
-  'undefined_behavior',
-  'linter_options',
-] as const;
-const IMAGE_FIELDS = ['data', 'width_mm', 'height_mm', 'width_px', 'height_px'] as const;
-const OPTION_FIELDS = ['undefined', 'output', 'pdf', ...LOCALE_OPTION_FIELDS] as const;
 
 export interface ParsedRenderRequest {
-  /** `legacy`: `data` alone; `enhanced`: `request_data`; `v1.6`: `data` with images, undefined_behavior or linter_options fields. */
-  mode: 'legacy' | 'enhanced' | 'v1.6';
+  mode: RenderMode;
   request: RenderRequest;
-  options: RequestOptionsDto;
+  options: RequestOptions;
   /** Lint before rendering and answer with the report when the template fails (the seed system's linter_options). */
   linter?: LinterRequest;
 }
 
-const STRICT = { whitelist: true, forbidNonWhitelisted: true, forbidUnknownValues: true } as const;
+export interface ParseLimits {
+  /** Deepest nesting of objects and arrays in `data` / `request_data` (MAX_JSON_DEPTH). */
+  maxJsonDepth: number;
+  /** Sub-documents in `request_data.documents` (MAX_SUBDOCUMENTS). */
+  maxDocuments?: number;
+  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES; default the converters' 10 MiB). */
+  maxPdfExtraBytes?: number;
+}
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
+export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64, maxDocuments: 10 };
+
+/** The seed system's names → ours (`silent` is our `empty`). */
+const UNDEFINED_BEHAVIORS: Record<string, UndefinedMode> = {
+  silent: 'empty',
+  property_missing: 'property_missing',
+  debug: 'debug',
+  strict: 'strict',
+};
+
+const own = (o: Record<string, unknown>, key: string): unknown =>
+  Object.prototype.hasOwnProperty.call(o, key) ? o[key] : undefined;
+
+/**
+ * Which form the caller sent: `request_data` is the enhanced mode, `data` with any v1.6 field the
+ * v1.6 form, `data` alone the legacy mode; undefined when neither. Mixing `request_data` with
+ * `data` or with the v1.6 fields is refused.
+ */
+export function detectMode(form: Record<string, unknown>): RenderMode | undefined {
+  const v16 = V16_FIELDS.filter((name) => form[name] !== undefined);
+  if (form.data !== undefined && form.request_data !== undefined)
+    throw new InvalidRequestError(
+      "Send either 'data' (legacy mode) or 'request_data' (enhanced mode), not both",
+      { fields: ['data', 'request_data'] },
+    );
+  if (form.request_data !== undefined && v16.length)
+    // request_data carries everything of its own: the v1.6 fields would be a second source.
+    throw new InvalidRequestError(
+      `Send 'request_data' (enhanced mode) or the v1.6 form fields (${v16.join(', ')}) beside 'data', not both`,
+      { fields: ['request_data', ...v16] },
+    );
+  if (form.request_data !== undefined) return 'enhanced';
+  if (form.data !== undefined) return v16.length ? 'v1.6' : 'legacy';
+  if (v16.length)
+    throw new MissingTemplateDataError("The v1.6 form needs 'data' (a JSON object of template variables)", {
+      fields: ['data'],
+    });
+  return undefined;
 }
 
 /** The text of one form field; a field sent twice is an error. */
@@ -148,34 +145,14 @@ function parseJson(text: string, name: string, numbersAsWritten = false): unknow
   }
 }
 
-/** `[{ field: 'images.logo.width_mm', problems: ['width_mm must be a positive number'] }]` */
-function describe(errors: ValidationError[], path = ''): { field: string; problems: string[] }[] {
-  return errors.flatMap((e) => {
-    const name = path ? `${path}.${e.property}` : e.property;
-    const own = e.constraints ? [{ field: name, problems: Object.values(e.constraints) }] : [];
-    return own.concat(describe(e.children ?? [], name));
-  });
-}
-
-function fail(where: string, errors: ValidationError[], path: string): never {
-  const problems = describe(errors, path);
+/** `Invalid request_data: images.logo.width_mm: width_mm must be a positive number` */
+function fail(where: string, problems: FieldProblem[], extra: Record<string, unknown> = {}): never {
   const first = problems[0];
   throw new InvalidRequestError(
     `Invalid ${where}: ${first ? `${first.field}: ${first.problems.join(', ')}` : 'unexpected structure'}`,
-    { errors: problems },
+    { errors: problems, ...extra },
   );
 }
-
-export interface ParseLimits {
-  /** Deepest nesting of objects and arrays in `data` / `request_data` (MAX_JSON_DEPTH). */
-  maxJsonDepth: number;
-  /** Sub-documents in `request_data.documents` (MAX_SUBDOCUMENTS). */
-  maxDocuments?: number;
-  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES; default the converters' 10 MiB). */
-  maxPdfExtraBytes?: number;
-}
-
-export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64, maxDocuments: 10 };
 
 /**
  * Whether `value` nests objects and arrays deeper than `maxDepth` (the outermost one is level 1).
@@ -213,38 +190,6 @@ function parseField(text: string, name: string, limits: ParseLimits, numbersAsWr
   return parsed;
 }
 
-/** What class-validator reports for a field that is not whitelisted, for own keys it cannot see. */
-function unknownFields(value: Record<string, unknown>, known: readonly string[]): ValidationError[] {
-  return Object.keys(value)
-    .filter((key) => !known.includes(key))
-    .map((key) =>
-      Object.assign(new ValidationError(), {
-        property: key,
-        value: value[key],
-        constraints: { whitelistValidation: `property ${key} should not exist` },
-        children: [],
-      }),
-    );
-}
-
-/** A class instance holding only the known fields of `value` (no user key reaches it). */
-function knownFields<T extends object>(
-  target: T,
-  value: Record<string, unknown>,
-  known: readonly string[],
-): T {
-  for (const key of known) {
-    if (Object.prototype.hasOwnProperty.call(value, key))
-      (target as Record<string, unknown>)[key] = value[key];
-  }
-  return target;
-}
-
-/** Validates a DTO built by knownFields() and the unknown fields of its source; [] when fine. */
-function check(target: object, value: Record<string, unknown>, known: readonly string[]): ValidationError[] {
-  return [...unknownFields(value, known), ...validateSync(target, STRICT)];
-}
-
 /**
  * Reads the text fields of the multipart form (multer's `req.body`). Throws InvalidRequestError
  * (400 invalid_request_structure) or MissingTemplateDataError (400 missing_template_data).
@@ -256,13 +201,7 @@ export function parseRenderFields(
   const form = fields ?? {};
   const data = field(form, 'data');
   const requestData = field(form, 'request_data');
-  if (data !== undefined && requestData !== undefined) {
-    throw new InvalidRequestError(
-      "Send either 'data' (legacy mode) or 'request_data' (enhanced mode), not both",
-      { fields: ['data', 'request_data'] },
-    );
-  }
-  refuseMixedModes(form);
+  const mode = detectMode(form);
   if (data !== undefined) {
     const parsed = parseField(data, 'data', limits, true);
     if (!isPlainObject(parsed)) {
@@ -270,20 +209,14 @@ export function parseRenderFields(
         field: 'data',
       });
     }
-    if (v16FieldsSent(form).length) return parseV16Fields(form, parsed, limits);
+    if (mode === 'v1.6') return parseV16Fields(form, parsed, limits);
     return { mode: 'legacy', request: { template_data: parsed }, options: localeFromForm(form) };
   }
-  if (requestData === undefined) {
-    if (v16FieldsSent(form).length)
-      throw new MissingTemplateDataError("The v1.6 form needs 'data' (a JSON object of template variables)", {
-        fields: ['data'],
-      });
+  if (requestData === undefined)
     throw new MissingTemplateDataError(
       "The form needs 'data' (a JSON object of template variables) or 'request_data' (JSON with template_data)",
       { fields: ['data', 'request_data'] },
     );
-  }
-
   refuseLocaleFormFields(form);
   const read = parseField(requestData, 'request_data', limits, true);
   // Only template_data keeps floats as written; image sizes and options are plain numbers.
@@ -292,6 +225,11 @@ export function parseRenderFields(
         Object.entries(read).map(([k, v]) => [k, k === 'template_data' ? v : plainNumbers(v)]),
       )
     : read;
+  return parseEnhanced(parsed, limits);
+}
+
+/** `request_data`: EnhancedRequestSchema, in the order the errors were always reported. */
+function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderRequest {
   if (!isPlainObject(parsed)) {
     throw new InvalidRequestError("The form field 'request_data' must be a JSON object", {
       field: 'request_data',
@@ -305,96 +243,106 @@ export function parseRenderFields(
       { field: 'template_data' },
     );
   }
-
-  // The top level and `options`; `images` must be an object (its entries are checked below).
-  const errors = unknownFields(parsed, REQUEST_FIELDS);
-  // null counts as absent, as @IsOptional() had it.
-  const hasImages = Object.prototype.hasOwnProperty.call(parsed, 'images') && parsed.images != null;
-  if (hasImages && !isPlainObject(parsed.images)) {
-    errors.push(
-      Object.assign(new ValidationError(), {
-        property: 'images',
-        value: parsed.images,
-        constraints: { isObject: 'images must be an object' },
-        children: [],
-      }),
-    );
-  }
-  const options = new RequestOptionsDto();
-  const rawOptions = Object.prototype.hasOwnProperty.call(parsed, 'options') ? parsed.options : undefined;
+  // The top level's fields, `images` as an object and `options` whole; null counts as absent.
+  const known = fieldsOf(EnhancedRequestSchema);
+  const problems: FieldProblem[] = Object.keys(parsed)
+    .filter((key) => !known.includes(key))
+    .map((key) => ({ field: key, problems: [`property ${key} should not exist`] }));
+  const images = own(parsed, 'images');
+  if (images != null && !isPlainObject(images))
+    problems.push({ field: 'images', problems: ['images must be an object'] });
+  const rawOptions = own(parsed, 'options');
   if (rawOptions != null) {
-    if (!isPlainObject(rawOptions)) {
-      errors.push(
-        Object.assign(new ValidationError(), {
-          property: 'options',
-          value: rawOptions,
-          constraints: { isObject: 'options must be an object' },
-          children: [],
-        }),
-      );
-    } else {
-      const optionErrors = check(knownFields(options, rawOptions, OPTION_FIELDS), rawOptions, OPTION_FIELDS);
-      optionErrors.push(...pdfOptionErrors(rawOptions, limits.maxPdfExtraBytes));
-      if (optionErrors.length > 0) {
-        errors.push(
-          Object.assign(new ValidationError(), {
-            property: 'options',
-            value: rawOptions,
-            children: optionErrors,
-          }),
-        );
-      }
-    }
+    // pdf, locale and timezone have checks of their own (the converters', locale-fields.ts).
+    problems.push(
+      ...checkPayload(RenderOptionsSchema, without(rawOptions, 'pdf', 'locale', 'timezone'), 'options'),
+    );
+    problems.push(...pdfProblems(rawOptions, limits.maxPdfExtraBytes));
   }
-  if (errors.length > 0) fail('request_data', errors, '');
+  if (problems.length > 0) fail('request_data', problems);
 
   const request: RenderRequest = { template_data: parsed.template_data };
-  if (hasImages) request.images = checkImages(parsed.images as Record<string, unknown>, 'request_data');
-  const documents = Object.prototype.hasOwnProperty.call(parsed, 'documents') ? parsed.documents : undefined;
+  if (images != null) request.images = checkImages(images as Record<string, unknown>, 'request_data');
+  const documents = own(parsed, 'documents');
   if (documents != null) request.documents = checkDocuments(documents, limits.maxDocuments ?? 10);
-  const result: ParsedRenderRequest = {
-    mode: 'enhanced',
-    request,
-    options: {
-      ...optionsOf(options, limits.maxPdfExtraBytes),
-      ...localeFromOptions(isPlainObject(rawOptions) ? rawOptions : undefined),
-    },
-  };
-  return withCompatKeys(result, parsed);
+  const options: RequestOptions =
+    rawOptions == null
+      ? {}
+      : {
+          ...optionsOf(rawOptions as RenderOptionsPayload, limits.maxPdfExtraBytes),
+          ...localeFromOptions(rawOptions as Record<string, unknown>),
+        };
+  const behavior = own(parsed, 'undefined_behavior');
+  const undefinedMode = mergeUndefinedModes(
+    options.undefined,
+    behavior == null ? undefined : parseUndefinedBehavior(behavior, 'undefined_behavior'),
+  );
+  if (undefinedMode !== undefined) options.undefined = undefinedMode;
+  const result: ParsedRenderRequest = { mode: 'enhanced', request, options };
+  const linter = own(parsed, 'linter_options');
+  if (linter != null) result.linter = parseLinterOptions(linter, 'linter_options');
+  return result;
+}
+
+/** A copy of `value` without `keys` (checked on their own). */
+function without(value: unknown, ...keys: string[]): unknown {
+  if (!isPlainObject(value) || keys.every((key) => own(value, key) === undefined)) return value;
+  const copy = { ...value };
+  for (const key of keys) delete copy[key];
+  return copy;
 }
 
 /**
- * Checks each entry of `images` (request_data's or the v1.6 form field's). Kept as JSON.parse made
- * it: an image named `__proto__` or `constructor` is an own key like any other, and the library's
- * checks (Object.keys) see it.
+ * `options.pdf` through the converters' validator (the worker and the CLI use the same one), named
+ * under `options` (e.g. `options.pdf.quality`). null is absent.
+ */
+function pdfProblems(rawOptions: unknown, maxExtraBytes?: number): FieldProblem[] {
+  const pdf = isPlainObject(rawOptions) ? own(rawOptions, 'pdf') : undefined;
+  if (pdf == null) return [];
+  return pdfOptionProblems(pdf, 'pdf', { maxExtraBytes }).map(({ field, problems }) => ({
+    field: `options.${field}`,
+    problems: problems.map((problem) => `${field} ${problem}`),
+  }));
+}
+
+/**
+ * Checks each entry of `images` (request_data's or the v1.6 form field's) against ImageDataSchema.
+ * Kept as JSON.parse made it: an image named `__proto__` or `constructor` is an own key like any
+ * other, and the library's checks (Object.keys) see it.
  */
 export function checkImages(images: Record<string, unknown>, where: string): Record<string, ImageData> {
   for (const name of Object.keys(images)) {
     const value = images[name];
-    if (!isPlainObject(value)) {
-      throw new InvalidRequestError(`Invalid ${where}: images.${name} must be an object with 'data'`, {
-        errors: [{ field: `images.${name}`, problems: ['must be an object'] }],
+    if (!isPlainObject(value))
+      fail(where, [{ field: `images.${name}`, problems: [`${name} must be an object with 'data'`] }], {
         image_name: name,
       });
-    }
-    const imageErrors = check(knownFields(new ImageDataDto(), value, IMAGE_FIELDS), value, IMAGE_FIELDS);
-    if (imageErrors.length > 0) fail(where, imageErrors, `images.${name}`);
+    const problems = checkPayload(ImageDataSchema, value, `images.${name}`);
+    if (problems.length > 0) fail(where, problems);
   }
   return images as unknown as Record<string, ImageData>;
 }
 
-/** `undefined_behavior` and `linter_options` inside request_data (v1.2–1.5 callers of later servers). */
-function withCompatKeys(result: ParsedRenderRequest, parsed: Record<string, unknown>): ParsedRenderRequest {
-  const own = (key: string) => (Object.prototype.hasOwnProperty.call(parsed, key) ? parsed[key] : undefined);
-  const behavior = own('undefined_behavior');
-  const mode = mergeUndefinedModes(
-    result.options.undefined,
-    behavior == null ? undefined : parseUndefinedBehavior(behavior, 'undefined_behavior'),
-  );
-  if (mode !== undefined) result.options.undefined = mode;
-  const linter = own('linter_options');
-  if (linter != null) result.linter = parseLinterOptions(linter, 'linter_options');
-  return result;
+/**
+ * `documents`: name → SubDocument. Only the shape and the count are checked here; each package is
+ * checked like a template (zip, XML, macros) by the engine, naming its key.
+ */
+function checkDocuments(documents: unknown, maxDocuments: number): Record<string, { data: string }> {
+  if (!isPlainObject(documents))
+    fail('request_data', [
+      { field: 'documents', problems: ['documents must be an object of name → {"data": "<base64 .docx>"}'] },
+    ]);
+  const names = Object.keys(documents);
+  if (names.length > maxDocuments)
+    throw new PayloadTooLargeError(
+      `The request has ${names.length} sub-documents; the limit is ${maxDocuments}`,
+      { documents: names.length, limit: maxDocuments },
+    );
+  for (const name of names) {
+    const problems = checkPayload(SubDocumentSchema, documents[name], `documents.${name}`);
+    if (problems.length > 0) fail('request_data', problems, { document: name });
+  }
+  return documents as Record<string, { data: string }>;
 }
 
 /** The v1.6+ form: `data` plus the form fields `images`, `undefined_behavior` and `linter_options`. */
@@ -432,69 +380,46 @@ function parseV16Fields(
   return result;
 }
 
-/**
- * `documents`: name → {"data": "<base64 .docx>"}. Only the shape and the count are checked here;
- * each package is checked like a template (zip, XML, macros) by the engine, naming its key.
- */
-function checkDocuments(documents: unknown, maxDocuments: number): Record<string, { data: string }> {
-  if (!isPlainObject(documents))
+/** `undefined_behavior` (UndefinedBehaviorSchema) as our mode. */
+function parseUndefinedBehavior(value: unknown, where: string): UndefinedMode {
+  const problems = checkPayload(UndefinedBehaviorSchema, value, where);
+  if (problems.length > 0) fail(where, problems);
+  return UNDEFINED_BEHAVIORS[value as string];
+}
+
+/** `linter_options` (LinterOptionsSchema), with its defaults. */
+function parseLinterOptions(value: unknown, where: string): LinterRequest {
+  const problems = checkPayload(LinterOptionsSchema, value, where);
+  if (problems.length > 0) fail(where, problems);
+  const o = value as LinterOptions;
+  return {
+    enabled: o.enabled !== false,
+    response_format: o.response_format ?? 'json',
+    verbose: o.verbose === true,
+    fail_on_warnings: o.fail_on_warnings === true,
+    ...(typeof o.max_line_length === 'number' ? { max_line_length: o.max_line_length } : {}),
+  };
+}
+
+/** The undefined mode of `request_data`: `undefined_behavior` or `options.undefined`, not both at odds. */
+function mergeUndefinedModes(
+  fromOptions: UndefinedMode | undefined,
+  fromBehavior: UndefinedMode | undefined,
+): UndefinedMode | undefined {
+  if (fromOptions !== undefined && fromBehavior !== undefined && fromOptions !== fromBehavior) {
     throw new InvalidRequestError(
-      'Invalid request_data: documents must be an object of name → {"data": "<base64 .docx>"}',
-      {
-        errors: [{ field: 'documents', problems: ['must be an object'] }],
-      },
+      `request_data sets options.undefined (${fromOptions}) and undefined_behavior differently; send one`,
+      { fields: ['options.undefined', 'undefined_behavior'] },
     );
-  const names = Object.keys(documents);
-  if (names.length > maxDocuments)
-    throw new PayloadTooLargeError(
-      `The request has ${names.length} sub-documents; the limit is ${maxDocuments}`,
-      {
-        documents: names.length,
-        limit: maxDocuments,
-      },
-    );
-  for (const name of names) {
-    const value = documents[name];
-    const ok =
-      isPlainObject(value) &&
-      typeof value.data === 'string' &&
-      value.data !== '' &&
-      Object.keys(value).length === 1;
-    if (!ok)
-      throw new InvalidRequestError(
-        `Invalid request_data: documents.${name} must be {"data": "<base64 .docx>"}`,
-        {
-          errors: [
-            { field: `documents.${name}`, problems: ['must be an object with only a non-empty data string'] },
-          ],
-          document: name,
-        },
-      );
   }
-  return documents as Record<string, { data: string }>;
+  return fromBehavior ?? fromOptions;
 }
 
-/** The options the caller set, without the DTO's unset fields. */
-function optionsOf(dto: RequestOptionsDto, maxPdfExtraBytes?: number): RequestOptionsDto {
-  const out: RequestOptionsDto = {};
-  if (dto.undefined !== undefined) out.undefined = dto.undefined;
-  if (dto.output !== undefined) out.output = dto.output;
-  if (dto.pdf != null) out.pdf = parsePdfOptions(dto.pdf, 'options.pdf', { maxExtraBytes: maxPdfExtraBytes });
+/** The options the caller set (a fresh object: no key of the caller's reaches it). */
+function optionsOf(raw: RenderOptionsPayload, maxExtraBytes?: number): RequestOptions {
+  const out: RequestOptions = {};
+  if (raw.undefined !== undefined) out.undefined = raw.undefined;
+  if (raw.output !== undefined) out.output = raw.output;
+  if (raw.pdf != null) out.pdf = parsePdfOptions(raw.pdf, 'options.pdf', { maxExtraBytes });
   return out;
-}
-
-/**
- * `options.pdf` through the converters' validator (the worker and the CLI use the same one), as
- * ValidationErrors under `pdf` so the answer names e.g. `options.pdf.quality`. null is absent.
- */
-function pdfOptionErrors(rawOptions: Record<string, unknown>, maxExtraBytes?: number): ValidationError[] {
-  if (!Object.prototype.hasOwnProperty.call(rawOptions, 'pdf') || rawOptions.pdf == null) return [];
-  return pdfOptionProblems(rawOptions.pdf, 'pdf', { maxExtraBytes }).map(({ field, problems }) =>
-    Object.assign(new ValidationError(), {
-      property: field,
-      value: undefined,
-      constraints: Object.fromEntries(problems.map((problem, i) => [`pdf${i}`, `${field} ${problem}`])),
-      children: [],
-    }),
-  );
 }

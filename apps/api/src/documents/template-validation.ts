@@ -3,7 +3,7 @@
  * rendered, and one that fails answers 200 with `{"status": "template_validation_failed", …}`.
  */
 import { lintDocxTemplate, type LintReport, type RenderRequest } from '@app/engine';
-import type { LinterRequest } from './compat-fields';
+import type { LinterRequest } from './render-request.dto';
 
 export interface ValidationFailedBody {
   status: 'template_validation_failed';

@@ -7,9 +7,9 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request } from 'express';
 import { InvalidRequestError, inspectTemplate, type TemplateInspection } from '@app/engine';
-import { MissingFileError } from '@app/contracts';
-import { ERROR_BODY_REF, errorExamples } from '../docs/openapi-schemas';
-import { INSPECT_BODY_SCHEMA } from '../docs/compat-schemas';
+import { InspectFormSchema, MissingFileError, toOpenApi } from '@app/contracts';
+import { ERROR_BODY_REF } from '../docs/answer-schemas';
+import { errorExamples } from '../docs/examples';
 
 @ApiTags('template tools')
 @Controller('api/v1')
@@ -24,7 +24,7 @@ export class InspectController {
       '`json_schema` (2020-12) describes `template_data`.',
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: INSPECT_BODY_SCHEMA })
+  @ApiBody({ schema: toOpenApi(InspectFormSchema) })
   @ApiResponse({
     status: 200,
     description: 'The inspection',

@@ -134,6 +134,8 @@ function parseBatch(batch: unknown, shared: RenderRequest, extension: string, ma
   if (batch.length > maxItems) {
     throw new PayloadTooLargeError(`The batch has ${batch.length} items; at most ${maxItems} are accepted`, {
       field: 'batch',
+      // `limit`, as every 413 names the limit it hit (docs/service.md)
+      limit: maxItems,
       items: batch.length,
       max_batch_items: maxItems,
     });

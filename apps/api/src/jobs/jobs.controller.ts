@@ -40,7 +40,8 @@ import {
   PDF_FINISH_KEY,
   splitPdfOptions,
 } from '@app/contracts';
-import { ERROR_BODY_REF, errorExamples } from '../docs/openapi-schemas';
+import { ERROR_BODY_REF } from '../docs/answer-schemas';
+import { errorExamples } from '../docs/examples';
 import { requestIdFrom } from '../logging/request-id';
 import { CheckedTemplates, DecodedImages } from '../documents/checked-templates';
 import { contentDisposition, outputFilename } from '../documents/content-disposition';

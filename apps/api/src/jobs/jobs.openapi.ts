@@ -3,7 +3,13 @@
  * jobs.service.ts (docs/jobs.md says the same in prose).
  */
 import type { SchemaObject } from '@nestjs/swagger';
-import { ERROR_BODY_REF, RENDER_BODY_SCHEMA } from '../docs/openapi-schemas';
+import { RenderFormSchema, toOpenApi } from '@app/contracts';
+import { ERROR_BODY_REF } from '../docs/answer-schemas';
+
+/** The render form (RenderFormSchema), which the job form extends. */
+const RENDER_BODY_SCHEMA = toOpenApi(RenderFormSchema) as unknown as SchemaObject & {
+  properties: Record<string, SchemaObject>;
+};
 
 export const JOB_BODY_SCHEMA: SchemaObject = {
   ...RENDER_BODY_SCHEMA,
@@ -62,8 +68,8 @@ export const JOB_STATUS_SCHEMA: SchemaObject = {
     expires_at: {
       type: 'string',
       format: 'date-time',
-      nullable: true,
-      description: 'When the result and this status go (finished_at + RESULT_TTL_S); null until finished',
+      description:
+        'When this job and its result go: finished_at + RESULT_TTL_S; before it finishes, when an unfinished job is dropped (created_at + max(RESULT_TTL_S, 24 h))',
     },
     result_url: { type: 'string', format: 'uri', description: 'Once completed' },
     error: {

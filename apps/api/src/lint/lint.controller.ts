@@ -17,10 +17,11 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { InvalidRequestError, lintDocxTemplate, type LintReport } from '@app/engine';
-import { CONTENT_TYPES, MissingFileError } from '@app/contracts';
-import { ERROR_BODY_REF, errorExamples } from '../docs/openapi-schemas';
-import { LINT_BODY_SCHEMA } from '../docs/compat-schemas';
-import { requestIdFrom } from '../logging/request-id';
+import { CONTENT_TYPES, LintFormSchema, MissingFileError, toOpenApi } from '@app/contracts';
+import { ERROR_BODY_REF } from '../docs/answer-schemas';
+import { errorExamples } from '../docs/examples';
+import { hangUpSignal } from '../logging/hang-up';
+import { requestIdOf } from '../logging/request-id';
 import { contentDisposition } from '../documents/content-disposition';
 import { parseLintOptions } from './lint-options';
 import { LintReportService } from './lint-report.service';
@@ -28,19 +29,6 @@ import { LintReportService } from './lint-report.service';
 interface UploadedTemplate {
   buffer: Buffer;
   originalname: string;
-}
-
-/** Tells the caller's hang-up to the queue, so a report nobody waits for is withdrawn. */
-export function hangUpSignal(res: Response): AbortSignal {
-  const hangUp = new AbortController();
-  res.on('close', () => {
-    if (!res.writableFinished) hangUp.abort();
-  });
-  return hangUp.signal;
-}
-
-export function requestIdOf(req: Request): string {
-  return typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']);
 }
 
 @ApiTags('template tools')
@@ -58,7 +46,7 @@ export class LintController {
       'passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`.',
   })
   @ApiConsumes('multipart/form-data')
-  @ApiBody({ schema: LINT_BODY_SCHEMA })
+  @ApiBody({ schema: toOpenApi(LintFormSchema) })
   @ApiProduces('application/json', CONTENT_TYPES.pdf)
   @ApiResponse({
     status: 200,

@@ -18,3 +18,14 @@ export function requestIdFrom(header: string | string[] | undefined): string {
 export function isSafeRequestId(id: unknown): id is string {
   return typeof id === 'string' && SAFE_REQUEST_ID.test(id);
 }
+
+/**
+ * This request's id: the one the request logger (logging.module.ts) set from X-Request-Id, or,
+ * if it did not run, one made here the same way.
+ */
+export function requestIdOf(req: {
+  id?: unknown;
+  headers: Record<string, string | string[] | undefined>;
+}): string {
+  return typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']);
+}

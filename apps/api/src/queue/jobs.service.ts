@@ -119,9 +119,12 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
     const keys = asyncJobKeys(this.names, jobId);
     const ttl = this.pendingTtlMs;
     const total = input.requests.length;
+    const now = Date.now();
     const record: AsyncJobRecord = {
       status: 'queued',
-      created_at: String(Date.now()),
+      created_at: String(now),
+      // Until it finishes, the job (record and payload) lasts its pending TTL; then RESULT_TTL_S.
+      expires_at: String(now + ttl),
       total: String(total),
       output: input.output,
       filename: input.filename,

@@ -4,7 +4,7 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import type { ConverterInfo, UndefinedMode } from '@app/contracts';
+import { type ConverterInfo, UNDEFINED_BEHAVIORS, type UndefinedMode } from '@app/contracts';
 
 /** The seed system versions whose forms this service answers. */
 export const COMPATIBLE_WITH = ['1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8', '1.8.1'];
@@ -62,7 +62,6 @@ const STATIC = (() => {
   };
 })();
 
-const UNDEFINED_BEHAVIORS = ['silent', 'property_missing', 'debug', 'strict'];
 /** Our undefined modes by the seed system's names (`empty` is its `silent`). */
 const SEED_NAME: Record<UndefinedMode, string> = {
   empty: 'silent',
@@ -87,9 +86,9 @@ export function versionInfo(
         'file + request_data {template_data, images, options, undefined_behavior, linter_options} (v1.2–1.5)',
       'v1.6': 'file + data + images, undefined_behavior, linter_options as form fields (v1.6+)',
     },
-    undefined_behaviors: UNDEFINED_BEHAVIORS,
+    undefined_behaviors: [...UNDEFINED_BEHAVIORS],
     features: {
-      undefined_behavior_options: UNDEFINED_BEHAVIORS,
+      undefined_behavior_options: [...UNDEFINED_BEHAVIORS],
       default_undefined_behavior: SEED_NAME[defaultUndefined] ?? 'silent',
       // Missing fields follow undefined_behavior, per request or the service's default.
       missing_fields_handling: 'configurable',

@@ -133,7 +133,7 @@ export function createAssembleProcessor(deps: AssembleDeps) {
       if (result.length > deps.maxResultBytes) {
         throw new PayloadTooLargeError(
           `The result (${result.length} bytes) is larger than MAX_RESULT_BYTES (${deps.maxResultBytes})`,
-          { bytes: result.length, max_result_bytes: deps.maxResultBytes },
+          { limit: deps.maxResultBytes, bytes: result.length, max_result_bytes: deps.maxResultBytes },
         );
       }
       deps.metrics?.batchItems.inc({ outcome: 'completed' }, total);

@@ -6,18 +6,14 @@
  * decode (pngjs); the pixel count is capped from IHDR *before* decoding, so a small file that
  * claims 100k×100k pixels is refused without inflating it.
  */
+import type { ImageData } from '@app/contracts';
 import type { RecentDigests } from './recent-digests';
 import { PNG } from 'pngjs';
 import { crc32, inflateSync } from 'node:zlib';
 import { ImageProcessingError, PayloadTooLargeError } from '../errors';
 
-export interface ImageData {
-  data: string;
-  width_mm?: number;
-  height_mm?: number;
-  width_px?: number;
-  height_px?: number;
-}
+/** One image of a request: defined once, as ImageDataSchema in @app/contracts. */
+export type { ImageData };
 
 export interface ImageLimits {
   maxImages: number;

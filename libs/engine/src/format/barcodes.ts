@@ -28,6 +28,12 @@ export const MIN_SIDE_MM = 5;
 export const MAX_SIDE_MM = 200;
 /** Codes one document may draw (each distinct payload and size once; repeats reuse the image). */
 export const MAX_BARCODES_PER_DOCUMENT = 500;
+/**
+ * Pixels all codes of one document may take together (each code is drawn at ≥ 300 dpi): about
+ * 16 codes of 200 × 200 mm, or 700 of 30 mm. Bounds the drawing time of a document (~0.3 s per
+ * 200 mm QR code) well inside a job's budget.
+ */
+export const MAX_BARCODE_PIXELS_PER_DOCUMENT = 100_000_000;
 /** The resolution every code is drawn at, at least. */
 export const MIN_DPI = 300;
 

@@ -12,7 +12,14 @@
  */
 import type { RenderState } from '../runtime/ops';
 import { ImageRef, isDict, PyFloat, Undefined, type Value } from '../runtime/values';
-import { BARCODE_TYPES, drawBarcode, epcPayload, MAX_BARCODES_PER_DOCUMENT, sideArg } from './barcodes';
+import {
+  BARCODE_TYPES,
+  drawBarcode,
+  epcPayload,
+  MAX_BARCODE_PIXELS_PER_DOCUMENT,
+  MAX_BARCODES_PER_DOCUMENT,
+  sideArg,
+} from './barcodes';
 import { formatDate, formatDatetime, formatTime } from './dates';
 import { FormatValueError } from './errors';
 import { parseLocale, parseTimeZone } from './locale';
@@ -83,6 +90,13 @@ function placeCode(
       `more than ${MAX_BARCODES_PER_DOCUMENT} different codes in one document (limit)`,
     );
   const img = draw();
+  st.barcodePixels += img.widthPx * img.heightPx;
+  if (st.barcodePixels > MAX_BARCODE_PIXELS_PER_DOCUMENT)
+    throw new FormatValueError(
+      filter,
+      plain(value),
+      `the document's codes would take more than ${MAX_BARCODE_PIXELS_PER_DOCUMENT / 1e6} million pixels together at 300 dpi (limit): fewer or smaller codes`,
+    );
   const ref = new ImageRef(img.name, img);
   st.barcodes.set(key, ref);
   return ref;

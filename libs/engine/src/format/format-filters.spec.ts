@@ -302,6 +302,15 @@ describe('barcode filters place inline pictures', () => {
     }
   });
 
+  it('a document whose codes would take more than 100 million pixels together is refused', () => {
+    // 200 mm squares at ≥ 300 dpi are ~6 million pixels each: the 17th crosses the limit.
+    const codes = Array.from({ length: 20 }, (_, i) => `code ${i}`);
+    const e = failure(() => one('{% for c in codes %}{{ c | qrcode(size_mm=200) }}{% endfor %}', { codes }));
+    expect(httpStatusOf(e.errorType)).toBe(422);
+    expect(e.message).toContain('qrcode: "code 1');
+    expect(e.message).toContain('more than 100 million pixels');
+  });
+
   it('IBAN checks: spaces and case forgiven, country length and mod 97 enforced', () => {
     expect(checkIban('de89 3704 0044 0532 0130 00').iban).toBe('DE89370400440532013000');
     expect(checkIban('GB82WEST12345698765432').iban).toBe('GB82WEST12345698765432');

@@ -58,6 +58,8 @@ export class RenderState {
   format: FormatDefaults = DEFAULT_FORMAT_DEFAULTS;
   /** Pictures the barcode filters drew in this render, by what they encode (a repeat is reused). */
   readonly barcodes = new Map<string, ImageRef>();
+  /** Their pixels, together (MAX_BARCODE_PIXELS_PER_DOCUMENT). */
+  barcodePixels = 0;
   private readonly undefinedUsed = new Set<string>();
 
   constructor(

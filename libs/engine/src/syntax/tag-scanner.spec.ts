@@ -23,6 +23,24 @@ describe('markJinjaTags', () => {
     expect(visible(xml)).toBe(`${TAG_START}{%r if a %}${TAG_END} ${TAG_START}{% if b %}${TAG_END}`);
   });
 
+  it('joins a tag Word split into the run it starts in, the text after it too, as docxtpl does', () => {
+    const xml =
+      '<w:p><w:r><w:t xml:space="preserve">Hi {{ na</w:t></w:r><w:proofErr w:type="spellStart"/>' +
+      '<w:r><w:rPr><w:b/></w:rPr><w:t>me }} there</w:t></w:r><w:r><w:rPr><w:i/></w:rPr><w:t>!</w:t></w:r></w:p>';
+    expect(markJinjaTags(xml).xml).toBe(
+      `<w:p><w:r><w:t xml:space="preserve">Hi ${TAG_START}{ name }${TAG_END} there</w:t></w:r>` +
+        '<w:r><w:rPr><w:i/></w:rPr><w:t>!</w:t></w:r></w:p>',
+    );
+  });
+
+  it('leaves a tag split across a hyperlink or tracked-change boundary as Word split it', () => {
+    const xml =
+      '<w:p><w:r><w:t>{{ na</w:t></w:r><w:hyperlink r:id="x"><w:r><w:t>me }}</w:t></w:r></w:hyperlink></w:p>';
+    const { xml: out, tagCount } = markJinjaTags(xml);
+    expect(tagCount).toBe(1);
+    expect(out).toContain('<w:hyperlink r:id="x"><w:r><w:t>me }');
+  });
+
   it('marks all three kinds and leaves other braces alone', () => {
     const { xml } = markJinjaTags(para('{x} {{ a }} {% if b %} {# c #} 50%} #}'));
     expect(visible(xml)).toBe(

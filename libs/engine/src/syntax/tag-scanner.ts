@@ -114,6 +114,26 @@ function scanParagraph(full: string): { tags: [number, number][]; unclosed: numb
   return { tags, unclosed };
 }
 
+/**
+ * Whether the XML between two texts of a split tag can go, leaving well-formed XML: it ends the
+ * text (and its run) and starts another, with only whole elements between (formatting, proofing
+ * marks, bookmarks). A hyperlink, field or tracked change boundary keeps the tag as Word split it.
+ */
+function joinable(gap: string): boolean {
+  const open: string[] = [];
+  const unmatched: string[] = [];
+  for (const m of gap.matchAll(/<(\/?)([\w:]+)[^>]*?(\/?)>/g)) {
+    const [, closing, name, selfClosing] = m;
+    if (selfClosing) continue;
+    if (!closing) open.push(name);
+    else if (open.length && open[open.length - 1] === name) open.pop();
+    else if (open.length) return false;
+    else unmatched.push(`/${name}`);
+  }
+  const shape = [...unmatched, ...open].join(' ');
+  return shape === '/w:t /w:r w:r w:t' || shape === '/w:t w:t';
+}
+
 function contextAround(text: string, from: number, to: number): string {
   const before = text.slice(Math.max(0, from - 30), from);
   const after = text.slice(to, to + 30);
@@ -122,6 +142,7 @@ function contextAround(text: string, from: number, to: number): string {
 
 export function markJinjaTags(xml: string): ScanResult {
   const edits: number[] = []; // XML offsets whose character becomes TAG_START / TAG_END (alternating)
+  const cuts: [number, number][] = []; // XML ranges that go (between the pieces of a split tag)
   const unclosed: UnclosedTag[] = [];
   let tagCount = 0;
   let pieces: Piece[] = [];
@@ -134,15 +155,26 @@ export function markJinjaTags(xml: string): ScanResult {
       starts.push(full.length);
       full += p.text;
     }
-    const toXml = (k: number): number => {
+    const pieceOf = (k: number): number => {
       let idx = starts.length - 1;
       while (starts[idx] > k) idx--;
+      return idx;
+    };
+    const toXml = (k: number): number => {
+      const idx = pieceOf(k);
       return pieces[idx].xmlStart + (k - starts[idx]);
     };
     const { tags, unclosed: open } = scanParagraph(full);
     for (const [a, b] of tags) {
       edits.push(toXml(a), toXml(b - 1));
       tagCount++;
+      // As docxtpl: a tag Word split joins the run it starts in, and the text after it in its
+      // last run comes along (with the first run's formatting), the runs between going.
+      const [first, lastPiece] = [pieceOf(a), pieceOf(b - 1)];
+      const gaps: [number, number][] = [];
+      for (let k = first; k < lastPiece; k++)
+        gaps.push([pieces[k].xmlStart + pieces[k].text.length, pieces[k + 1].xmlStart]);
+      if (gaps.every(([from, to]) => joinable(xml.slice(from, to)))) cuts.push(...gaps);
     }
     for (const a of open) {
       const text = decodeXmlText(full);
@@ -166,12 +198,20 @@ export function markJinjaTags(xml: string): ScanResult {
   flush();
 
   if (!edits.length) return { xml, tagCount, unclosed };
+  // Marks and cuts never overlap (marks are in text, cuts between texts): apply them in order.
+  const events: [number, number, string][] = edits.map((pos, k) => [
+    pos,
+    pos + 1,
+    k % 2 === 0 ? TAG_START : TAG_END,
+  ]);
+  for (const [from, to] of cuts) events.push([from, to, '']);
+  events.sort((x, y) => x[0] - y[0]);
   let out = '';
   let last = 0;
-  edits.forEach((pos, k) => {
-    out += xml.slice(last, pos) + (k % 2 === 0 ? TAG_START : TAG_END);
-    last = pos + 1;
-  });
+  for (const [from, to, put] of events) {
+    out += xml.slice(last, from) + put;
+    last = to;
+  }
   out += xml.slice(last);
   return { xml: out, tagCount, unclosed };
 }

@@ -24,6 +24,20 @@ describe('chooseAllocator', () => {
     expect(chooseAllocator('system', only(`${debian}/libjemalloc.so.2`))).toEqual({ allocator: 'system' });
   });
 
+  it('keeps glibc malloc under libfaketime with `auto` (the two deadlock soffice.bin), not when asked', () => {
+    const installed = only(`${debian}/libjemalloc.so.2`);
+    const faketime = '/usr/lib/x86_64-linux-gnu/faketime/libfaketime.so.1';
+    expect(chooseAllocator('auto', installed, faketime)).toEqual({ allocator: 'system' });
+    expect(chooseAllocator('auto', installed, '/usr/lib/other.so')).toEqual({
+      allocator: 'jemalloc',
+      preload: `${debian}/libjemalloc.so.2`,
+    });
+    expect(chooseAllocator('jemalloc', installed, faketime)).toEqual({
+      allocator: 'jemalloc',
+      preload: `${debian}/libjemalloc.so.2`,
+    });
+  });
+
   it('refuses `jemalloc` when it is not installed, saying where it looked and what to install', () => {
     expect(() => chooseAllocator('jemalloc', only())).toThrow(
       /libjemalloc\.so\.2 is in none of .*apt-get install libjemalloc2/,

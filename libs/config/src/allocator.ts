@@ -37,12 +37,18 @@ export function findJemalloc(exists: (path: string) => boolean = existsSync): st
   return jemallocCandidates().find((path) => exists(path));
 }
 
-/** Resolves a setting to what instances start with; throws when `jemalloc` is asked for and missing. */
+/**
+ * Resolves a setting to what instances start with; throws when `jemalloc` is asked for and missing.
+ * `auto` keeps glibc's malloc in a worker run under libfaketime (a host's skewed clock, simulated):
+ * libfaketime and jemalloc both hook soffice.bin's first clock calls, and it never starts.
+ */
 export function chooseAllocator(
   setting: LibreOfficeAllocator = 'auto',
   exists: (path: string) => boolean = existsSync,
+  preloaded: string = process.env.LD_PRELOAD ?? '',
 ): AllocatorChoice {
   if (setting === 'system') return { allocator: 'system' };
+  if (setting === 'auto' && /libfaketime/.test(preloaded)) return { allocator: 'system' };
   const preload = findJemalloc(exists);
   if (preload) return { allocator: 'jemalloc', preload };
   if (setting === 'jemalloc') {

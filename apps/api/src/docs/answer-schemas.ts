@@ -1,20 +1,14 @@
 /**
- * OpenAPI schemas of the seed-system compatibility fields and the template tools (lint, inspect,
- * version), written by hand from the code they describe: apps/api/src/documents/compat-fields.ts,
- * libs/engine/src/lint/lint-template.ts, libs/engine/src/inspect/, apps/api/src/version/.
+ * OpenAPI schemas of the answers (error bodies, the lint report, the inspection, the version).
+ * Requests are documented from their one definition (the payload schemas of @app/contracts);
+ * these describe what the code sends back, written from libs/contracts/src/errors.ts,
+ * libs/engine/src/lint/lint-template.ts, libs/engine/src/inspect/ and apps/api/src/version/.
  */
 import type { SchemaObject } from '@nestjs/swagger';
+import { ERROR_TYPES } from './examples';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
 const nullable = (s: SchemaObject): SchemaObject => ({ ...s, nullable: true });
-
-export const UNDEFINED_BEHAVIOR_SCHEMA: SchemaObject = {
-  type: 'string',
-  enum: ['silent', 'property_missing', 'debug', 'strict'],
-  description:
-    'What a variable missing from the data becomes: `silent` (default) nothing; `property_missing` the text ' +
-    '`<property missing in json>`; `debug` `[Missing variable: customer.name]`; `strict` 422 undefined_variable naming every one.',
-};
 
 const FINDING_PROPERTIES: Record<string, SchemaObject> = {
   line_number: nullable({
@@ -41,24 +35,21 @@ const FINDING_PROPERTIES: Record<string, SchemaObject> = {
   location: nullable(ref('TemplateLocation') as SchemaObject),
 };
 
-export const COMPAT_SCHEMAS: Record<string, SchemaObject> = {
-  LinterOptions: {
+export const ANSWER_SCHEMAS: Record<string, SchemaObject> = {
+  ErrorBody: {
     type: 'object',
-    description:
-      'Lint the template before rendering. When it fails: 200 with TemplateValidationFailed (json) or the PDF report (pdf). ' +
-      'max_line_length makes longer paragraphs long_line warnings. check_undefined_vars, check_tag_matching and ' +
-      "check_nested_structure are accepted for the seed system's callers and ignored (every check runs). Other fields are refused.",
+    description: 'Every error answer (application/json). Stack traces are never included.',
     properties: {
-      enabled: { type: 'boolean', default: true },
-      response_format: { type: 'string', enum: ['json', 'pdf'], default: 'json' },
-      verbose: { type: 'boolean', default: false },
-      fail_on_warnings: { type: 'boolean', default: false },
-      check_undefined_vars: { type: 'boolean' },
-      check_tag_matching: { type: 'boolean' },
-      check_nested_structure: { type: 'boolean' },
-      max_line_length: { type: 'number' },
+      status: { type: 'string', enum: ['error'] },
+      error_type: { type: 'string', enum: [...ERROR_TYPES] },
+      message: { type: 'string', description: 'Human-readable description' },
+      details: {
+        type: 'object',
+        additionalProperties: true,
+        description: 'Further information; keys depend on error_type (see the examples)',
+      },
     },
-    additionalProperties: false,
+    required: ['status', 'error_type', 'message', 'details'],
   },
   TemplateLocation: {
     type: 'object',
@@ -213,44 +204,5 @@ export const COMPAT_SCHEMAS: Record<string, SchemaObject> = {
   },
 };
 
+export const ERROR_BODY_REF = ref('ErrorBody');
 export const VALIDATION_FAILED_REF = ref('TemplateValidationFailed');
-
-export const LINT_BODY_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['document'],
-  properties: {
-    document: { type: 'string', format: 'binary', description: 'The .docx template' },
-    options: {
-      type: 'string',
-      description:
-        'JSON text: `response_format` `"pdf"` (default) or `"json"`, `verbose`, `fail_on_warnings` (the seed ' +
-        "system's other switches are accepted and ignored).",
-      example: '{"response_format": "json", "verbose": false}',
-    },
-  },
-};
-
-export const INSPECT_BODY_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['file'],
-  properties: { file: { type: 'string', format: 'binary', description: 'The .docx template' } },
-};
-
-/** Form fields of the v1.6+ form, added to the render body's schema. */
-export const V16_FORM_PROPERTIES: Record<string, SchemaObject> = {
-  images: {
-    type: 'string',
-    description:
-      'v1.6+ form (with `data`): JSON text of an object name → ImageData (#/components/schemas/ImageData).',
-    example: '{"logo": {"data": "iVBORw0KGgo…", "width_mm": 40}}',
-  },
-  undefined_behavior: {
-    ...UNDEFINED_BEHAVIOR_SCHEMA,
-    description: `v1.6+ form (with \`data\`). ${UNDEFINED_BEHAVIOR_SCHEMA.description}`,
-  },
-  linter_options: {
-    type: 'string',
-    description: 'v1.6+ form (with `data`): JSON text of LinterOptions (#/components/schemas/LinterOptions).',
-    example: '{"enabled": true, "response_format": "json"}',
-  },
-};

@@ -1,0 +1,295 @@
+/**
+ * The payloads of the render and lint endpoints, each defined once (see schema.ts): the render
+ * request in its three forms (legacy `data`; enhanced `request_data`; the v1.6 form fields),
+ * ImageData, the sub-documents, the render options (with PdfOptions), the seed system's
+ * undefined_behavior and linter_options, and the lint endpoint's options. The API validates with
+ * these (apps/api/src/documents/render-request.dto.ts) and documents them in its OpenAPI.
+ */
+import { type Static, Type } from '@sinclair/typebox';
+import { PdfFilesSchema, PdfOptionsSchema } from '../pdf-options';
+import { UNDEFINED_MODES } from '../render-job';
+import { OneOf } from './schema';
+
+const PIXEL_PNG =
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
+
+/** The formatting filters' request defaults (docs/formatting.md); checked by apps/api's locale-fields.ts. */
+const LOCALE = {
+  example: 'de_DE',
+  description:
+    "Default locale of format_date, format_currency and the other formatting filters: Babel's `de_DE` or BCP 47's `de-DE` " +
+    '(default: DEFAULT_LOCALE, `en_US`). An unknown locale: 400 invalid_request_structure naming the field.',
+};
+const TIMEZONE = {
+  example: 'Europe/Berlin',
+  description:
+    'IANA time zone format_datetime and format_time show times in (default: DEFAULT_TIMEZONE, `UTC`). ' +
+    'An unknown zone: 400 invalid_request_structure naming the field.',
+};
+
+const size = () => Type.Optional(Type.Number({ exclusiveMinimum: 0, problem: 'must be a positive number' }));
+
+export const ImageDataSchema = Type.Object(
+  {
+    data: Type.String({
+      minLength: 1,
+      description:
+        'Base64 PNG. A `data:image/png;base64,` prefix is tolerated; any other data URL is refused with image_processing_error.',
+      example: PIXEL_PNG,
+      problem: 'must be a non-empty string',
+    }),
+    width_mm: size(),
+    height_mm: size(),
+    width_px: size(),
+    height_px: size(),
+  },
+  {
+    $id: 'ImageData',
+    description:
+      'One image. Millimetres take precedence over pixels (96 px = 25.4 mm); with one dimension the aspect ratio ' +
+      'is kept; with none the image keeps its own size. Other fields are refused (400 invalid_request_structure).',
+    additionalProperties: false,
+    problem: "must be an object with 'data'",
+  },
+);
+export type ImageData = Static<typeof ImageDataSchema>;
+
+export const SubDocumentSchema = Type.Object(
+  {
+    data: Type.String({
+      minLength: 1,
+      description: 'The .docx, base64 (at most MAX_TEMPLATE_BYTES decoded)',
+      problem: 'must be a non-empty string',
+    }),
+  },
+  { $id: 'SubDocument', additionalProperties: false, problem: 'must be an object with only a data string' },
+);
+
+export const RenderOptionsSchema = Type.Object(
+  {
+    undefined: Type.Optional(
+      OneOf(UNDEFINED_MODES, {
+        description:
+          '`empty` (default, see DEFAULT_UNDEFINED): an undefined variable renders as nothing. `strict`: 422 undefined_variable listing them all. ' +
+          '`debug`: `[Missing variable: name]`. `property_missing`: `<property missing in json>`.',
+        problem: `must be one of the following values: ${UNDEFINED_MODES.join(', ')}`,
+      }),
+    ),
+    output: Type.Optional(
+      OneOf(['pdf', 'docx'], {
+        description: '`pdf` (default), or `docx`: the filled Word document without conversion.',
+        problem: 'must be one of the following values: pdf, docx',
+      }),
+    ),
+    pdf: Type.Optional(PdfOptionsSchema),
+    locale: Type.Optional(Type.String(LOCALE)),
+    timezone: Type.Optional(Type.String(TIMEZONE)),
+  },
+  {
+    $id: 'RenderOptions',
+    description:
+      'Extras of this implementation (not in the interface specification). Other fields are refused.',
+    additionalProperties: false,
+    problem: 'must be an object',
+  },
+);
+export type RenderOptionsPayload = Static<typeof RenderOptionsSchema>;
+
+/** The seed system's names of the undefined modes (`silent` is our `empty`). */
+export const UNDEFINED_BEHAVIORS = ['silent', 'property_missing', 'debug', 'strict'] as const;
+
+const undefinedBehavior = (where: string) =>
+  OneOf(UNDEFINED_BEHAVIORS, {
+    description:
+      `${where}What a variable missing from the data becomes: \`silent\` (default) nothing; \`property_missing\` the text ` +
+      '`<property missing in json>`; `debug` `[Missing variable: customer.name]`; `strict` 422 undefined_variable naming every one.',
+    problem: `must be one of ${UNDEFINED_BEHAVIORS.join(', ')}`,
+  });
+export const UndefinedBehaviorSchema = undefinedBehavior('');
+
+const lintSwitch = (description?: string, defaultValue?: boolean) =>
+  Type.Optional(
+    Type.Boolean({
+      problem: 'must be a boolean',
+      ...(description ? { description } : {}),
+      ...(defaultValue === undefined ? {} : { default: defaultValue }),
+    }),
+  );
+/** The seed system's switches: three accepted and ignored (every check always runs), and max_line_length. */
+const IGNORED_LINT_SWITCHES = {
+  check_undefined_vars: lintSwitch(),
+  check_tag_matching: lintSwitch(),
+  check_nested_structure: lintSwitch(),
+  max_line_length: Type.Optional(
+    Type.Number({
+      exclusiveMinimum: 0,
+      description: 'Paragraphs longer than this are long_line warnings.',
+      problem: 'must be a positive number',
+    }),
+  ),
+};
+
+export const LinterOptionsSchema = Type.Object(
+  {
+    enabled: lintSwitch(undefined, true),
+    response_format: Type.Optional(
+      OneOf(['json', 'pdf'], { default: 'json', problem: 'must be "json" or "pdf"' }),
+    ),
+    verbose: lintSwitch(undefined, false),
+    fail_on_warnings: lintSwitch(undefined, false),
+    ...IGNORED_LINT_SWITCHES,
+  },
+  {
+    $id: 'LinterOptions',
+    description:
+      'Lint the template before rendering. When it fails: 200 with TemplateValidationFailed (json) or the PDF report (pdf). ' +
+      'max_line_length makes longer paragraphs long_line warnings. check_undefined_vars, check_tag_matching and ' +
+      "check_nested_structure are accepted for the seed system's callers and ignored (every check runs). Other fields are refused.",
+    additionalProperties: false,
+    problem: 'must be a JSON object',
+  },
+);
+export type LinterOptions = Static<typeof LinterOptionsSchema>;
+
+/** The `options` form field of the lint endpoint (the seed system's LintOptions). */
+export const LintOptionsSchema = Type.Object(
+  {
+    response_format: Type.Optional(
+      OneOf(['pdf', 'json'], { default: 'pdf', problem: 'must be "pdf" or "json"' }),
+    ),
+    verbose: lintSwitch(undefined, false),
+    fail_on_warnings: lintSwitch('Warnings fail the validation too.', false),
+    ...IGNORED_LINT_SWITCHES,
+  },
+  {
+    $id: 'LintOptions',
+    description:
+      "Options of the lint endpoint (JSON text in its `options` form field). The seed system's other switches are accepted and ignored.",
+    additionalProperties: false,
+    problem: 'must be a JSON object',
+  },
+);
+export type LintOptions = Static<typeof LintOptionsSchema>;
+
+export const EnhancedRequestSchema = Type.Object(
+  {
+    template_data: Type.Record(Type.String(), Type.Unknown(), {
+      description:
+        'Template variables, any JSON values nested at will. Absent or not an object: 400 missing_template_data.',
+    }),
+    images: Type.Optional(
+      Type.Record(Type.String(), ImageDataSchema, {
+        description:
+          'Image name (the `{{ name }}` placeholder, case-sensitive) → ImageData. At most MAX_IMAGES.',
+        problem: 'must be an object',
+      }),
+    ),
+    documents: Type.Optional(
+      Type.Record(Type.String(), SubDocumentSchema, {
+        description:
+          'Sub-documents placed with `{{p name }}` (docs/rich-content.md): name → {"data": base64 .docx}. At most MAX_SUBDOCUMENTS; each passes the template checks (a bad one: 400 naming it).',
+        problem: 'must be an object of name → {"data": "<base64 .docx>"}',
+      }),
+    ),
+    options: Type.Optional(RenderOptionsSchema),
+    undefined_behavior: Type.Optional(
+      undefinedBehavior('As the v1.6 form field; not together with a different options.undefined. '),
+    ),
+    linter_options: Type.Optional(LinterOptionsSchema),
+  },
+  {
+    $id: 'EnhancedRequest',
+    description: 'The JSON object sent as text in the `request_data` form field. Unknown fields are refused.',
+    additionalProperties: false,
+    problem: 'must be a JSON object',
+  },
+);
+export type EnhancedRequest = Static<typeof EnhancedRequestSchema>;
+
+export const ENHANCED_EXAMPLE: EnhancedRequest = {
+  template_data: { customer: { name: 'Ada' }, items: [{ label: 'Widget' }], logo: 'logo' },
+  images: { logo: { data: PIXEL_PNG, width_mm: 40 } },
+  options: { undefined: 'strict', output: 'pdf' },
+};
+
+/**
+ * The multipart form of POST /api/v1/process-template-document: `file` and one of `data`
+ * (legacy) or `request_data` (enhanced), or `data` with the v1.6 fields. The JSON fields are text.
+ */
+export const RenderFormSchema = Type.Object(
+  {
+    file: Type.String({ format: 'binary', description: 'The .docx template (at most MAX_TEMPLATE_BYTES)' }),
+    data: Type.Optional(
+      Type.String({
+        description:
+          'Legacy mode: a JSON object of template variables, as text. No images. Give either `data` or `request_data`, not both ' +
+          '(no example here on purpose: Swagger UI would send both fields and get a 400).',
+      }),
+    ),
+    request_data: Type.Optional(
+      Type.String({
+        description:
+          'Enhanced mode: the JSON text of an EnhancedRequest (`template_data`, optional `images` of ImageData, optional `options`). ' +
+          'At most MAX_REQUEST_BYTES. Schema: #/components/schemas/EnhancedRequest.',
+        example: JSON.stringify(ENHANCED_EXAMPLE),
+      }),
+    ),
+    images: Type.Optional(
+      Type.String({
+        description:
+          'v1.6+ form (with `data`): JSON text of an object name → ImageData (#/components/schemas/ImageData).',
+        example: '{"logo": {"data": "iVBORw0KGgo…", "width_mm": 40}}',
+      }),
+    ),
+    undefined_behavior: Type.Optional(undefinedBehavior('v1.6+ form (with `data`). ')),
+    linter_options: Type.Optional(
+      Type.String({
+        description:
+          'v1.6+ form (with `data`): JSON text of LinterOptions (#/components/schemas/LinterOptions).',
+        example: '{"enabled": true, "response_format": "json"}',
+      }),
+    ),
+    locale: Type.Optional(
+      Type.String({ ...LOCALE, description: `Legacy and v1.6 forms (with \`data\`). ${LOCALE.description}` }),
+    ),
+    timezone: Type.Optional(
+      Type.String({
+        ...TIMEZONE,
+        description: `Legacy and v1.6 forms (with \`data\`). ${TIMEZONE.description}`,
+      }),
+    ),
+  },
+  { $id: 'RenderForm' },
+);
+
+/** The multipart form of POST /api/v1/lint-docx-template. */
+export const LintFormSchema = Type.Object(
+  {
+    document: Type.String({ format: 'binary', description: 'The .docx template' }),
+    options: Type.Optional(
+      Type.String({
+        description: 'JSON text of LintOptions (#/components/schemas/LintOptions).',
+        example: '{"response_format": "json", "verbose": false}',
+      }),
+    ),
+  },
+  { $id: 'LintForm' },
+);
+
+/** The multipart form of POST /api/v1/inspect-template. */
+export const InspectFormSchema = Type.Object(
+  { file: Type.String({ format: 'binary', description: 'The .docx template' }) },
+  { $id: 'InspectForm' },
+);
+
+/** The named request schemas, for the OpenAPI document's components. */
+export const REQUEST_SCHEMAS = [
+  ImageDataSchema,
+  SubDocumentSchema,
+  PdfOptionsSchema,
+  PdfFilesSchema,
+  RenderOptionsSchema,
+  LinterOptionsSchema,
+  LintOptionsSchema,
+  EnhancedRequestSchema,
+] as const;
