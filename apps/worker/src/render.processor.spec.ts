@@ -1,5 +1,13 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import pino from 'pino';
-import { ConversionFailedError, type PdfConverter } from '@app/converters';
+import PizZip from 'pizzip';
+import {
+  ConversionFailedError,
+  LibreOfficePool,
+  type ConvertOptions,
+  type PdfConverter,
+} from '@app/converters';
 import { digestOf, TemplateSyntaxError, UndefinedVariableError } from '@app/engine';
 import {
   decodeFailure,
@@ -175,6 +183,55 @@ describe('the template bytes a worker keeps', () => {
       /expired before a worker could take it/,
     );
   });
+
+  it('hands LibreOffice the table styles resolved for a PDF (RESOLVE_TABLE_STYLES), and keeps them in a .docx', async () => {
+    // The corpus invoice's package: Word's styles.xml, a "Light List Accent 1" table.
+    const zip = new PizZip(readFileSync(join(__dirname, '../../../bench/fixtures/invoice.docx')));
+    const doc = zip.file('word/document.xml')!.asText();
+    const table =
+      '<w:tbl><w:tblPr><w:tblStyle w:val="LightList-Accent1"/><w:tblLook w:val="04A0"/></w:tblPr>' +
+      '<w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid><w:tr><w:tc><w:p><w:r><w:t>{{ name }}</w:t></w:r></w:p></w:tc></w:tr></w:tbl>';
+    zip.file('word/document.xml', doc.replace(/<w:body>.*<w:sectPr/s, `<w:body>${table}<w:p/><w:sectPr`));
+    const template = zip.generate({ type: 'nodebuffer' });
+    await redisServer.client.set(templateKey(q, digestOf(template)), template);
+    // The real pool converts; what it was handed is kept to look at.
+    const pool = new LibreOfficePool({ instances: 1 });
+    const handed: Buffer[] = [];
+    const recording = {
+      name: 'recording',
+      convert: (docx: Buffer, o?: ConvertOptions) => (handed.push(docx), pool.convert(docx, o)),
+    } as unknown as PdfConverter;
+    try {
+      const withStyles = (on: boolean) =>
+        createRenderProcessor({
+          worker: { id: 'w', redis: redisServer.client, logger: pino({ level: 'silent' }) },
+          converter: recording,
+          budget: { payloadTtlMs: 60_000 },
+          resolveTableStyles: on,
+        });
+      const pdfJob = (id: string) =>
+        jobOf(id, template, 'Ünïcode', {
+          options: { undefined: 'empty', output: 'pdf' },
+        } as Partial<RenderJob>);
+      const documentXml = (docx: Buffer) => new PizZip(docx).file('word/document.xml')!.asText();
+
+      const on = await withStyles(true)(await pdfJob('ts1'));
+      expect(on.contentType).toBe('application/pdf');
+      expect(documentXml(handed[0])).not.toContain('<w:tblStyle ');
+      expect(documentXml(handed[0])).toContain('w:fill="4F81BD"'); // the header row's fill, now the cell's own
+
+      await withStyles(false)(await pdfJob('ts2'));
+      expect(documentXml(handed[1])).toContain('<w:tblStyle w:val="LightList-Accent1"/>');
+
+      // A .docx output keeps its styles, setting or not: the caller edits it in Word.
+      const docxOut = await withStyles(true)(await jobOf('ts3', template, 'x'));
+      const reply = decodeReply((await redisServer.client.lpopBuffer(docxOut.replyKey))!) as Reply;
+      expect(documentXml(reply.body)).toContain('<w:tblStyle w:val="LightList-Accent1"/>');
+      expect(handed).toHaveLength(2);
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
 
   it('pushes the result to the reply list a job names, with a TTL, and deletes its request', async () => {
     const template = buildDocx({ body: [p('Hello {{ name }}')] });
