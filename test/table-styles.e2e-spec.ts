@@ -120,6 +120,21 @@ describe("Word's built-in table styles on python-docx's default template look th
     300_000,
   );
 
+  it('band sizes of 2: LibreOffice bands one row and column each, and so does the resolution', async () => {
+    const styles = ['LightShading', 'MediumShading1-Accent1'];
+    const docx = withBandSize(
+      onBase(
+        styles.flatMap((style) => [
+          para(`${style}, bands of 2`, 'Heading1'),
+          table({ style, look: LOOK_ALL, rows: 12, cols: 6 }),
+        ]),
+      ),
+      styles,
+      2,
+    );
+    await expectSamePages(docx, 'band-size-2');
+  }, 300_000);
+
   it('direct formatting wins over every style, in banded tables across pages with a repeated header', async () => {
     const direct = {
       '0,1': {
@@ -147,3 +162,20 @@ describe("Word's built-in table styles on python-docx's default template look th
     await expectSamePages(onBase(blocks), 'direct');
   }, 300_000);
 });
+
+/** The same package with `w:tblStyleRowBandSize` / `ColBandSize` of these styles set to `size`. */
+function withBandSize(docx: Buffer, styleIds: string[], size: number): Buffer {
+  const zip = new PizZip(docx);
+  let styles = zip.file('word/styles.xml')!.asText();
+  for (const id of styleIds) {
+    const at = styles.indexOf(`w:styleId="${id}"`);
+    const end = styles.indexOf('</w:style>', at);
+    const style = styles
+      .slice(at, end)
+      .replace(/<w:tblStyle(Row|Col)BandSize w:val="\d+"\/>/g, `<w:tblStyle$1BandSize w:val="${size}"/>`);
+    expect(style).toContain(`<w:tblStyleRowBandSize w:val="${size}"/>`);
+    styles = styles.slice(0, at) + style + styles.slice(end);
+  }
+  zip.file('word/styles.xml', styles);
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+}

@@ -14,9 +14,10 @@
  * - Which conditional formats a cell takes: DomainMapperTableHandler::endTableGetCellProperties.
  *   First row / last row (and a `w:tblHeader` row) take no horizontal band, first / last cell no
  *   vertical band; bands count from the first non-header row / column. `w:tblLook` (0x04A0 when
- *   absent): the legacy `w:val` hex, as LibreOffice 7.4 reads it (tblLookMask). Band sizes
- *   (`w:tblStyleRowBandSize` / `ColBandSize`) follow ECMA-376 §17.7.6 (LibreOffice counts every
- *   band as 1 row or column: the same for the size 1 every built-in Word style uses).
+ *   absent): the legacy `w:val` hex, as LibreOffice 7.4 reads it (tblLookMask). Bands are one row
+ *   or column each, as LibreOffice counts them whatever `w:tblStyleRowBandSize` / `ColBandSize`
+ *   say (ECMA-376 §17.7.6 would group them; every built-in Word style uses 1): the resolution must
+ *   not change the page LibreOffice draws.
  * - Precedence, lowest first: band2Horz, band1Horz, band2Vert, band1Vert, lastCol, firstCol,
  *   lastRow, firstRow, swCell, seCell, nwCell, neCell; a firstRow / lastRow / firstCol / lastCol
  *   format with its outer edge drops the inside border merged so far (lcl_mergeProps).
@@ -342,22 +343,15 @@ function resolveTableStyle(sheet: TableStyleSheet, id: string): ResolvedTableSty
   const own = sheet.styles.get(id);
   if (!own || own.type !== 'table') return undefined;
   const tblPrs = defs.map((d) => d.tblPr);
-  const band = (name: string): number => {
-    let n = 1;
-    for (const t of tblPrs) {
-      const v = Number(child(t, name)?.attrs['w:val']);
-      if (Number.isInteger(v) && v > 0) n = v;
-    }
-    return n;
-  };
   return {
     p: merged(...defs.map((d) => propsOf(d.pPr))),
     r: merged(...defs.map((d) => propsOf(d.rPr))),
     tbl: merged(...tblPrs.map((t) => propsOf(t))),
     tc: merged(...defs.map((d) => propsOf(d.tcPr))),
     cond: own.cond,
-    rowBand: band('w:tblStyleRowBandSize'),
-    colBand: band('w:tblStyleColBandSize'),
+    // LibreOffice's band size, not the style's (see the header comment).
+    rowBand: 1,
+    colBand: 1,
   };
 }
 
