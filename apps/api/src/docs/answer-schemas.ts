@@ -5,9 +5,13 @@
  * libs/engine/src/lint/lint-template.ts, libs/engine/src/inspect/ and apps/api/src/version/.
  */
 import type { SchemaObject } from '@nestjs/swagger';
-import { ERROR_TYPES } from './examples';
+import type { TSchema } from '@sinclair/typebox';
+import { ErrorBodySchema, toOpenApi } from '@app/contracts';
+import { VersionInfoSchema } from '../version/version-info';
 
 const ref = (name: string) => ({ $ref: `#/components/schemas/${name}` });
+/** ErrorBody and VersionInfo are defined once, as TypeBox schemas that also give their types. */
+const openApi = (schema: TSchema) => toOpenApi(schema) as unknown as SchemaObject;
 const nullable = (s: SchemaObject): SchemaObject => ({ ...s, nullable: true });
 
 const FINDING_PROPERTIES: Record<string, SchemaObject> = {
@@ -36,21 +40,7 @@ const FINDING_PROPERTIES: Record<string, SchemaObject> = {
 };
 
 export const ANSWER_SCHEMAS: Record<string, SchemaObject> = {
-  ErrorBody: {
-    type: 'object',
-    description: 'Every error answer (application/json). Stack traces are never included.',
-    properties: {
-      status: { type: 'string', enum: ['error'] },
-      error_type: { type: 'string', enum: [...ERROR_TYPES] },
-      message: { type: 'string', description: 'Human-readable description' },
-      details: {
-        type: 'object',
-        additionalProperties: true,
-        description: 'Further information; keys depend on error_type (see the examples)',
-      },
-    },
-    required: ['status', 'error_type', 'message', 'details'],
-  },
+  ErrorBody: openApi(ErrorBodySchema),
   TemplateLocation: {
     type: 'object',
     properties: {
@@ -168,40 +158,7 @@ export const ANSWER_SCHEMAS: Record<string, SchemaObject> = {
       summary: { type: 'object' },
     },
   },
-  VersionInfo: {
-    type: 'object',
-    properties: {
-      name: { type: 'string' },
-      version: { type: 'string' },
-      api_version: { type: 'string' },
-      compatible_with: { type: 'array', items: { type: 'string' } },
-      modes: { type: 'object', additionalProperties: { type: 'string' } },
-      undefined_behaviors: { type: 'array', items: { type: 'string' } },
-      features: {
-        type: 'object',
-        description: "The seed system's features object",
-        properties: {
-          undefined_behavior_options: { type: 'array', items: { type: 'string' } },
-          default_undefined_behavior: { type: 'string', example: 'silent' },
-          missing_fields_handling: { type: 'string', example: 'configurable' },
-        },
-      },
-      capabilities: {
-        type: 'array',
-        items: { type: 'string' },
-        description: 'What this service does beyond the seed system (lint, inspect, docx_output, …)',
-      },
-      engine: { type: 'object' },
-      converter: {
-        type: 'object',
-        properties: {
-          kind: { type: 'string', example: 'libreoffice' },
-          version: { type: 'string', example: 'LibreOffice 7.4.7.2 40(Build:2)' },
-          reported_by: { type: 'string', enum: ['worker', 'none'] },
-        },
-      },
-    },
-  },
+  VersionInfo: openApi(VersionInfoSchema),
 };
 
 export const ERROR_BODY_REF = ref('ErrorBody');
