@@ -15,6 +15,8 @@ export { DigestLru, digestOf, RecentDigests } from './docx/recent-digests';
 export type { CompiledTemplatesLimits } from './docx/compiled-templates';
 export { lintDocxTemplate } from './lint/lint-template';
 export type { LintError, LintOptions, LintReport, LintWarning } from './lint/lint-template';
+export { LintErrorSchema, LintReportSchema, LintWarningSchema } from './lint/lint-report';
+export { TemplateLocationSchema } from './inspect/template-outline';
 export { lintReportData, lintReportTemplate } from './lint/report-docx';
 export { inspectTemplate } from './inspect/inspect-template';
 export type { TemplateInspection } from './inspect/inspect-template';

@@ -169,8 +169,8 @@ const OWN_KEYWORDS = new Set(['$id', 'problem', 'unknownProblem', 'patternProble
 
 /**
  * A schema as OpenAPI 3.0 writes it: a subschema with an `$id` becomes a reference to the
- * component of that name, unions of literals become enums, records `additionalProperties`, and
- * our own keywords go.
+ * component of that name, unions of literals become enums, `X or null` is X `nullable`, records
+ * `additionalProperties`, and our own keywords go.
  */
 export function toOpenApi(schema: TSchema, root = true): Json {
   const s = schema as Json;
@@ -188,7 +188,11 @@ export function toOpenApi(schema: TSchema, root = true): Json {
       out.additionalProperties = Object.keys(converted).length === 0 ? true : converted;
     } else if (key === 'anyOf') {
       const options = value as Json[];
-      if (options.every((o) => 'const' in o)) {
+      const notNull = options.filter((o) => o.type !== 'null');
+      // `X or null`: OpenAPI 3.0 has no null type, it says `nullable`.
+      if (notNull.length === 1 && options.length === 2)
+        Object.assign(out, toOpenApi(notNull[0] as TSchema, false), { nullable: true });
+      else if (options.every((o) => 'const' in o)) {
         out.type = typeof options[0].const === 'number' ? 'integer' : 'string';
         out.enum = options.map((o) => o.const);
       } else out.anyOf = options.map((o) => toOpenApi(o as TSchema, false));
