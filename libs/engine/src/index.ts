@@ -17,6 +17,7 @@ export { lintDocxTemplate } from './lint/lint-template';
 export type { LintError, LintOptions, LintReport, LintWarning } from './lint/lint-template';
 export { LintErrorSchema, LintReportSchema, LintWarningSchema } from './lint/lint-report';
 export { TemplateLocationSchema } from './inspect/template-outline';
+export { TemplateInspectionSchema } from './inspect/inspection-schema';
 export { lintReportData, lintReportTemplate } from './lint/report-docx';
 export { inspectTemplate } from './inspect/inspect-template';
 export type { TemplateInspection } from './inspect/inspect-template';
