@@ -1,13 +1,20 @@
 /**
  * The job endpoints' payloads, each defined once as a TypeBox schema (see @app/contracts'
  * payload/schema.ts): the form (the render form plus webhook_url), the 202 answer (JobAccepted)
- * and the status (JobView). Their TypeScript types are Static<> of these, so a field the code adds
- * without the schema fails tsc; the OpenAPI document is toOpenApi() of the same objects
- * (docs/jobs.md says the same in prose).
+ * and the status (JobView); the webhook's body is @app/contracts' WebhookEventSchema. Their
+ * TypeScript types are Static<> of these, so a field the code adds without the schema fails tsc;
+ * the OpenAPI document is toOpenApi() of the same objects (docs/jobs.md says it in prose).
  */
 import type { SchemaObject } from '@nestjs/swagger';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import { type AsyncJobStatus, type ErrorBody, OneOf, RenderFormSchema, toOpenApi } from '@app/contracts';
+import {
+  type AsyncJobStatus,
+  type ErrorBody,
+  OneOf,
+  RenderFormSchema,
+  toOpenApi,
+  WebhookEventSchema,
+} from '@app/contracts';
 import { ERROR_BODY_REF } from '../docs/answer-schemas';
 
 const openApi = (schema: TSchema) => toOpenApi(schema) as unknown as SchemaObject;
@@ -86,28 +93,4 @@ export const JOB_BODY_SCHEMA = openApi(JobFormSchema);
 export const JOB_ACCEPTED_SCHEMA = openApi(JobAcceptedSchema);
 export const JOB_STATUS_SCHEMA = openApi(JobViewSchema);
 
-export const WEBHOOK_EVENT_SCHEMA: SchemaObject = {
-  type: 'object',
-  description:
-    'The body POSTed to webhook_url, with headers webhook-id (the same on every attempt), webhook-timestamp and ' +
-    'webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body"> keyed by WEBHOOK_SECRET)',
-  required: ['type', 'timestamp', 'data'],
-  properties: {
-    type: { type: 'string', enum: ['job.completed', 'job.failed'] },
-    timestamp: { type: 'string', format: 'date-time' },
-    data: {
-      type: 'object',
-      required: ['job_id', 'status', 'result_url'],
-      properties: {
-        job_id: { type: 'string' },
-        status: { type: 'string', enum: ['completed', 'failed'] },
-        result_url: {
-          type: 'string',
-          format: 'uri',
-          description: "Absolute: PUBLIC_BASE_URL or the request's host",
-        },
-        error: ERROR_BODY_REF,
-      },
-    },
-  },
-};
+export const WEBHOOK_EVENT_SCHEMA = openApi(WebhookEventSchema);
