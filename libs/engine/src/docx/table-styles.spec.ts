@@ -232,6 +232,24 @@ describe('row by row', () => {
 });
 
 describe('resolveTableStyles', () => {
+  it('resolves a package the same with the style sheet it keeps as with a fresh one, time after time', () => {
+    const resolved = () => {
+      const zip = new PizZip(
+        renderDocx(corpusTemplate('invoice'), corpusRequest('invoice') as RenderRequest),
+      );
+      const fresh = resolveTableStylesInXml(
+        zip.file('word/document.xml')!.asText(),
+        readStyleSheet(zip.file('word/styles.xml')!.asText()),
+      );
+      resolveTableStyles(zip); // the second and third time: the sheet kept by styles.xml's digest
+      return [zip.file('word/document.xml')!.asText(), fresh];
+    };
+    const [first, fresh] = resolved();
+    expect(first).toBe(fresh);
+    expect(first).not.toContain('<w:tblStyle ');
+    for (let i = 0; i < 2; i++) expect(resolved()).toEqual([first, fresh]);
+  });
+
   it('rewrites the parts of a package that have styled tables', () => {
     const zip = new PizZip(readFileSync(INVOICE));
     const headerBefore = zip.file('word/header1.xml')?.asText();
