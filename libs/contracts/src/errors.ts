@@ -5,15 +5,12 @@
  * routes), so the engine, the converters and the command line stay free of HTTP.
  */
 
+import { type Static, Type } from '@sinclair/typebox';
+
 export type ErrorDetails = Record<string, unknown>;
 
-/** The JSON error body of the interface specification. */
-export interface ErrorBody {
-  status: 'error';
-  error_type: string;
-  message: string;
-  details: ErrorDetails;
-}
+/** The JSON error body of the interface specification (ErrorBodySchema below). */
+export type ErrorBody = Static<typeof ErrorBodySchema>;
 
 /** error_type → HTTP status. The one place a status is chosen. */
 export const ERROR_CATALOGUE = {
@@ -51,6 +48,31 @@ export function httpStatusOf(errorType: string): number {
     ? ERROR_CATALOGUE[errorType as ErrorType]
     : 500;
 }
+
+/**
+ * The error body, defined once: its type is ErrorBody, the OpenAPI document's ErrorBody is this.
+ * error_type is typed as a string (a body read back from the queue may carry any), documented as
+ * the catalogue's types, by status.
+ */
+export const ErrorBodySchema = Type.Object(
+  {
+    status: Type.Literal('error'),
+    // TypeBox's String leaves `enum` to the document: the type stays string, the check too.
+    error_type: Type.String({
+      enum: (Object.keys(ERROR_CATALOGUE) as ErrorType[]).sort(
+        (a, b) => ERROR_CATALOGUE[a] - ERROR_CATALOGUE[b],
+      ),
+    }),
+    message: Type.String({ description: 'Human-readable description' }),
+    details: Type.Record(Type.String(), Type.Unknown(), {
+      description: 'Further information; keys depend on error_type (see the examples)',
+    }),
+  },
+  {
+    $id: 'ErrorBody',
+    description: 'Every error answer (application/json). Stack traces are never included.',
+  },
+);
 
 /** An error the caller is told about: its type, a message for people and details for programs. */
 export abstract class TypedError extends Error {

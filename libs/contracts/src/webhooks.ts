@@ -10,7 +10,8 @@ import * as https from 'node:https';
 import type { LookupFunction } from 'node:net';
 import * as ipaddr from 'ipaddr.js';
 import { Webhook } from 'standardwebhooks';
-import { TypedError, type ErrorDetails } from './errors';
+import { type Static, Type } from '@sinclair/typebox';
+import { ErrorBodySchema, type ErrorDetails, TypedError } from './errors';
 
 /** A webhook URL the service will not call; `details.reason` says why. */
 export class InvalidWebhookUrlError extends TypedError {
@@ -143,17 +144,29 @@ export function webhookHeaders(
   };
 }
 
-/** The JSON a webhook carries. */
-export interface WebhookEvent {
-  type: 'job.completed' | 'job.failed';
-  timestamp: string;
-  data: {
-    job_id: string;
-    status: 'completed' | 'failed';
-    result_url: string;
-    error?: { status: 'error'; error_type: string; message: string; details: ErrorDetails };
-  };
-}
+/** The JSON a webhook carries, defined once: WebhookEvent is its type, the OpenAPI schema is it. */
+export const WebhookEventSchema = Type.Object(
+  {
+    type: Type.Union([Type.Literal('job.completed'), Type.Literal('job.failed')]),
+    timestamp: Type.String({ format: 'date-time' }),
+    data: Type.Object({
+      job_id: Type.String(),
+      status: Type.Union([Type.Literal('completed'), Type.Literal('failed')]),
+      result_url: Type.String({
+        format: 'uri',
+        description: "Absolute: PUBLIC_BASE_URL or the request's host",
+      }),
+      error: Type.Optional(ErrorBodySchema),
+    }),
+  },
+  {
+    $id: 'WebhookEvent',
+    description:
+      'The body POSTed to webhook_url, with headers webhook-id (the same on every attempt), webhook-timestamp and ' +
+      'webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body"> keyed by WEBHOOK_SECRET)',
+  },
+);
+export type WebhookEvent = Static<typeof WebhookEventSchema>;
 
 export type DeliveryOutcome =
   | { outcome: 'delivered'; status: number }

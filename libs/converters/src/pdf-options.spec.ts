@@ -1,4 +1,5 @@
-import { httpStatusOf, type PdfOptions } from '@app/contracts';
+import { httpStatusOf, PDF_OPTION_FIELDS, type PdfOptions, PdfOptionsSchema } from '@app/contracts';
+import { Value } from '@sinclair/typebox/value';
 
 import { InvalidPdfOptionsError } from './errors';
 import { gotenbergFormFields, libreOfficeExport, parsePdfOptions, pdfOptionProblems } from './pdf-options';
@@ -90,6 +91,34 @@ describe('parsePdfOptions', () => {
     expect(httpStatusOf(e.errorType)).toBe(400);
     expect(e.details.field).toBe(field);
     expect(e.message).toContain(field);
+  });
+
+  it('says what is wrong in words taken from PdfOptionsSchema, one problem per field', () => {
+    const said = (value: unknown) =>
+      Object.fromEntries(pdfOptionProblems(value).map((p) => [p.field.slice(12), p.problems]));
+    expect(
+      said({ pdfa: 'x', max_image_resolution: 200, pdfx: 1, lossless_images: false, quality: 0.5 }),
+    ).toEqual({
+      pdfa: ['must be one of "PDF/A-1b", "PDF/A-2b", "PDF/A-3b"'],
+      max_image_resolution: ['must be one of 75, 150, 300, 600, 1200'],
+      pdfx: [`is not a PDF option (${PDF_OPTION_FIELDS.join(', ')})`],
+      quality: ['must be an integer from 1 to 100'],
+    });
+    expect(said({ metadata: { title: 7, author: 'A\u0007', producer: 'x' }, page_ranges: '1-a' })).toEqual({
+      'metadata.title': ['must be a string'],
+      'metadata.author': ['must not contain control characters'],
+      'metadata.producer': ['is not a metadata field (title, author, subject, keywords, creator)'],
+      page_ranges: ['must list pages and ranges like "1-3,5"'],
+    });
+    expect(said({ watermark: { color: 'red', opacity: 2 }, append: [{ data: 'a b' }, 3] })).toEqual({
+      'watermark.text': ['is required'],
+      'watermark.color': ['must be a colour like "#C00000"'],
+      'watermark.opacity': ['must be a number from 0 to 1'],
+      'append[0].data': ['is not valid base64 (padded, without line breaks)'],
+      'append[1]': ['must be an object'],
+    });
+    // Every value the validator takes, the schema (and so the OpenAPI document) describes.
+    expect(Value.Check(PdfOptionsSchema, EVERY_OPTION)).toBe(true);
   });
 
   it('lists every problem, not only the first', () => {

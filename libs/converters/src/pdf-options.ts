@@ -3,74 +3,33 @@
  * CLI, the defaults, and what the options become for each converter: LibreOffice's PDF export
  * filter data (writer_pdf_Export) and Gotenberg 8's form fields on its LibreOffice route.
  *
- * Checked by hand over Object.keys of the parsed JSON, like the API's DTO does for `options`:
- * class-validator would need a class instance, and an own `__proto__` key must be seen and refused.
+ * The validation is PdfOptionsSchema's (types, limits, patterns, unknown keys, an own `__proto__`
+ * included). Beside it stay the checks JSON Schema cannot say: the service's MAX_PDF_EXTRA_BYTES,
+ * decoded sizes and PDF headers, UTF-8 byte lengths of passwords, page numbers and ranges, and
+ * options that depend on each other (quality and lossless_images, PDF/A and Factur-X, names used
+ * twice).
  */
 import {
-  ATTACHMENT_RELATIONSHIPS,
-  FACTURX_PROFILES,
-  MAX_IMAGE_RESOLUTIONS,
-  PDF_ATTACHMENT_FIELDS,
-  PDF_ENCRYPTION_FIELDS,
+  type FieldProblem,
+  isBase64,
+  isPlainObject,
+  MAX_PASSWORD_BYTES,
   PDF_METADATA_FIELDS,
   PDF_OPTION_FIELDS,
-  PDF_PERMISSION_FIELDS,
-  PDF_PRINT_LEVELS,
-  PDF_WATERMARK_FIELDS,
-  PDFA_LEVELS,
   type PdfMetadata,
   type PdfOptions,
+  PdfOptionsSchema,
+  schemaProblems,
 } from '@app/contracts';
 
 import { InvalidPdfOptionsError } from './errors';
 
-export interface FieldProblem {
-  field: string;
-  problems: string[];
-}
+export type { FieldProblem };
 
-const MAX_METADATA_LENGTH = 2000;
-const MAX_PAGE_RANGES_LENGTH = 200;
 const MAX_PAGE = 100_000;
-/** "1-3,5": numbers and ranges separated by commas (LibreOffice's and Gotenberg's syntax). */
-const PAGE_RANGES = /^\s*\d+\s*(-\s*\d+\s*)?(,\s*\d+\s*(-\s*\d+\s*)?)*$/;
-// eslint-disable-next-line no-control-regex -- refusing control characters is the point
-const CONTROL_CHARS = /[\u0000-\u0008\u000b\u000c\u000e-\u001f\u007f]/;
-
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
 
 function has(o: Record<string, unknown>, key: string): boolean {
   return Object.prototype.hasOwnProperty.call(o, key);
-}
-
-function pageRangeProblem(text: string): string | undefined {
-  if (text.length > MAX_PAGE_RANGES_LENGTH) return `must be at most ${MAX_PAGE_RANGES_LENGTH} characters`;
-  if (!PAGE_RANGES.test(text)) return 'must list pages and ranges like "1-3,5"';
-  for (const part of text.split(',')) {
-    const [from, to = from] = part.split('-').map((n) => Number(n.trim()));
-    if (from < 1 || to < 1 || from > MAX_PAGE || to > MAX_PAGE)
-      return `pages are numbered from 1 to ${MAX_PAGE}`;
-    if (from > to) return `the range ${part.trim()} runs backwards`;
-  }
-  return undefined;
-}
-
-function metadataProblems(value: unknown, path: string): FieldProblem[] {
-  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
-  const out: FieldProblem[] = [];
-  for (const key of Object.keys(value)) {
-    const field = `${path}.${key}`;
-    const v = value[key];
-    if (!(PDF_METADATA_FIELDS as readonly string[]).includes(key))
-      out.push({ field, problems: [`is not a metadata field (${PDF_METADATA_FIELDS.join(', ')})`] });
-    else if (typeof v !== 'string') out.push({ field, problems: ['must be a string'] });
-    else if (v.length > MAX_METADATA_LENGTH)
-      out.push({ field, problems: [`must be at most ${MAX_METADATA_LENGTH} characters`] });
-    else if (CONTROL_CHARS.test(v)) out.push({ field, problems: ['must not contain control characters'] });
-  }
-  return out;
 }
 
 /** Limits of options.pdf's files; the service sets them from its configuration. */
@@ -80,277 +39,112 @@ export interface PdfOptionLimits {
 }
 
 export const DEFAULT_MAX_PDF_EXTRA_BYTES = 10 * 1024 * 1024;
-/** Files per list (prepend, append, attachments): each is read by a tool with its own limits. */
-export const MAX_PDF_EXTRA_FILES = 20;
-export const MAX_WATERMARK_TEXT = 200;
-/** The PDF 2.0 limit for AES-256 passwords (UTF-8 bytes). */
-export const MAX_PASSWORD_BYTES = 127;
-const MAX_ATTACHMENT_NAME = 255;
-const MAX_DESCRIPTION = 1000;
-const MIME_TYPE = /^[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]{0,126}\/[a-zA-Z0-9][a-zA-Z0-9!#$&^_.+-]{0,126}$/;
-const COLOR = /^#[0-9a-fA-F]{6}$/;
-const BASE64 = /^[A-Za-z0-9+/]*={0,2}$/;
 
 /** Decoded size of strict base64 (no whitespace, padded), or undefined when it is not base64. */
 export function base64Size(text: string): number | undefined {
-  if (text.length === 0 || text.length % 4 !== 0 || !BASE64.test(text)) return undefined;
+  if (text.length === 0 || !isBase64(text)) return undefined;
   const pad = text.endsWith('==') ? 2 : text.endsWith('=') ? 1 : 0;
   return (text.length / 4) * 3 - pad;
 }
 
-/** A file field: strict base64, not empty, not over the limit. `check` sees its first bytes. */
-function fileProblem(
-  v: unknown,
-  maxBytes: number,
-  check?: (head: Buffer) => string | undefined,
-): string | undefined {
-  if (typeof v !== 'string') return 'must be a base64 string';
-  if (v.length === 0) return 'must not be empty';
-  const size = base64Size(v);
-  if (size === undefined) return 'is not valid base64 (padded, without line breaks)';
-  if (size === 0) return 'must not be empty';
-  if (size > maxBytes) return `is ${size} bytes decoded, over the limit of ${maxBytes} (MAX_PDF_EXTRA_BYTES)`;
-  return check?.(Buffer.from(v.slice(0, 1400), 'base64'));
-}
-
-/** PDF readers accept the header within the first 1024 bytes. */
-function pdfHeadProblem(head: Buffer): string | undefined {
-  const at = head.subarray(0, 1024).indexOf('%PDF-');
-  return at < 0 ? 'is not a PDF (no %PDF- header)' : undefined;
-}
-
-function textProblem(v: unknown, max: number, required = true): string | undefined {
-  if (typeof v !== 'string') return 'must be a string';
-  if (required && v.trim().length === 0) return 'must not be empty';
-  if (v.length > max) return `must be at most ${max} characters`;
-  if (CONTROL_CHARS.test(v)) return 'must not contain control characters';
-  return undefined;
-}
-
-function unknownKeys(
-  o: Record<string, unknown>,
-  known: readonly string[],
-  path: string,
-  what: string,
-  out: FieldProblem[],
-): void {
-  for (const key of Object.keys(o))
-    if (!known.includes(key))
-      out.push({ field: `${path}.${key}`, problems: [`is not ${what} (${known.join(', ')})`] });
-}
-
-function numberProblem(v: unknown, min: number, max: number): string | undefined {
-  if (typeof v !== 'number' || !Number.isFinite(v) || v < min || v > max)
-    return `must be a number from ${min} to ${max}`;
-  return undefined;
-}
-
-function passwordProblem(v: unknown): string | undefined {
-  if (typeof v !== 'string') return 'must be a string';
-  if (v.length === 0) return 'must not be empty';
-  // Said without the value: passwords never reach an error body or a log line.
-  if (Buffer.byteLength(v) > MAX_PASSWORD_BYTES)
-    return `must be at most ${MAX_PASSWORD_BYTES} bytes in UTF-8`;
-  if (CONTROL_CHARS.test(v)) return 'must not contain control characters';
-  return undefined;
-}
-
-function encryptionProblems(value: unknown, path: string): FieldProblem[] {
-  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
-  const out: FieldProblem[] = [];
-  const bad = (key: string, problem: string | undefined) => {
-    if (problem) out.push({ field: `${path}.${key}`, problems: [problem] });
-  };
-  unknownKeys(value, PDF_ENCRYPTION_FIELDS, path, 'an encryption field', out);
-  if (!has(value, 'owner_password')) bad('owner_password', 'is required');
-  else bad('owner_password', passwordProblem(value.owner_password));
-  if (has(value, 'user_password')) bad('user_password', passwordProblem(value.user_password));
-  if (has(value, 'permissions')) {
-    const p = value.permissions;
-    const ppath = `${path}.permissions`;
-    if (!isPlainObject(p)) out.push({ field: ppath, problems: ['must be an object'] });
-    else {
-      unknownKeys(p, PDF_PERMISSION_FIELDS, ppath, 'a permission', out);
-      if (has(p, 'print') && !(PDF_PRINT_LEVELS as readonly unknown[]).includes(p.print))
-        bad('permissions.print', `must be one of ${PDF_PRINT_LEVELS.map((l) => `"${l}"`).join(', ')}`);
-      for (const key of PDF_PERMISSION_FIELDS.filter((k) => k !== 'print'))
-        if (has(p, key) && typeof p[key] !== 'boolean') bad(`permissions.${key}`, 'must be true or false');
-    }
+/** Pages within 1..MAX_PAGE and ranges running forwards (the schema checked the syntax). */
+function pageRangeProblem(text: string): string | undefined {
+  for (const part of text.split(',')) {
+    const [from, to = from] = part.split('-').map((n) => Number(n.trim()));
+    if (from < 1 || to < 1 || from > MAX_PAGE || to > MAX_PAGE)
+      return `pages are numbered from 1 to ${MAX_PAGE}`;
+    if (from > to) return `the range ${part.trim()} runs backwards`;
   }
-  return out;
+  return undefined;
 }
 
-function watermarkProblems(value: unknown, path: string): FieldProblem[] {
-  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
-  const out: FieldProblem[] = [];
-  const bad = (key: string, problem: string | undefined) => {
-    if (problem) out.push({ field: `${path}.${key}`, problems: [problem] });
-  };
-  unknownKeys(value, PDF_WATERMARK_FIELDS, path, 'a watermark field', out);
-  if (!has(value, 'text')) bad('text', 'is required');
-  else bad('text', textProblem(value.text, MAX_WATERMARK_TEXT));
-  if (has(value, 'color') && (typeof value.color !== 'string' || !COLOR.test(value.color)))
-    bad('color', 'must be a colour like "#C00000"');
-  if (has(value, 'opacity')) bad('opacity', numberProblem(value.opacity, 0, 1));
-  if (has(value, 'angle')) bad('angle', numberProblem(value.angle, -360, 360));
-  if (has(value, 'font_size')) bad('font_size', numberProblem(value.font_size, 1, 500));
-  return out;
+/** A base64 file the schema accepted: its decoded size, and for a PDF its header. */
+function fileProblem(v: unknown, maxBytes: number, pdf = false): string | undefined {
+  if (typeof v !== 'string') return undefined;
+  const size = base64Size(v);
+  if (size === undefined) return undefined;
+  if (size > maxBytes) return `is ${size} bytes decoded, over the limit of ${maxBytes} (MAX_PDF_EXTRA_BYTES)`;
+  // PDF readers accept the header within the first 1024 bytes.
+  if (pdf && Buffer.from(v.slice(0, 1400), 'base64').subarray(0, 1024).indexOf('%PDF-') < 0)
+    return 'is not a PDF (no %PDF- header)';
+  return undefined;
 }
 
-function listProblems(
-  value: unknown,
-  path: string,
-  item: (v: Record<string, unknown>, itemPath: string) => FieldProblem[],
-): FieldProblem[] {
-  if (!Array.isArray(value)) return [{ field: path, problems: ['must be an array'] }];
-  if (value.length > MAX_PDF_EXTRA_FILES)
-    return [{ field: path, problems: [`must hold at most ${MAX_PDF_EXTRA_FILES} files`] }];
-  const out: FieldProblem[] = [];
-  value.forEach((v, i) => {
-    const itemPath = `${path}[${i}]`;
-    if (!isPlainObject(v)) out.push({ field: itemPath, problems: ['must be an object'] });
-    else out.push(...item(v, itemPath));
-  });
-  return out;
+/** Items of a list that are objects, with their index. */
+function objectsOf(list: unknown): Array<[Record<string, unknown>, number]> {
+  return Array.isArray(list)
+    ? list.flatMap((item, i): Array<[Record<string, unknown>, number]> =>
+        isPlainObject(item) ? [[item, i]] : [],
+      )
+    : [];
 }
 
-function extraPdfProblems(maxBytes: number) {
-  return (v: Record<string, unknown>, path: string): FieldProblem[] => {
-    const out: FieldProblem[] = [];
-    unknownKeys(v, ['data'], path, 'a field of a PDF to add', out);
-    const problem = has(v, 'data') ? fileProblem(v.data, maxBytes, pdfHeadProblem) : 'is required';
-    if (problem) out.push({ field: `${path}.data`, problems: [problem] });
-    return out;
-  };
-}
-
-function attachmentProblems(maxBytes: number) {
-  return (v: Record<string, unknown>, path: string): FieldProblem[] => {
-    const out: FieldProblem[] = [];
-    const bad = (key: string, problem: string | undefined) => {
-      if (problem) out.push({ field: `${path}.${key}`, problems: [problem] });
-    };
-    unknownKeys(v, PDF_ATTACHMENT_FIELDS, path, 'an attachment field', out);
-    if (!has(v, 'name')) bad('name', 'is required');
-    else {
-      const problem = textProblem(v.name, MAX_ATTACHMENT_NAME);
-      bad(
-        'name',
-        problem ?? (/[/\\]/.test(v.name as string) ? 'must be a file name, without / or \\' : undefined),
-      );
+/** What the schema cannot say of single fields: bytes, sizes, headers, page numbers. */
+function valueProblems(v: Record<string, unknown>, maxBytes: number): Array<[string, string | undefined]> {
+  const out: Array<[string, string | undefined]> = [];
+  if (has(v, 'quality') && v.lossless_images !== false)
+    // Quality is the JPEG quality: with lossless images it would silently do nothing.
+    out.push(['quality', 'applies to JPEG-compressed images only: set lossless_images to false as well']);
+  if (has(v, 'max_image_resolution') && v.reduce_image_resolution !== true)
+    out.push(['max_image_resolution', 'applies only with reduce_image_resolution set to true']);
+  if (typeof v.page_ranges === 'string') out.push(['page_ranges', pageRangeProblem(v.page_ranges)]);
+  if (isPlainObject(v.encryption))
+    for (const key of ['owner_password', 'user_password']) {
+      const password = v.encryption[key];
+      // Said without the value: passwords never reach an error body or a log line.
+      if (typeof password === 'string' && Buffer.byteLength(password) > MAX_PASSWORD_BYTES)
+        out.push([`encryption.${key}`, `must be at most ${MAX_PASSWORD_BYTES} bytes in UTF-8`]);
     }
-    bad('data', has(v, 'data') ? fileProblem(v.data, maxBytes) : 'is required');
-    if (!has(v, 'mime_type')) bad('mime_type', 'is required');
-    else if (typeof v.mime_type !== 'string' || !MIME_TYPE.test(v.mime_type))
-      bad('mime_type', 'must be a media type like "application/json"');
-    if (has(v, 'description')) bad('description', textProblem(v.description, MAX_DESCRIPTION, false));
-    if (has(v, 'relationship') && !(ATTACHMENT_RELATIONSHIPS as readonly unknown[]).includes(v.relationship))
-      bad('relationship', `must be one of ${ATTACHMENT_RELATIONSHIPS.map((r) => `"${r}"`).join(', ')}`);
-    return out;
-  };
-}
-
-function facturxProblems(value: unknown, path: string, maxBytes: number): FieldProblem[] {
-  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
-  const out: FieldProblem[] = [];
-  unknownKeys(value, ['xml', 'profile'], path, 'a Factur-X field', out);
-  const xml = has(value, 'xml') ? fileProblem(value.xml, maxBytes) : 'is required';
-  if (xml) out.push({ field: `${path}.xml`, problems: [xml] });
-  if (!(FACTURX_PROFILES as readonly unknown[]).includes(value.profile))
-    out.push({
-      field: `${path}.profile`,
-      problems: [`must be one of ${FACTURX_PROFILES.map((p) => `"${p}"`).join(', ')}`],
-    });
+  for (const key of ['prepend', 'append'])
+    for (const [item, i] of objectsOf(v[key]))
+      out.push([`${key}[${i}].data`, fileProblem(item.data, maxBytes, true)]);
+  for (const [item, i] of objectsOf(v.attachments))
+    out.push([`attachments[${i}].data`, fileProblem(item.data, maxBytes)]);
+  if (isPlainObject(v.facturx)) out.push(['facturx.xml', fileProblem(v.facturx.xml, maxBytes)]);
   return out;
 }
 
-/** What PDF/A forbids, said before any work is done. */
-function conformanceProblems(v: Record<string, unknown>, path: string): FieldProblem[] {
-  const out: FieldProblem[] = [];
+/** What PDF/A forbids and names used twice, said before any work is done. */
+function conformanceProblems(v: Record<string, unknown>): Array<[string, string]> {
+  const out: Array<[string, string]> = [];
   const pdfa = v.pdfa;
   if (has(v, 'facturx') && pdfa !== undefined && pdfa !== 'PDF/A-3b')
-    out.push({ field: `${path}.facturx`, problems: ['is PDF/A-3b: leave pdfa out or set it to "PDF/A-3b"'] });
+    out.push(['facturx', 'is PDF/A-3b: leave pdfa out or set it to "PDF/A-3b"']);
   if (has(v, 'attachments') && (pdfa === 'PDF/A-1b' || pdfa === 'PDF/A-2b'))
-    out.push({
-      field: `${path}.attachments`,
-      problems: [`${pdfa} forbids embedded files: use "PDF/A-3b" or no pdfa`],
-    });
+    out.push(['attachments', `${pdfa} forbids embedded files: use "PDF/A-3b" or no pdfa`]);
   if (has(v, 'encryption') && (pdfa !== undefined || has(v, 'facturx')))
-    out.push({ field: `${path}.encryption`, problems: ['PDF/A (and so Factur-X) forbids encryption'] });
+    out.push(['encryption', 'PDF/A (and so Factur-X) forbids encryption']);
   const w = v.watermark;
   if (pdfa === 'PDF/A-1b' && isPlainObject(w) && w.opacity !== undefined && w.opacity !== 1)
-    out.push({
-      field: `${path}.watermark.opacity`,
-      problems: ['PDF/A-1b forbids transparency: use 1 or PDF/A-2b'],
-    });
-  if (has(v, 'facturx') && Array.isArray(v.attachments)) {
-    v.attachments.forEach((a, i) => {
-      if (isPlainObject(a) && typeof a.name === 'string' && a.name.toLowerCase() === 'factur-x.xml')
-        out.push({
-          field: `${path}.attachments[${i}].name`,
-          problems: ['factur-x.xml is the Factur-X invoice itself'],
-        });
-    });
-  }
-  if (Array.isArray(v.attachments)) {
-    const seen = new Set<string>();
-    v.attachments.forEach((a, i) => {
-      if (!isPlainObject(a) || typeof a.name !== 'string') return;
-      if (seen.has(a.name))
-        out.push({ field: `${path}.attachments[${i}].name`, problems: ['is used twice'] });
-      seen.add(a.name);
-    });
+    out.push(['watermark.opacity', 'PDF/A-1b forbids transparency: use 1 or PDF/A-2b']);
+  const seen = new Set<string>();
+  for (const [a, i] of objectsOf(v.attachments)) {
+    if (typeof a.name !== 'string') continue;
+    if (has(v, 'facturx') && a.name.toLowerCase() === 'factur-x.xml')
+      out.push([`attachments[${i}].name`, 'factur-x.xml is the Factur-X invoice itself']);
+    else if (seen.has(a.name)) out.push([`attachments[${i}].name`, 'is used twice']);
+    seen.add(a.name);
   }
   return out;
 }
 
-/** Every problem of `value` as `options.pdf`, [] when it is fine. */
+/** Every problem of `value` as `options.pdf`, [] when it is fine: one per field. */
 export function pdfOptionProblems(
   value: unknown,
   path = 'options.pdf',
   limits: PdfOptionLimits = {},
 ): FieldProblem[] {
   const maxBytes = limits.maxExtraBytes ?? DEFAULT_MAX_PDF_EXTRA_BYTES;
-  if (!isPlainObject(value)) return [{ field: path, problems: ['must be an object'] }];
-  const out: FieldProblem[] = [];
-  const bad = (key: string, problem: string) => out.push({ field: `${path}.${key}`, problems: [problem] });
-  for (const key of Object.keys(value)) {
-    if (!(PDF_OPTION_FIELDS as readonly string[]).includes(key))
-      bad(key, `is not a PDF option (${PDF_OPTION_FIELDS.join(', ')})`);
+  const out = schemaProblems(PdfOptionsSchema, value, path);
+  if (!isPlainObject(value)) return out;
+  const named = new Set(out.map((p) => p.field));
+  for (const [key, problem] of valueProblems(value, maxBytes)) {
+    const field = `${path}.${key}`;
+    if (problem && !named.has(field)) out.push({ field, problems: [problem] });
   }
-  const v = value;
-  if (has(v, 'pdfa') && !(PDFA_LEVELS as readonly unknown[]).includes(v.pdfa))
-    bad('pdfa', `must be one of ${PDFA_LEVELS.map((l) => `"${l}"`).join(', ')}`);
-  for (const key of ['pdfua', 'lossless_images', 'reduce_image_resolution', 'update_indexes']) {
-    if (has(v, key) && typeof v[key] !== 'boolean') bad(key, 'must be true or false');
-  }
-  if (has(v, 'quality')) {
-    if (typeof v.quality !== 'number' || !Number.isInteger(v.quality) || v.quality < 1 || v.quality > 100)
-      bad('quality', 'must be an integer from 1 to 100');
-    // Quality is the JPEG quality: with lossless images it would silently do nothing.
-    else if (v.lossless_images !== false)
-      bad('quality', 'applies to JPEG-compressed images only: set lossless_images to false as well');
-  }
-  if (has(v, 'max_image_resolution')) {
-    if (!(MAX_IMAGE_RESOLUTIONS as readonly unknown[]).includes(v.max_image_resolution))
-      bad('max_image_resolution', `must be one of ${MAX_IMAGE_RESOLUTIONS.join(', ')}`);
-    else if (v.reduce_image_resolution !== true)
-      bad('max_image_resolution', 'applies only with reduce_image_resolution set to true');
-  }
-  if (has(v, 'page_ranges')) {
-    const problem =
-      typeof v.page_ranges === 'string' ? pageRangeProblem(v.page_ranges) : 'must be a string like "1-3,5"';
-    if (problem) bad('page_ranges', problem);
-  }
-  if (has(v, 'metadata')) out.push(...metadataProblems(v.metadata, `${path}.metadata`));
-  if (has(v, 'encryption')) out.push(...encryptionProblems(v.encryption, `${path}.encryption`));
-  if (has(v, 'watermark')) out.push(...watermarkProblems(v.watermark, `${path}.watermark`));
-  for (const key of ['prepend', 'append'])
-    if (has(v, key)) out.push(...listProblems(v[key], `${path}.${key}`, extraPdfProblems(maxBytes)));
-  if (has(v, 'attachments'))
-    out.push(...listProblems(v.attachments, `${path}.attachments`, attachmentProblems(maxBytes)));
-  if (has(v, 'facturx')) out.push(...facturxProblems(v.facturx, `${path}.facturx`, maxBytes));
-  if (out.length === 0) out.push(...conformanceProblems(v, path));
+  if (out.length === 0)
+    for (const [key, problem] of conformanceProblems(value))
+      out.push({ field: `${path}.${key}`, problems: [problem] });
   return out;
 }
 

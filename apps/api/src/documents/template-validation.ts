@@ -2,15 +2,24 @@
  * The seed system's integrated linting (`linter_options`): the template is linted before it is
  * rendered, and one that fails answers 200 with `{"status": "template_validation_failed", …}`.
  */
-import { lintDocxTemplate, type LintReport, type RenderRequest } from '@app/engine';
+import { type Static, Type } from '@sinclair/typebox';
+import { lintDocxTemplate, type LintReport, LintReportSchema, type RenderRequest } from '@app/engine';
 import type { LinterRequest } from './render-request.dto';
 
-export interface ValidationFailedBody {
-  status: 'template_validation_failed';
-  message: string;
-  linting_results: Pick<LintReport, 'success' | 'errors' | 'warnings' | 'summary' | 'template_preview'> &
-    Partial<Pick<LintReport, 'template_content' | 'tags'>>;
-}
+/** The answer, defined once: ValidationFailedBody is its type, the OpenAPI schema is it. */
+export const ValidationFailedBodySchema = Type.Object(
+  {
+    status: Type.Literal('template_validation_failed'),
+    message: Type.String(),
+    linting_results: LintReportSchema,
+  },
+  {
+    $id: 'TemplateValidationFailed',
+    description:
+      'Answer (200) of process-template-document with linter_options when the template fails validation.',
+  },
+);
+export type ValidationFailedBody = Static<typeof ValidationFailedBodySchema>;
 
 /** The report and the answer body when the template fails validation; null when it passes. */
 export function lintFailure(

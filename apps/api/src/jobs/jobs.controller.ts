@@ -46,8 +46,14 @@ import { requestIdFrom } from '../logging/request-id';
 import { CheckedTemplates, DecodedImages } from '../documents/checked-templates';
 import { contentDisposition, outputFilename } from '../documents/content-disposition';
 import { parseJobFields, type ParsedJobRequest } from './job-request';
-import { type JobInput, JobsService, type JobView } from '../queue/jobs.service';
-import { JOB_ACCEPTED_SCHEMA, JOB_BODY_SCHEMA, JOB_STATUS_SCHEMA } from './jobs.openapi';
+import { type JobInput, JobsService } from '../queue/jobs.service';
+import {
+  JOB_ACCEPTED_SCHEMA,
+  JOB_BODY_SCHEMA,
+  JOB_STATUS_SCHEMA,
+  type JobAccepted,
+  type JobView,
+} from './jobs.openapi';
 
 interface UploadedTemplate {
   buffer: Buffer;
@@ -63,13 +69,6 @@ const errorResponse = (status: 400 | 404 | 409 | 413 | 422 | 500 | 502 | 503 | 5
   });
 
 const JOB_ID_PARAM = ApiParam({ name: 'id', description: 'The job_id of the 202 answer (128 random bits)' });
-
-export interface JobAccepted {
-  job_id: string;
-  status: 'queued';
-  status_url: string;
-  result_url: string;
-}
 
 @ApiTags('jobs')
 @Controller('api/v1/jobs')

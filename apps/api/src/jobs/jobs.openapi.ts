@@ -1,22 +1,33 @@
 /**
- * OpenAPI schemas of the job endpoints, written from jobs.controller.ts, job-request.ts and
- * jobs.service.ts (docs/jobs.md says the same in prose).
+ * The job endpoints' payloads, each defined once as a TypeBox schema (see @app/contracts'
+ * payload/schema.ts): the form (the render form plus webhook_url), the 202 answer (JobAccepted)
+ * and the status (JobView); the webhook's body is @app/contracts' WebhookEventSchema. Their
+ * TypeScript types are Static<> of these, so a field the code adds without the schema fails tsc;
+ * the OpenAPI document is toOpenApi() of the same objects (docs/jobs.md says it in prose).
  */
 import type { SchemaObject } from '@nestjs/swagger';
-import { RenderFormSchema, toOpenApi } from '@app/contracts';
+import { type Static, type TSchema, Type } from '@sinclair/typebox';
+import {
+  type AsyncJobStatus,
+  type ErrorBody,
+  OneOf,
+  RenderFormSchema,
+  toOpenApi,
+  WebhookEventSchema,
+} from '@app/contracts';
 import { ERROR_BODY_REF } from '../docs/answer-schemas';
 
-/** The render form (RenderFormSchema), which the job form extends. */
-const RENDER_BODY_SCHEMA = toOpenApi(RenderFormSchema) as unknown as SchemaObject & {
-  properties: Record<string, SchemaObject>;
-};
+const openApi = (schema: TSchema) => toOpenApi(schema) as unknown as SchemaObject;
+const uri = (options: object = {}) => Type.String({ format: 'uri', ...options });
+/** OpenAPI 3.0 says "or null" with `nullable`, which JSON Schema's unions do not give. */
+const dateTimeOrNull = (options: object = {}) =>
+  Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, ...options });
 
-export const JOB_BODY_SCHEMA: SchemaObject = {
-  ...RENDER_BODY_SCHEMA,
-  properties: {
-    ...RENDER_BODY_SCHEMA.properties,
-    request_data: {
-      type: 'string',
+/** The render form (RenderFormSchema) with a longer request_data and webhook_url. */
+export const JobFormSchema = Type.Object({
+  ...RenderFormSchema.properties,
+  request_data: Type.Optional(
+    Type.String({
       description:
         'As for /api/v1/process-template-document, plus: `batch` (a list of at most MAX_BATCH_ITEMS items, each ' +
         '`{"template_data": {…}, "images"?: {…}, "filename"?: "…"}`; top-level `images` are shared by every item, ' +
@@ -30,78 +41,56 @@ export const JOB_BODY_SCHEMA: SchemaObject = {
         output: 'zip',
         webhook_url: 'https://hooks.example.com/docs',
       }),
-    },
-    webhook_url: {
-      type: 'string',
-      format: 'uri',
+    }),
+  ),
+  webhook_url: Type.Optional(
+    uri({
       description:
         'http(s) URL POSTed when the job completes or fails, signed per Standard Webhooks (WEBHOOK_SECRET). Its host ' +
         'must resolve to public addresses only, unless WEBHOOK_ALLOWED_HOSTS lists it (400 invalid_webhook_url).',
-    },
-  },
-};
+    }),
+  ),
+});
+export type JobForm = Static<typeof JobFormSchema>;
 
-export const JOB_ACCEPTED_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['job_id', 'status', 'status_url', 'result_url'],
-  properties: {
-    job_id: { type: 'string', description: '128 random bits, base64url; the only key to the result' },
-    status: { type: 'string', enum: ['queued'] },
-    status_url: { type: 'string', format: 'uri' },
-    result_url: { type: 'string', format: 'uri' },
-  },
-};
+export const JobAcceptedSchema = Type.Object({
+  job_id: Type.String({ description: '128 random bits, base64url; the only key to the result' }),
+  status: Type.Literal('queued'),
+  status_url: uri(),
+  result_url: uri(),
+});
+export type JobAccepted = Static<typeof JobAcceptedSchema>;
 
-export const JOB_STATUS_SCHEMA: SchemaObject = {
-  type: 'object',
-  required: ['job_id', 'status', 'progress', 'created_at', 'finished_at', 'expires_at'],
-  properties: {
-    job_id: { type: 'string' },
-    status: { type: 'string', enum: ['queued', 'active', 'completed', 'failed'] },
-    progress: {
-      type: 'object',
-      required: ['done', 'total'],
-      properties: { done: { type: 'integer' }, total: { type: 'integer' } },
-    },
-    created_at: { type: 'string', format: 'date-time' },
-    finished_at: { type: 'string', format: 'date-time', nullable: true },
-    expires_at: {
-      type: 'string',
-      format: 'date-time',
-      description:
-        'When this job and its result go: finished_at + RESULT_TTL_S; before it finishes, when an unfinished job is dropped (created_at + max(RESULT_TTL_S, 24 h))',
-    },
-    result_url: { type: 'string', format: 'uri', description: 'Once completed' },
-    error: {
+const ASYNC_JOB_STATUSES = [
+  'queued',
+  'active',
+  'completed',
+  'failed',
+] as const satisfies readonly AsyncJobStatus[];
+
+export const JobViewSchema = Type.Object({
+  job_id: Type.String(),
+  status: OneOf(ASYNC_JOB_STATUSES),
+  progress: Type.Object({ done: Type.Integer(), total: Type.Integer() }),
+  created_at: Type.String({ format: 'date-time' }),
+  finished_at: dateTimeOrNull(),
+  expires_at: dateTimeOrNull({
+    description:
+      'When this job and its result go: finished_at + RESULT_TTL_S; before it finishes, when an unfinished job is dropped (created_at + max(RESULT_TTL_S, 24 h))',
+  }),
+  result_url: Type.Optional(uri({ description: 'Once completed' })),
+  error: Type.Optional(
+    Type.Unsafe<ErrorBody>({
       ...ERROR_BODY_REF,
       description:
         'Once failed: the typed error body the synchronous endpoint would have given; for a batch, details.item_index names the item',
-    },
-  },
-};
+    }),
+  ),
+});
+export type JobView = Static<typeof JobViewSchema>;
 
-export const WEBHOOK_EVENT_SCHEMA: SchemaObject = {
-  type: 'object',
-  description:
-    'The body POSTed to webhook_url, with headers webhook-id (the same on every attempt), webhook-timestamp and ' +
-    'webhook-signature (v1,<base64 HMAC-SHA256 of "id.timestamp.body"> keyed by WEBHOOK_SECRET)',
-  required: ['type', 'timestamp', 'data'],
-  properties: {
-    type: { type: 'string', enum: ['job.completed', 'job.failed'] },
-    timestamp: { type: 'string', format: 'date-time' },
-    data: {
-      type: 'object',
-      required: ['job_id', 'status', 'result_url'],
-      properties: {
-        job_id: { type: 'string' },
-        status: { type: 'string', enum: ['completed', 'failed'] },
-        result_url: {
-          type: 'string',
-          format: 'uri',
-          description: "Absolute: PUBLIC_BASE_URL or the request's host",
-        },
-        error: ERROR_BODY_REF,
-      },
-    },
-  },
-};
+export const JOB_BODY_SCHEMA = openApi(JobFormSchema);
+export const JOB_ACCEPTED_SCHEMA = openApi(JobAcceptedSchema);
+export const JOB_STATUS_SCHEMA = openApi(JobViewSchema);
+
+export const WEBHOOK_EVENT_SCHEMA = openApi(WebhookEventSchema);

@@ -33,6 +33,7 @@ import {
 } from '@app/contracts';
 import type { RenderRequest } from '@app/engine';
 import { JobFlows } from '@app/queue';
+import type { JobView } from '../jobs/jobs.openapi';
 
 /** How long an unfinished job's record and payload are kept: a day, or RESULT_TTL_S if longer. */
 const MIN_PENDING_TTL_MS = 24 * 3600 * 1000;
@@ -52,16 +53,8 @@ export interface JobInput {
   baseUrl: string;
 }
 
-export interface JobView {
-  job_id: string;
-  status: AsyncJobStatus;
-  progress: { done: number; total: number };
-  created_at: string;
-  finished_at: string | null;
-  expires_at: string | null;
-  result_url?: string;
-  error?: ErrorBody;
-}
+// The status answer's type comes from its schema, beside the OpenAPI it gives.
+export type { JobView };
 
 export interface JobResult {
   body: Buffer;

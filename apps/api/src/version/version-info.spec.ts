@@ -1,4 +1,5 @@
-import { versionInfo } from './version-info';
+import { Value } from '@sinclair/typebox/value';
+import { versionInfo, VersionInfoSchema } from './version-info';
 
 describe('versionInfo', () => {
   it("gives the seed system's features object to the letter, our capabilities beside it", () => {
@@ -16,5 +17,16 @@ describe('versionInfo', () => {
   it('names the configured default undefined behaviour by its seed name', () => {
     expect(versionInfo(null, false, 'strict').features.default_undefined_behavior).toBe('strict');
     expect(versionInfo(null, false, 'empty').features.default_undefined_behavior).toBe('silent');
+  });
+
+  it('answers exactly what its schema (and so the OpenAPI document) says, with and without a worker', () => {
+    for (const info of [
+      versionInfo(null, false),
+      versionInfo({ kind: 'libreoffice', version: 'LibreOffice 7.4.7.2 40(Build:2)' }, true, 'strict'),
+    ]) {
+      expect([...Value.Errors(VersionInfoSchema, info)]).toEqual([]);
+    }
+    // A field the schema lacks would be refused: the check above can fail.
+    expect(Value.Check(VersionInfoSchema, { ...versionInfo(null, false), engine: {} })).toBe(false);
   });
 });

@@ -4,7 +4,8 @@
  */
 import { existsSync, readFileSync } from 'node:fs';
 import { dirname, join } from 'node:path';
-import { type ConverterInfo, UNDEFINED_BEHAVIORS, type UndefinedMode } from '@app/contracts';
+import { type Static, Type } from '@sinclair/typebox';
+import { type ConverterInfo, OneOf, UNDEFINED_BEHAVIORS, type UndefinedMode } from '@app/contracts';
 
 /** The seed system versions whose forms this service answers. */
 export const COMPATIBLE_WITH = ['1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8', '1.8.1'];
@@ -33,24 +34,48 @@ function dependencyVersion(name: string): string {
   }
 }
 
-export interface VersionInfo {
-  name: string;
-  version: string;
-  api_version: string;
-  compatible_with: string[];
-  modes: Record<string, string>;
-  undefined_behaviors: string[];
-  /** The seed system's object, to the letter. */
-  features: {
-    undefined_behavior_options: string[];
-    default_undefined_behavior: string;
-    missing_fields_handling: string;
-  };
-  /** Ours, beside it: what this service does beyond the seed system's forms. */
-  capabilities: string[];
-  engine: { name: string; dialect: string; docxtemplater: string; pizzip: string };
-  converter: ConverterInfo & { reported_by: 'worker' | 'none' };
-}
+const strings = () => Type.Array(Type.String());
+
+/** What GET /version answers, defined once: VersionInfo is its type, the OpenAPI schema is it. */
+export const VersionInfoSchema = Type.Object(
+  {
+    name: Type.String(),
+    version: Type.String(),
+    api_version: Type.String(),
+    compatible_with: strings(),
+    modes: Type.Record(Type.String(), Type.String()),
+    undefined_behaviors: strings(),
+    /** The seed system's object, to the letter. */
+    features: Type.Object(
+      {
+        undefined_behavior_options: strings(),
+        default_undefined_behavior: Type.String({ example: 'silent' }),
+        missing_fields_handling: Type.String({ example: 'configurable' }),
+      },
+      { description: "The seed system's features object" },
+    ),
+    /** Ours, beside it: what this service does beyond the seed system's forms. */
+    capabilities: Type.Array(Type.String(), {
+      description: 'What this service does beyond the seed system (lint, inspect, docx_output, …)',
+    }),
+    engine: Type.Object({
+      name: Type.String(),
+      dialect: Type.String(),
+      docxtemplater: Type.String(),
+      pizzip: Type.String(),
+    }),
+    converter: Type.Object({
+      kind: Type.String({ example: 'libreoffice' }),
+      version: Type.String({ example: 'LibreOffice 7.4.7.2 40(Build:2)' }),
+      reported_by: OneOf(['worker', 'none']),
+    }),
+  },
+  { $id: 'VersionInfo' },
+);
+export type VersionInfo = Static<typeof VersionInfoSchema>;
+type Never<T extends never> = T;
+/** A field the workers' ConverterInfo (@app/contracts) gains must be in the schema too: tsc says so. */
+export type ConverterInfoDocumented = Never<Exclude<keyof ConverterInfo, keyof VersionInfo['converter']>>;
 
 const STATIC = (() => {
   const pkg = projectPackage();

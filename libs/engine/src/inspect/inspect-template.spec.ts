@@ -1,6 +1,10 @@
 import { buildDocx, p, table } from '../../../../test/support/docx-builder';
 import { prepareImage } from '../docx/images';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
 import { inspectTemplate } from './inspect-template';
+import { TemplateInspectionSchema } from './inspection-schema';
 
 const docx = buildDocx({
   body: [
@@ -86,5 +90,21 @@ describe('inspectTemplate', () => {
     expect(schema.properties.order.properties.lines.type).toBe('array');
     expect(schema.properties.order.properties.lines.items.properties.qty.type).toBe('number');
     expect(schema.properties.customer.required).toEqual(['name', 'address']);
+  });
+});
+
+describe('TemplateInspectionSchema', () => {
+  it('describes what inspectTemplate answers (the OpenAPI document is this schema)', () => {
+    const fixtures = join(__dirname, '../../../../bench/fixtures');
+    const answers = [
+      docx,
+      readFileSync(join(fixtures, 'invoice.docx')),
+      readFileSync(join(fixtures, 'gallery.docx')),
+    ].map((template) => inspectTemplate(template));
+    expect(answers[0].loops.length + answers[0].images.length + answers[0].conditions.length).toBeGreaterThan(
+      2,
+    );
+    for (const answer of answers) expect([...Value.Errors(TemplateInspectionSchema, answer)]).toEqual([]);
+    expect(Value.Check(TemplateInspectionSchema, { ...answers[0], loops: [{ tag: 1 }] })).toBe(false);
   });
 });

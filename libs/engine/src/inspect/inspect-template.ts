@@ -6,31 +6,10 @@
 import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
 import { dataJsonSchema, dataSkeleton } from './data-skeleton';
 import { templateOutline } from './template-outline';
-import {
-  templateVariables,
-  type TemplateCondition,
-  type TemplateImage,
-  type TemplateLoop,
-  type TemplateVariable,
-} from './template-variables';
+import type { TemplateInspection } from './inspection-schema';
+import { templateVariables } from './template-variables';
 
-export interface TemplateInspection {
-  variables: Omit<TemplateVariable, 'segments'>[];
-  loops: TemplateLoop[];
-  conditions: TemplateCondition[];
-  images: TemplateImage[];
-  /** A request a caller can fill in: `template_data` and, for image placeholders, `images`. */
-  skeleton: { template_data: Record<string, unknown>; images: Record<string, unknown> };
-  json_schema: Record<string, unknown>;
-  summary: {
-    tags: number;
-    variables: number;
-    loops: number;
-    conditions: number;
-    images: number;
-    parts: string[];
-  };
-}
+export type { TemplateInspection };
 
 /** A 1×1 transparent PNG: the skeleton's stand-in for an image the caller supplies. */
 const PLACEHOLDER_PNG =

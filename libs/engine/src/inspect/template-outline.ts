@@ -5,6 +5,7 @@
  * Tags are found by the engine's own scanner (markJinjaTags, the one rendering uses) and parsed
  * by the engine's parser, so what is reported is what rendering would see.
  */
+import { type Static, Type } from '@sinclair/typebox';
 import type PizZip from 'pizzip';
 import {
   parseExpression,
@@ -15,16 +16,26 @@ import {
 } from '../syntax/parser';
 import { decodeXmlText, markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 
-/** Where a paragraph sits: its part, its index there and, inside a table, the cell. */
-export interface TemplateLocation {
-  part: string;
-  /** 1-based paragraph index within the part (nested table paragraphs included, document order). */
-  paragraph: number;
-  /** 1-based line of the template text as a whole (every paragraph of every part is one line). */
-  line: number;
-  /** The innermost table cell holding the paragraph: 1-based table (per part), row and cell. */
-  table: { table: number; row: number; cell: number } | null;
-}
+/**
+ * Where a paragraph sits: its part, its index there and, inside a table, the cell. Defined once:
+ * the type, and the OpenAPI document's TemplateLocation (lint and inspection answers).
+ */
+export const TemplateLocationSchema = Type.Object(
+  {
+    part: Type.String({ example: 'word/document.xml' }),
+    /** 1-based paragraph index within the part (nested table paragraphs included, document order). */
+    paragraph: Type.Integer({ description: '1-based paragraph in the part' }),
+    /** 1-based line of the template text as a whole (every paragraph of every part is one line). */
+    line: Type.Integer(),
+    /** The innermost table cell holding the paragraph: 1-based table (per part), row and cell. */
+    table: Type.Union([
+      Type.Object({ table: Type.Integer(), row: Type.Integer(), cell: Type.Integer() }),
+      Type.Null(),
+    ]),
+  },
+  { $id: 'TemplateLocation' },
+);
+export type TemplateLocation = Static<typeof TemplateLocationSchema>;
 
 export interface TemplateParagraph extends TemplateLocation {
   text: string;

@@ -5,50 +5,22 @@
  * `{% for item in order.items %}` is the field `order.items[].price`.
  */
 import type { Expr } from '../syntax/parser';
-import type { TemplateLocation, TemplateOutline, TemplateTag } from './template-outline';
+import type {
+  InspectedVariable,
+  TemplateCondition,
+  TemplateImage,
+  TemplateLoop,
+  VariableUsage,
+} from './inspection-schema';
+import type { TemplateOutline, TemplateTag } from './template-outline';
 
-/** How a variable is used: printed, looped over, tested in a condition, placed as an image, … */
-export type VariableUsage = 'printed' | 'looped' | 'tested' | 'image' | 'rich' | 'computed';
+// How a variable is used (printed, looped over, tested, placed as an image, …) and what the answer shows is defined once, as schemas (inspection-schema.ts).
+export type { TemplateCondition, TemplateImage, TemplateLoop, VariableUsage };
 
-export interface TemplateVariable {
-  /** `customer.name`, `items[].price`, `row["unit price"]`. */
-  path: string;
+export type TemplateVariable = InspectedVariable & {
   /** The path's segments; `[]` stands for "each element of the list". */
   segments: string[];
-  usages: VariableUsage[];
-  /** Tags using it. */
-  count: number;
-  /** Used with `default` or tested with `is defined`: the data may leave it out. */
-  optional: boolean;
-  /** Used in arithmetic or a numeric filter. */
-  numeric: boolean;
-  /** Looped over with `.items()`/`.keys()`/`.values()`: a JSON object rather than a list. */
-  mapping: boolean;
-  locations: TemplateLocation[];
-}
-
-export interface TemplateLoop {
-  tag: string;
-  iterable: string | null;
-  targets: string[];
-  /** Fields of each element the loop body uses (`price`, `qty`). */
-  item_fields: string[];
-  placement: string | null;
-  location: TemplateLocation;
-}
-
-export interface TemplateCondition {
-  tag: string;
-  variables: string[];
-  location: TemplateLocation;
-}
-
-export interface TemplateImage {
-  /** `placeholder`: `{{ logo }}` alone in its paragraph with an image-like name, filled from `images.logo`. `by_value`: `{{ x | image }}`, whose value names the image. */
-  kind: 'placeholder' | 'by_value';
-  name: string;
-  location: TemplateLocation;
-}
+};
 
 export interface TemplateVariables {
   variables: TemplateVariable[];

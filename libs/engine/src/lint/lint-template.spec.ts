@@ -1,5 +1,9 @@
 import { buildDocx, messy, p, table, SPLIT as S } from '../../../../test/support/docx-builder';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import { Value } from '@sinclair/typebox/value';
 import { lintDocxTemplate } from './lint-template';
+import { LintReportSchema } from './lint-report';
 
 describe('lintDocxTemplate', () => {
   it('passes a sound template, counting its tags', () => {
@@ -175,5 +179,26 @@ describe('lintDocxTemplate', () => {
 
   it('refuses what is not a .docx with the typed error', () => {
     expect(() => lintDocxTemplate(Buffer.from('plain text'))).toThrow(/not a Word document/);
+  });
+});
+
+describe('LintReportSchema', () => {
+  it('describes every report lintDocxTemplate gives (the OpenAPI document is this schema)', () => {
+    const fixtures = join(__dirname, '../../../../bench/fixtures');
+    const reports = [
+      lintDocxTemplate(readFileSync(join(fixtures, 'invoice.docx')), { verbose: true }),
+      lintDocxTemplate(readFileSync(join(fixtures, 'contract.docx'))),
+      // Errors and warnings in a table cell, split across runs, verbose: every optional field.
+      lintDocxTemplate(
+        buildDocx([
+          table([[`{% for x in items %}{{ x | bo${S}gus }}`], ['{{ custmer.name }}']]),
+          p('{{ customer.name }}'),
+        ]),
+        { verbose: true, maxLineLength: 5 },
+      ),
+    ];
+    expect(reports[2].errors.length + reports[2].warnings.length).toBeGreaterThan(1);
+    for (const report of reports) expect([...Value.Errors(LintReportSchema, report)]).toEqual([]);
+    expect(Value.Check(LintReportSchema, { ...reports[0], errors: [{ code: 'x' }] })).toBe(false);
   });
 });

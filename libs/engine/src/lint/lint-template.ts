@@ -17,64 +17,19 @@ import {
 } from '../inspect/template-outline';
 import { IMAGE_LIKE_NAME, templateVariables } from '../inspect/template-variables';
 import { compileProblems } from './compile-problems';
+import type { LintError, LintFinding, LintReport, LintWarning } from './lint-report';
 import { closest, levenshtein, osaDistance } from './levenshtein';
 
-/** The seed system's error types, and ours (`code`) that say more precisely what is wrong. */
-export type LintErrorType =
-  | 'syntax_error'
-  | 'unclosed_tag'
-  | 'mismatched_tag'
-  | 'nested_error'
-  | 'invalid_expression'
-  | 'document_error';
-export type LintWarningType = 'suspicious_syntax' | 'unused_variable' | 'complex_expression' | 'long_line';
-
-export interface LintFinding {
-  line_number: number | null;
-  column: number | null;
-  message: string;
-  context: string | null;
-  tag_name: string | null;
-  suggestion: string | null;
-  /** Ours: a stable identifier of the problem (`unknown_filter`, `block_crosses_table_cells`, …). */
-  code: string;
-  /** Ours: the tag as written. */
-  tag: string | null;
-  /** Ours: where an author finds it in Word. */
-  location: TemplateLocation | null;
-}
-export interface LintError extends LintFinding {
-  error_type: LintErrorType;
-}
-export interface LintWarning extends LintFinding {
-  warning_type: LintWarningType;
-}
-
-export interface LintSummary {
-  total_errors: number;
-  total_warnings: number;
-  /** Characters of template text (all parts). */
-  template_size: number;
-  /** Paragraphs of template text (each is one line of the report's numbering). */
-  lines_count: number;
-  jinja_tags_count: number;
-  /** 100 with no findings, less for each error (25: one error scores under 80) and warning (2). */
-  completeness_score: number;
-  processing_time_ms: number;
-  parts: string[];
-}
-
-export interface LintReport {
-  success: boolean;
-  errors: LintError[];
-  warnings: LintWarning[];
-  summary: LintSummary;
-  /** The first 500 characters of the template's text. */
-  template_preview: string;
-  /** With `verbose`: the whole text, one paragraph a line, and every tag. */
-  template_content?: string;
-  tags?: { tag: string; line_number: number; column: number; location: TemplateLocation }[];
-}
+// The report's shape is defined once, as schemas (lint-report.ts): the types and the OpenAPI.
+export type {
+  LintError,
+  LintErrorType,
+  LintFinding,
+  LintReport,
+  LintSummary,
+  LintWarning,
+  LintWarningType,
+} from './lint-report';
 
 export interface LintOptions {
   verbose?: boolean;
