@@ -1,44 +1,54 @@
-/** OpenAPI schemas of the health endpoints (kept beside them; see docs/ for the wider API). */
+/**
+ * The health endpoints' answers, one definition each: the TypeBox schema gives the type that
+ * readiness.ts returns and, converted, the OpenAPI schema the controller documents.
+ */
 import type { SchemaObject } from '@nestjs/swagger';
+import { Type, type Static, type TSchema } from '@sinclair/typebox';
+import { OneOf, toOpenApi } from '@app/contracts';
 
-export const HEALTHY_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: { status: { type: 'string', enum: ['Service is healthy !'] } },
-  required: ['status'],
-  example: { status: 'Service is healthy !' },
-};
+const openApi = (schema: TSchema) => toOpenApi(schema) as unknown as SchemaObject;
 
-const CHECK: SchemaObject = {
-  type: 'object',
-  properties: { status: { type: 'string', enum: ['up', 'down', 'unknown'] } },
-  required: ['status'],
-  additionalProperties: true,
-};
+export const HealthySchema = Type.Object(
+  { status: OneOf(['Service is healthy !'] as const) },
+  { example: { status: 'Service is healthy !' } },
+);
 
-export const READINESS_SCHEMA: SchemaObject = {
-  type: 'object',
-  properties: {
-    status: { type: 'string', enum: ['ok', 'error'] },
-    failed: { type: 'array', items: { type: 'string', enum: ['api', 'redis', 'workers', 'converter'] } },
-    checks: {
-      type: 'object',
-      properties: {
-        api: CHECK,
-        redis: CHECK,
-        workers: { ...CHECK, properties: { ...CHECK.properties, live: { type: 'integer' } } },
-        converter: { ...CHECK, properties: { ...CHECK.properties, healthy_workers: { type: 'integer' } } },
+export const CHECK_NAMES = ['api', 'redis', 'workers', 'converter'] as const;
+export type CheckName = (typeof CHECK_NAMES)[number];
+const CheckStatusSchema = OneOf(['up', 'down', 'unknown'] as const);
+export type CheckStatus = Static<typeof CheckStatusSchema>;
+
+/** One check: its status and, beside it, what explains it (a reason, a count). */
+const check = <P extends Record<string, TSchema>>(details: P) =>
+  Type.Object({ status: CheckStatusSchema, ...details }, { additionalProperties: true });
+
+export const ReadinessBodySchema = Type.Object(
+  {
+    status: OneOf(['ok', 'error'] as const),
+    /** The checks that failed, in the order they were made; empty when ready. */
+    failed: Type.Array(OneOf(CHECK_NAMES)),
+    checks: Type.Object({
+      api: check({ reason: Type.Optional(Type.String()) }),
+      redis: check({}),
+      workers: check({ live: Type.Optional(Type.Integer()) }),
+      converter: check({ healthy_workers: Type.Optional(Type.Integer()) }),
+    }),
+  },
+  {
+    example: {
+      status: 'error',
+      failed: ['workers'],
+      checks: {
+        api: { status: 'up' },
+        redis: { status: 'up' },
+        workers: { status: 'down', live: 0 },
+        converter: { status: 'unknown' },
       },
     },
   },
-  required: ['status', 'failed', 'checks'],
-  example: {
-    status: 'error',
-    failed: ['workers'],
-    checks: {
-      api: { status: 'up' },
-      redis: { status: 'up' },
-      workers: { status: 'down', live: 0 },
-      converter: { status: 'unknown' },
-    },
-  },
-};
+);
+export type ReadinessBody = Static<typeof ReadinessBodySchema>;
+export type Check = ReadinessBody['checks'][CheckName];
+
+export const HEALTHY_SCHEMA = openApi(HealthySchema);
+export const READINESS_SCHEMA = openApi(ReadinessBodySchema);

@@ -1,3 +1,5 @@
+import { Value } from '@sinclair/typebox/value';
+import { ReadinessBodySchema } from './health.openapi';
 import { readiness } from './readiness';
 
 describe('readiness', () => {
@@ -37,5 +39,20 @@ describe('readiness', () => {
 
   it('is not ready while shutting down', () => {
     expect(readiness({ redis: false, closing: true })).toMatchObject({ status: 'error', failed: ['api'] });
+  });
+
+  it('answers what its one definition (and so the OpenAPI document) says, in every state', () => {
+    for (const probe of [
+      { redis: true, liveWorkers: 2, healthyConverters: 1 },
+      { redis: true, liveWorkers: 1, healthyConverters: 0 },
+      { redis: true, liveWorkers: 0, healthyConverters: 0 },
+      { redis: false },
+      { redis: false, closing: true },
+    ]) {
+      expect([...Value.Errors(ReadinessBodySchema, readiness(probe))]).toEqual([]);
+    }
+    const body = readiness({ redis: true, liveWorkers: 1, healthyConverters: 1 });
+    expect(Value.Check(ReadinessBodySchema, { ...body, failed: ['disk'] })).toBe(false);
+    expect(Value.Check(ReadinessBodySchema, { ...body, status: 'ready' })).toBe(false);
   });
 });

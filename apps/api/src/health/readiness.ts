@@ -4,21 +4,9 @@
  * of NestJS so the decision is tested directly.
  */
 import type { QueueProbe } from '../queue/render-queue.service';
+import type { Check, CheckName, ReadinessBody } from './health.openapi';
 
-export type CheckName = 'api' | 'redis' | 'workers' | 'converter';
-export type CheckStatus = 'up' | 'down' | 'unknown';
-
-export interface Check {
-  status: CheckStatus;
-  [detail: string]: unknown;
-}
-
-export interface ReadinessBody {
-  status: 'ok' | 'error';
-  /** The checks that failed, in the order they were made; empty when ready. */
-  failed: CheckName[];
-  checks: Record<CheckName, Check>;
-}
+export type { ReadinessBody } from './health.openapi';
 
 export function readiness(probe: QueueProbe): ReadinessBody {
   const checks: Record<CheckName, Check> = {
