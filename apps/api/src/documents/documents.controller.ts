@@ -40,21 +40,15 @@ import { errorExamples, RENDER_BODY_EXAMPLES } from '../docs/examples';
 import { hangUpSignal } from '../logging/hang-up';
 import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
 import { contentDisposition, outputFilename } from './content-disposition';
+import { renderJobOptions } from './job-options';
 import { parseJobFields, type ParsedJobRequest } from '../jobs/job-request';
-import { jobInput } from '../jobs/jobs.controller';
+import { jobInput, type UploadedTemplate } from '../jobs/job-input';
 import { JobsService } from '../queue/jobs.service';
 import { type LinterRequest } from './render-request.dto';
 import { lintFailure, type ValidationFailedBody } from './template-validation';
 import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from './checked-templates';
 import { ERROR_BODY_REF, VALIDATION_FAILED_REF } from '../docs/answer-schemas';
-
-/** What multer's memory storage gives for the `file` part (the fields used here). */
-interface UploadedTemplate {
-  buffer: Buffer;
-  originalname: string;
-  size: number;
-}
 
 const errorResponse = (status: 400 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
   ApiResponse({
@@ -193,13 +187,7 @@ export class DocumentsController {
           : request,
         templateChecked: true,
         templateDigest,
-        options: {
-          undefined: options.undefined ?? this.config.DEFAULT_UNDEFINED,
-          output,
-          locale: options.locale ?? this.config.DEFAULT_LOCALE,
-          timezone: options.timezone ?? this.config.DEFAULT_TIMEZONE,
-          ...(pdfShape ? { pdf: pdfShape } : {}),
-        },
+        options: renderJobOptions(options, pdfShape, this.config),
       },
       // The caller hanging up withdraws its job if no worker has taken it yet.
       hangUpSignal(res),

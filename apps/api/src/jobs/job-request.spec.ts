@@ -1,4 +1,4 @@
-import { InvalidRequestError, PayloadTooLargeError } from '@app/engine';
+import { InvalidRequestError, PayloadTooLargeError, PyFloat, stringifyDataJson } from '@app/engine';
 import { parseJobFields } from './job-request';
 
 const LIMITS = { maxJsonDepth: 16, maxDocuments: 10, maxBatchItems: 5 };
@@ -113,5 +113,20 @@ describe('parseJobFields', () => {
     let deep: unknown = {};
     for (let i = 0; i < 20; i++) deep = { d: deep };
     expect(() => parse({ batch: [{ template_data: deep }] })).toThrow(/deeper than 16/);
+  });
+
+  it('numbers stay as written in a batch and beside it, and image sizes are plain numbers', () => {
+    const text =
+      '{"template_data": {"rate": 9.0}, "output": "zip", "batch": [' +
+      '{"template_data": {"price": 2.0, "qty": 3}, "images": {"logo": {"data": "' +
+      PNG +
+      '", "width_mm": 20.0}}}]}';
+    const parsed = parseJobFields({ request_data: text }, LIMITS);
+    const item = parsed.items![0].request;
+    expect(item.template_data.price).toBeInstanceOf(PyFloat);
+    expect(item.template_data.qty).toBe(3);
+    expect(stringifyDataJson(item.template_data)).toBe('{"price":2.0,"qty":3}');
+    expect(parsed.request.template_data.rate).toBeInstanceOf(PyFloat);
+    expect(item.images!.logo.width_mm).toBe(20);
   });
 });

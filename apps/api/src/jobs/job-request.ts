@@ -5,8 +5,15 @@
  * of request_data). They are taken out of request_data first; the rest goes through the one
  * parser of the render form (render-request.dto.ts), so every other field is checked as there.
  */
-import { InvalidRequestError, PayloadTooLargeError, type RenderRequest } from '@app/engine';
-import { type AsyncOutput, PDF_FINISH_FIELDS, splitPdfOptions } from '@app/contracts';
+import {
+  InvalidRequestError,
+  parseDataJson,
+  PayloadTooLargeError,
+  plainNumbers,
+  type RenderRequest,
+  stringifyDataJson,
+} from '@app/engine';
+import { type AsyncOutput, isPlainObject, PDF_FINISH_FIELDS, splitPdfOptions } from '@app/contracts';
 import {
   checkImages,
   exceedsJsonDepth,
@@ -33,10 +40,6 @@ const JOB_KEYS = ['batch', 'output', 'webhook_url'] as const;
 const ITEM_FIELDS = ['template_data', 'images', 'filename'];
 const MAY_HAVE_JOB_KEYS = /"(?:batch|output|webhook_url)"\s*:/;
 
-function isPlainObject(v: unknown): v is Record<string, unknown> {
-  return typeof v === 'object' && v !== null && !Array.isArray(v);
-}
-
 const own = (o: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 
 /**
@@ -61,7 +64,8 @@ export function parseJobFields(
   if (typeof form.request_data === 'string' && MAY_HAVE_JOB_KEYS.test(form.request_data)) {
     let parsed: unknown;
     try {
-      parsed = JSON.parse(form.request_data);
+      // The data's reader (json-numbers.ts): `9.0` in the items and the shared data stays a float.
+      parsed = parseDataJson(form.request_data);
     } catch {
       parsed = undefined; // parseRenderFields reports it
     }
@@ -73,7 +77,7 @@ export function parseJobFields(
         for (const k of JOB_KEYS) delete rest[k];
         // A batch's data is in its items; the shared part needs none.
         if (own(extracted, 'batch') && !own(rest, 'template_data')) rest.template_data = {};
-        form.request_data = JSON.stringify(rest);
+        form.request_data = stringifyDataJson(rest);
       }
     }
   }
@@ -169,7 +173,8 @@ function parseBatch(batch: unknown, shared: RenderRequest, extension: string, ma
         });
       }
       // Spread copies own keys as data properties (an own `__proto__` stays a plain key).
-      images = { ...(shared.images ?? {}), ...checkImages(item.images, where) };
+      // Sizes are settings, not template data: plain numbers, as for the shared images.
+      images = { ...(shared.images ?? {}), ...checkImages(plainNumbers(item.images), where) };
     }
     if (own(item, 'filename') && item.filename != null && typeof item.filename !== 'string') {
       throw new InvalidRequestError(`${where}.filename must be a string`, {

@@ -29,7 +29,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
+import { checkDocxTemplate, InvalidRequestError, prepareImages } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   checkWebhookUrl,
@@ -37,16 +37,14 @@ import {
   jobPaths,
   MissingFileError,
   parseAllowedHosts,
-  PDF_FINISH_KEY,
-  splitPdfOptions,
 } from '@app/contracts';
 import { ERROR_BODY_REF } from '../docs/answer-schemas';
 import { errorExamples } from '../docs/examples';
-import { requestIdFrom } from '../logging/request-id';
 import { CheckedTemplates, DecodedImages } from '../documents/checked-templates';
-import { contentDisposition, outputFilename } from '../documents/content-disposition';
+import { contentDisposition } from '../documents/content-disposition';
 import { parseJobFields, type ParsedJobRequest } from './job-request';
-import { type JobInput, JobsService } from '../queue/jobs.service';
+import { jobInput, type UploadedTemplate } from './job-input';
+import { JobsService } from '../queue/jobs.service';
 import {
   JOB_ACCEPTED_SCHEMA,
   JOB_BODY_SCHEMA,
@@ -54,12 +52,6 @@ import {
   type JobAccepted,
   type JobView,
 } from './jobs.openapi';
-
-interface UploadedTemplate {
-  buffer: Buffer;
-  originalname: string;
-  size: number;
-}
 
 const errorResponse = (status: 400 | 404 | 409 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
   ApiResponse({
@@ -235,40 +227,4 @@ export class JobsController {
       : `localhost:${this.config.PORT}`;
     return `${req.protocol}://${safe}`;
   }
-}
-
-/** What JobsService.submit() needs, from a checked form (also the synchronous endpoint's batches). */
-export function jobInput(
-  req: Request,
-  file: UploadedTemplate,
-  parsed: ParsedJobRequest,
-  digest: string,
-  baseUrl: string,
-  config: ServiceConfig,
-): JobInput {
-  const format = parsed.options.output ?? 'pdf';
-  const [pdfShape, pdfFinish] = splitPdfOptions(parsed.options.pdf);
-  const filename = outputFilename(
-    file.originalname,
-    parsed.output === 'zip' ? 'zip' : parsed.output === 'merged' ? 'pdf' : format,
-  );
-  return {
-    requestId: typeof req.id === 'string' ? req.id : requestIdFrom(req.headers['x-request-id']),
-    template: file.buffer,
-    templateDigest: digest,
-    filename,
-    // Passwords and files of options.pdf ride in each item's request payload, never in job data.
-    requests: (parsed.items ? parsed.items.map((i) => i.request) : [parsed.request]).map((r) =>
-      pdfFinish ? ({ ...r, [PDF_FINISH_KEY]: pdfFinish } as RenderRequest) : r,
-    ),
-    ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
-    output: parsed.output,
-    options: {
-      undefined: parsed.options.undefined ?? config.DEFAULT_UNDEFINED,
-      output: format,
-      ...(pdfShape ? { pdf: pdfShape } : {}),
-    },
-    ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
-    baseUrl,
-  };
 }

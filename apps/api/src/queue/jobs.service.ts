@@ -31,7 +31,7 @@ import {
   JobNotFinishedError,
   JobNotFoundError,
 } from '@app/contracts';
-import type { RenderRequest } from '@app/engine';
+import { type RenderRequest, stringifyDataJson } from '@app/engine';
 import { JobFlows } from '@app/queue';
 import type { JobView } from '../jobs/jobs.openapi';
 
@@ -138,7 +138,8 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
     multi.set(keys.template, input.template, 'PX', ttl);
     const items = input.requests.map((request, index): RenderJob => {
       const { requestKey } = payloadKeys(this.names, itemJobId(jobId, index));
-      const requestJson = JSON.stringify(request);
+      // As the synchronous path writes it: `9.0` stays a float across the queue (json-numbers.ts).
+      const requestJson = stringifyDataJson(request);
       multi.set(requestKey, requestJson, 'PX', ttl);
       return {
         requestId: input.requestId,

@@ -1,0 +1,52 @@
+/**
+ * What JobsService.submit() takes, from a checked form: for /api/v1/jobs and for the synchronous
+ * endpoint's batches. Free of NestJS, so it is tested directly.
+ */
+import type { Request } from 'express';
+import type { ServiceConfig } from '@app/config';
+import { PDF_FINISH_KEY, splitPdfOptions } from '@app/contracts';
+import type { RenderRequest } from '@app/engine';
+import { outputFilename } from '../documents/content-disposition';
+import { renderJobOptions } from '../documents/job-options';
+import { requestIdOf } from '../logging/request-id';
+import type { JobInput } from '../queue/jobs.service';
+import type { ParsedJobRequest } from './job-request';
+
+/** The uploaded template, as multer gives it. */
+export interface UploadedTemplate {
+  buffer: Buffer;
+  originalname: string;
+  size: number;
+}
+
+/** What JobsService.submit() needs, from a checked form (also the synchronous endpoint's batches). */
+export function jobInput(
+  req: Request,
+  file: UploadedTemplate,
+  parsed: ParsedJobRequest,
+  digest: string,
+  baseUrl: string,
+  config: ServiceConfig,
+): JobInput {
+  const format = parsed.options.output ?? 'pdf';
+  const [pdfShape, pdfFinish] = splitPdfOptions(parsed.options.pdf);
+  const filename = outputFilename(
+    file.originalname,
+    parsed.output === 'zip' ? 'zip' : parsed.output === 'merged' ? 'pdf' : format,
+  );
+  return {
+    requestId: requestIdOf(req),
+    template: file.buffer,
+    templateDigest: digest,
+    filename,
+    // Passwords and files of options.pdf ride in each item's request payload, never in job data.
+    requests: (parsed.items ? parsed.items.map((i) => i.request) : [parsed.request]).map((r) =>
+      pdfFinish ? ({ ...r, [PDF_FINISH_KEY]: pdfFinish } as RenderRequest) : r,
+    ),
+    ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
+    output: parsed.output,
+    options: renderJobOptions(parsed.options, pdfShape, config),
+    ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
+    baseUrl,
+  };
+}
