@@ -17,6 +17,7 @@ import {
   type ConverterConfig,
   ConverterConfigError,
   ConfigurationError,
+  defaultWorkDir,
   loadConfig,
   ServiceConfig,
 } from '@app/config';
@@ -103,7 +104,8 @@ async function main(): Promise<void> {
       maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
       ...config.renderLimits,
     },
-    ...(converterConfig.workDir ? { finishTmpDir: converterConfig.workDir } : {}),
+    // Worked out once here: defaultWorkDir() stats the file systems on each call.
+    finishTmpDir: converterConfig.workDir ?? defaultWorkDir(),
   });
   const worker = createRenderWorker(processor, {
     names,

@@ -186,6 +186,17 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const finish = plainNumbers(request[PDF_FINISH_KEY]);
       delete request[PDF_FINISH_KEY];
 
+      // Validated by the API; parsed again because the job crossed Redis as JSON,
+      // before the fill, which a bad value would waste.
+      const pdfOptions =
+        options.output === 'docx'
+          ? {}
+          : parsePdfOptions(
+              options.pdf || finish ? { ...options.pdf, ...finish } : undefined,
+              'options.pdf',
+              { maxExtraBytes: limits.maxPdfExtraBytes },
+            );
+
       const t0 = performance.now();
       const docx = renderDocx(template, request, {
         undefined: options.undefined,
@@ -210,15 +221,6 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const t1 = performance.now();
       metrics?.renderDuration.observe((t1 - t0) / 1000);
       // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
-      // Validated by the API; parsed again because the job crossed Redis as JSON.
-      const pdfOptions =
-        options.output === 'docx'
-          ? {}
-          : parsePdfOptions(
-              options.pdf || finish ? { ...options.pdf, ...finish } : undefined,
-              'options.pdf',
-              { maxExtraBytes: limits.maxPdfExtraBytes },
-            );
       // An asynchronous job's item has no caller waiting: the converter's own limit only.
       const jobBudget = () =>
         job.data.background ? budget.convertTimeoutMs : conversionBudget(deadline, budget);

@@ -29,7 +29,7 @@ import {
   TypedError,
 } from '@app/contracts';
 import { PayloadTooLargeError } from '@app/engine';
-import { type AssembleJobHandle, UnrecoverableError, type WebhookQueue } from '@app/queue';
+import { type AssembleJobHandle, isFinalFailure, UnrecoverableError, type WebhookQueue } from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
 
@@ -112,17 +112,21 @@ export function createAssembleProcessor(deps: AssembleDeps) {
       }
       const values = await job.getChildrenValues<RenderJobResult>();
       const byIndex = new Map(Object.entries(values).map(([key, value]) => [indexOfChildKey(key), value]));
-      const bodies: Buffer[] = [];
-      for (let i = 0; i < total; i++) {
-        if (!byIndex.has(i)) throw new Error(`item ${i} has no result`);
-        // The first reply: an item run twice (its worker died after the push) pushed twice.
-        const frame = await deps.redis.lindexBuffer(itemKeys[i].replyKey, 0);
-        const reply = frame ? decodeReply(frame) : null;
+      for (let i = 0; i < total; i++) if (!byIndex.has(i)) throw new Error(`item ${i} has no result`);
+      // Every item's first reply (an item run twice, its worker dead after the push, pushed twice),
+      // in one round trip rather than one per item.
+      const reads = deps.redis.pipeline();
+      for (let i = 0; i < total; i++) reads.lindexBuffer(itemKeys[i].replyKey, 0);
+      const frames = await reads.exec();
+      if (!frames) throw new Error('Redis discarded the pipeline');
+      const bodies = frames.map(([error, frame]) => {
+        if (error) throw error;
+        const reply = frame ? decodeReply(frame as Buffer) : null;
         if (!reply || !('body' in reply)) {
           throw new InternalError('An item of the job expired before the job was assembled');
         }
-        bodies.push(reply.body);
-      }
+        return reply.body;
+      });
       const t0 = performance.now();
       const result =
         output === 'single'
@@ -146,7 +150,7 @@ export function createAssembleProcessor(deps: AssembleDeps) {
     } catch (e) {
       if (e instanceof UnrecoverableError) throw e;
       const typed = e instanceof TypedError;
-      const final = typed || job.attemptsMade + 1 >= (job.opts.attempts ?? 1);
+      const final = typed || isFinalFailure(job, e as Error);
       log[typed ? 'info' : 'warn'](
         `job ${jobId}: assembling failed${final ? '' : ' (will retry)'}: ${String(e)}`,
       );
