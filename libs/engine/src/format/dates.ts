@@ -10,6 +10,7 @@
  */
 import { DateTime } from 'luxon';
 import { FormatValueError } from './errors';
+import { dateTimeFormat, numberFormat } from './intl-cache';
 
 export type DateStyle = 'short' | 'medium' | 'long' | 'full';
 const STYLES = new Set<string>(['short', 'medium', 'long', 'full']);
@@ -65,23 +66,16 @@ function intlZone(dt: DateTime): string {
 }
 
 function styled(dt: DateTime, locale: string, opts: Intl.DateTimeFormatOptions): string {
-  return new Intl.DateTimeFormat(locale, { ...opts, timeZone: intlZone(dt) }).format(dt.toJSDate());
+  return dateTimeFormat(locale, { ...opts, timeZone: intlZone(dt) }).format(dt.toJSDate());
 }
 
-const numberFormats = new Map<string, Intl.NumberFormat>();
 /** A number as the locale writes digits (Arabic-Indic in ar-EG), zero-padded to `min` digits. */
 function num(locale: string, n: number, min: number): string {
-  const key = `${locale}|${min}`;
-  let f = numberFormats.get(key);
-  if (!f) {
-    f = new Intl.NumberFormat(locale, { useGrouping: false, minimumIntegerDigits: Math.min(min, 21) });
-    if (numberFormats.size < 500) numberFormats.set(key, f);
-  }
-  return f.format(n);
+  return numberFormat(locale, { useGrouping: false, minimumIntegerDigits: Math.min(min, 21) }).format(n);
 }
 
 function zoneText(dt: DateTime, locale: string, style: Intl.DateTimeFormatOptions['timeZoneName']): string {
-  const parts = new Intl.DateTimeFormat(locale, {
+  const parts = dateTimeFormat(locale, {
     timeZone: intlZone(dt),
     timeZoneName: style,
   }).formatToParts(dt.toJSDate());
@@ -168,12 +162,12 @@ function monthText(dt: DateTime, locale: string, count: 3 | 4 | 5, standalone: b
   const timeZone = intlZone(dt);
   const date = dt.toJSDate();
   if (!standalone) {
-    const part = new Intl.DateTimeFormat(locale, { timeZone, day: 'numeric', month })
+    const part = dateTimeFormat(locale, { timeZone, day: 'numeric', month })
       .formatToParts(date)
       .find((p) => p.type === 'month')?.value;
     if (part && !/^\p{Nd}+$/u.test(part)) return part;
   }
-  return new Intl.DateTimeFormat(locale, { timeZone, month }).format(date);
+  return dateTimeFormat(locale, { timeZone, month }).format(date);
 }
 
 function field(dt: DateTime, locale: string, letter: string, count: number): string | undefined {

@@ -10,6 +10,7 @@
  * `locale` and `tzinfo` default to the request's (options.locale / options.timezone, or the form
  * fields locale / timezone), else to the service's DEFAULT_LOCALE / DEFAULT_TIMEZONE.
  */
+import { arg, type FilterFn } from '../runtime/filters';
 import type { RenderState } from '../runtime/ops';
 import { ImageRef, isDict, PyFloat, Undefined, type Value } from '../runtime/values';
 import {
@@ -24,13 +25,6 @@ import { formatDate, formatDatetime, formatTime } from './dates';
 import { FormatValueError } from './errors';
 import { parseLocale, parseTimeZone } from './locale';
 import { formatCompactDecimal, formatCurrency, formatDecimal, formatPercent } from './numbers';
-
-type FilterFn = (st: RenderState, input: Value, args: Value[], kwargs: Record<string, Value>) => Value;
-
-function arg(args: Value[], kwargs: Record<string, Value>, i: number, name: string, d: Value): Value {
-  if (Object.prototype.hasOwnProperty.call(kwargs, name)) return kwargs[name];
-  return i < args.length ? args[i] : d;
-}
 
 /** A template value as plain JSON for the formatters (a Python float `2.0` is the number 2). */
 function plain(v: Value): unknown {

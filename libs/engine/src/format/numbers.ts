@@ -7,6 +7,7 @@
  * Babel's `NumberPattern.apply` (half-even rounding of the exact decimal, currency digits).
  */
 import { FormatValueError } from './errors';
+import { numberFormat } from './intl-cache';
 
 export const MAX_NUMBER_PATTERN_LENGTH = 100;
 
@@ -33,7 +34,7 @@ type RoundingOptions = Intl.NumberFormatOptions & { roundingMode?: string };
 
 function nf(locale: string, opts: RoundingOptions): Intl.NumberFormat {
   // Babel rounds with decimal's default, ROUND_HALF_EVEN.
-  return new Intl.NumberFormat(locale, { roundingMode: 'halfEven', ...opts } as Intl.NumberFormatOptions);
+  return numberFormat(locale, { roundingMode: 'halfEven', ...opts } as Intl.NumberFormatOptions);
 }
 
 function fmt(f: Intl.NumberFormat, text: string): string {
@@ -41,9 +42,13 @@ function fmt(f: Intl.NumberFormat, text: string): string {
   return f.format(text as unknown as number);
 }
 
+let currencyCodes: Set<string> | undefined;
+/** ISO 4217 codes ICU knows, listed once. */
+const currencies = () => (currencyCodes ??= new Set(Intl.supportedValuesOf('currency')));
+
 export function checkCurrency(filter: string, value: unknown, currency: unknown): string {
   const code = typeof currency === 'string' ? currency.toUpperCase() : '';
-  if (!/^[A-Z]{3}$/.test(code) || !Intl.supportedValuesOf('currency').includes(code))
+  if (!/^[A-Z]{3}$/.test(code) || !currencies().has(code))
     throw new FormatValueError(
       filter,
       value,
@@ -55,8 +60,7 @@ export function checkCurrency(filter: string, value: unknown, currency: unknown)
 /** A currency's own number of decimals (JPY 0, EUR 2, KWD 3), from CLDR's supplemental data. */
 export function currencyDigits(code: string): number {
   return (
-    new Intl.NumberFormat('en', { style: 'currency', currency: code }).resolvedOptions()
-      .maximumFractionDigits ?? 2
+    numberFormat('en', { style: 'currency', currency: code }).resolvedOptions().maximumFractionDigits ?? 2
   );
 }
 
@@ -304,7 +308,7 @@ function currencyText(width: number, currency: string | undefined, locale: strin
   if (!currency) return '';
   if (width === 2) return currency;
   const display = width === 3 ? 'name' : width >= 5 ? 'narrowSymbol' : 'symbol';
-  const parts = new Intl.NumberFormat(locale, {
+  const parts = numberFormat(locale, {
     style: 'currency',
     currency,
     currencyDisplay: display,
