@@ -20,7 +20,9 @@ Protocol (one JSON object per line):
       "updateIndexes": true,                                          refresh TOCs, indexes, fields
       "metadata": {"title": "...", "author": "...", ...},             document properties
       "filterData": {"SelectPdfVersion": 2, "UseLosslessCompression": true, ...}}
+      "part": {"table": 0, "headerRows": 1, "last": false}}          one part of a long table (below)
   <- {"id": 1, "ok": true, "ms": 87, "load_ms": 40, "export_ms": 45}
+  <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51}   a part's answer
   <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
   -> {"id": 2, "cmd": "ping"}                                       one UNO round trip
   -> {"id": 3, "cmd": "quit"}                                       terminate soffice, then exit
@@ -146,7 +148,7 @@ class Office:
         self.desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
         return int((time.monotonic() - started) * 1000)
 
-    def convert(self, src, dst, update_indexes=False, metadata=None, filter_data=None):
+    def convert(self, src, dst, update_indexes=False, metadata=None, filter_data=None, part=None):
         load_props = (
             prop("Hidden", True),
             prop("ReadOnly", True),
@@ -165,10 +167,18 @@ class Office:
             if update_indexes:
                 refresh_fields_and_indexes(doc)
             set_metadata(doc, metadata or {})
+            filter_data = dict(filter_data or {})
+            found = {}
+            if part is not None:
+                found = find_cut(doc, part)
+                if not part.get("last"):
+                    if found["cutRow"] is None:  # nowhere to cut: the caller converts it whole
+                        return dict(found, load_ms=int((loaded - started) * 1000), export_ms=0)
+                    filter_data["PageRange"] = "1-%d" % found["pages"]
             # FilterData is an Any holding a PropertyValue sequence: pyuno cannot infer that type
             # from a Python tuple, so uno.Any names it and uno.invoke passes it on as it is.
             data = uno.Any("[]com.sun.star.beans.PropertyValue",
-                           tuple(prop(k, v) for k, v in sorted((filter_data or {}).items())))
+                           tuple(prop(k, v) for k, v in sorted(filter_data.items())))
             export = (prop("FilterName", "writer_pdf_Export"), prop("FilterData", data))
             uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(dst), export))
         finally:
@@ -177,7 +187,7 @@ class Office:
             except Exception:
                 doc.dispose()
         # Import and export apart: where a long document's time goes (bench/bigdocs.bench.ts).
-        return {"load_ms": int((loaded - started) * 1000), "export_ms": int((time.monotonic() - loaded) * 1000)}
+        return dict(found, load_ms=int((loaded - started) * 1000), export_ms=int((time.monotonic() - loaded) * 1000))
 
     def ping(self):
         self.desktop.getFrames().getCount()
@@ -220,6 +230,103 @@ def refresh_fields_and_indexes(doc):
         fields.refresh()
     if hasattr(doc, "refresh"):
         doc.refresh()  # the document's own XRefreshable: lays it out again with the new content
+
+
+CUT_SEARCH_PAGES = 3
+
+
+def find_cut(doc, part):
+    """Where a part of a long table may end (libs/converters/src/split/): the first row of the
+    last page that its rows reach, provided the row before it ends on the page before (a row split
+    across the break is no place to cut). The pages before that row are the part's share of the
+    whole document; the caller starts the next part at that row, at the top of a page, as the whole
+    document would. Also the rows on the page before, to predict where later parts start.
+
+    Layout positions come from the view cursor (XPageCursor.getPage, the physical page): each
+    query costs a few milliseconds on a laid-out document, so rows are found by binary search
+    (about 30 queries a part), not row by row. Returns {"pages", "cutRow", "rowsPerPage",
+    "layoutPages"}; "cutRow" is None when no page break falls between two rows."""
+    cursor = doc.getCurrentController().getViewCursor()
+    cursor.jumpToLastPage()
+    layout_pages = cursor.getPage()
+    if part.get("last"):
+        return {"pages": layout_pages, "layoutPages": layout_pages}
+    table = body_table(doc, int(part["table"]))
+    first = int(part.get("headerRows", 0))
+    rows = row_cells(table)
+    count = len(rows)
+
+    def page_at(text_range):
+        cursor.gotoRange(text_range, False)
+        return cursor.getPage()
+
+    starts = {}
+
+    def start_page(i):
+        if i not in starts:
+            starts[i] = page_at(table.getCellByName(rows[i][0]).getStart())
+        return starts[i]
+
+    def first_row_on(page):
+        lo, hi = first, count - 1
+        if start_page(hi) < page:
+            return None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if start_page(mid) >= page:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    result = {"pages": None, "cutRow": None, "rowsPerPage": None, "layoutPages": layout_pages}
+    if count <= first + 1:
+        return result
+    top = start_page(first)
+    page = start_page(count - 1)
+    # Rows split across page breaks (allowed by default) leave no cut on those pages; look at the
+    # last few pages only, and let the caller convert the document whole if none has one.
+    floor = max(top, page - CUT_SEARCH_PAGES)
+    while page > floor:
+        row = first_row_on(page)
+        if row is not None and row > first and start_page(row) == page:
+            ends = max(page_at(table.getCellByName(name).getEnd()) for name in rows[row - 1])
+            if ends < page:
+                result.update(pages=page - 1, cutRow=row - first)
+                before = first_row_on(page - 1)
+                if before is not None and before > first and start_page(before) == page - 1:
+                    result["rowsPerPage"] = row - before
+                return result
+        page -= 1
+    return result
+
+
+def body_table(doc, ordinal):
+    """The ordinal-th table among the body's top-level paragraphs and tables."""
+    seen = 0
+    items = doc.getText().createEnumeration()
+    while items.hasMoreElements():
+        item = items.nextElement()
+        if item.supportsService("com.sun.star.text.TextTable"):
+            if seen == ordinal:
+                return item
+            seen += 1
+    raise ValueError("the document has no table %d" % ordinal)
+
+
+def row_cells(table):
+    """Each row's cell names, top to bottom (names are column letters and a row number; merged
+    cells leave gaps, split cells add ".n" parts, which are left out). Names, not cells: one
+    getCellNames call, where fetching every cell would be a UNO round trip each (over a second
+    for a part of 240 rows)."""
+    by_row = {}
+    for name in table.getCellNames():
+        letters = name.rstrip("0123456789")
+        digits = name[len(letters):]
+        if not letters.isalpha() or not digits:
+            continue
+        by_row.setdefault(int(digits), []).append(name)
+    return [by_row[r] for r in sorted(by_row)]
 
 
 METADATA_PROPERTIES = {"title": "Title", "author": "Author", "subject": "Subject"}
@@ -290,7 +397,7 @@ def main():
                 office.ping()
             elif cmd == "convert":
                 phases = office.convert(msg["in"], msg["out"], bool(msg.get("updateIndexes")),
-                                        msg.get("metadata"), msg.get("filterData"))
+                                        msg.get("metadata"), msg.get("filterData"), msg.get("part"))
             else:
                 raise ValueError("unknown command " + str(cmd))
             send(dict({"id": rid, "ok": True, "ms": int((time.monotonic() - started) * 1000)}, **phases))
