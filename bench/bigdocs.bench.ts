@@ -354,7 +354,7 @@ function describeError(status: number | undefined, body: Buffer | object): strin
   if (!parsed?.error_type)
     return `${status ?? ''}: ${Buffer.isBuffer(body) ? body.toString('utf8').slice(0, 200) : ''}`;
   const reason = parsed.details?.reason ? ` (${parsed.details.reason})` : '';
-  return `${status === undefined ? '' : `${status} `}${parsed.error_type}${reason}: ${(parsed.message ?? '').slice(0, 200)}`;
+  return `${status === undefined ? '' : `${status} `}${parsed.error_type}${reason}: ${(parsed.message ?? '').slice(0, 400)}`;
 }
 
 /** The worker's own line for the last job it finished since `from`: fill and conversion times. */
