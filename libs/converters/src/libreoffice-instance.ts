@@ -47,12 +47,16 @@ export interface PartLayout {
   cutRow?: number | null;
   /** Rows on the page before the cut, to predict where later parts start. */
   rowsPerPage?: number | null;
+  /** The lead rows did not end page 1: change them by this many, nothing was exported. */
+  leadShift?: number;
 }
 
 /** How the bridge is to treat a part of a long table: which table, its repeated header rows. */
 export interface PartRequest {
   table: number;
   headerRows: number;
+  /** Rows of the page before the part, filling a first page that is not exported. */
+  lead: number;
   /** The document's last part: every page is exported, no cut is looked for. */
   last: boolean;
 }
@@ -230,7 +234,7 @@ export class LibreOfficeInstance {
     if (!reply.ok) {
       throw new InstanceError('failed', reply.error ?? 'unknown LibreOffice error');
     }
-    return { pages: reply.pages, cutRow: reply.cutRow, rowsPerPage: reply.rowsPerPage };
+    return { pages: reply.pages, cutRow: reply.cutRow, rowsPerPage: reply.rowsPerPage, leadShift: reply.leadShift };
   }
 
   /** One UNO round trip: tells a responsive soffice from a hung one. */

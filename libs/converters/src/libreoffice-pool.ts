@@ -237,7 +237,7 @@ export class LibreOfficePool implements PdfConverter {
           jobId,
           part,
         );
-        if (part && !part.last && layout.cutRow == null) {
+        if (part && !layout.pages) {
           this.counters.conversions++;
           return { pdf: Buffer.alloc(0), ...layout };
         }

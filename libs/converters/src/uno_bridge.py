@@ -20,9 +20,9 @@ Protocol (one JSON object per line):
       "updateIndexes": true,                                          refresh TOCs, indexes, fields
       "metadata": {"title": "...", "author": "...", ...},             document properties
       "filterData": {"SelectPdfVersion": 2, "UseLosslessCompression": true, ...}}
-      "part": {"table": 0, "headerRows": 1, "last": false}}          one part of a long table (below)
+      "part": {"table": 0, "headerRows": 1, "lead": 48, "last": false}}  one part of a long table (find_cut)
   <- {"id": 1, "ok": true, "ms": 87, "load_ms": 40, "export_ms": 45}
-  <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51}   a part's answer
+  <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51, "leadShift": 0}
   <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
   -> {"id": 2, "cmd": "ping"}                                       one UNO round trip
   -> {"id": 3, "cmd": "quit"}                                       terminate soffice, then exit
@@ -171,10 +171,9 @@ class Office:
             found = {}
             if part is not None:
                 found = find_cut(doc, part)
-                if not part.get("last"):
-                    if found["cutRow"] is None:  # nowhere to cut: the caller converts it whole
-                        return dict(found, load_ms=int((loaded - started) * 1000), export_ms=0)
-                    filter_data["PageRange"] = "1-%d" % found["pages"]
+                if not found["pages"]:  # nowhere to cut, or the lead to change: nothing to export
+                    return dict(found, load_ms=int((loaded - started) * 1000), export_ms=0)
+                filter_data["PageRange"] = "%d-%d" % (found["first"], found["first"] + found["pages"] - 1)
             # FilterData is an Any holding a PropertyValue sequence: pyuno cannot infer that type
             # from a Python tuple, so uno.Any names it and uno.invoke passes it on as it is.
             data = uno.Any("[]com.sun.star.beans.PropertyValue",
@@ -239,20 +238,27 @@ def find_cut(doc, part):
     """Where a part of a long table may end (libs/converters/src/split/): the first row of the
     last page that its rows reach, provided the row before it ends on the page before (a row split
     across the break is no place to cut). The pages before that row are the part's share of the
-    whole document; the caller starts the next part at that row, at the top of a page, as the whole
-    document would. Also the rows on the page before, to predict where later parts start.
+    whole document; the caller starts the next part at that row. Also the rows on the page before,
+    to predict where later parts start.
+
+    A part after the first starts with `lead` rows of the page before it, which fill a first page
+    that is not exported: its own first row then starts page 2 as a continued table, as in the
+    whole document (a table's first page lays its repeated header out 1 pt taller than a
+    continued one). When that row does not start page 2, "leadShift" says by how many rows to
+    change `lead`, and nothing is exported.
 
     Layout positions come from the view cursor (XPageCursor.getPage, the physical page): each
     query costs a few milliseconds on a laid-out document, so rows are found by binary search
-    (about 30 queries a part), not row by row. Returns {"pages", "cutRow", "rowsPerPage",
-    "layoutPages"}; "cutRow" is None when no page break falls between two rows."""
+    (about 30 queries a part), not row by row. Returns {"first", "pages", "cutRow", "rowsPerPage",
+    "leadShift"}: export pages first..first+pages-1; "cutRow" (counted from the part's own first
+    row) is None when no page break falls between two rows."""
     cursor = doc.getCurrentController().getViewCursor()
     cursor.jumpToLastPage()
     layout_pages = cursor.getPage()
-    if part.get("last"):
-        return {"pages": layout_pages, "layoutPages": layout_pages}
     table = body_table(doc, int(part["table"]))
-    first = int(part.get("headerRows", 0))
+    header = int(part.get("headerRows", 0))
+    lead = int(part.get("lead", 0))
+    own = header + lead  # the part's own first row, in the table
     rows = row_cells(table)
     count = len(rows)
 
@@ -268,7 +274,7 @@ def find_cut(doc, part):
         return starts[i]
 
     def first_row_on(page):
-        lo, hi = first, count - 1
+        lo, hi = header, count - 1
         if start_page(hi) < page:
             return None
         while lo < hi:
@@ -279,24 +285,38 @@ def find_cut(doc, part):
                 lo = mid + 1
         return lo
 
-    result = {"pages": None, "cutRow": None, "rowsPerPage": None, "layoutPages": layout_pages}
-    if count <= first + 1:
+    def starts_page(row, page):
+        """Row `row` is the first on `page` and the row before it ends on the page before."""
+        if row <= header or row >= count or start_page(row) != page or first_row_on(page) != row:
+            return False
+        return max(page_at(table.getCellByName(name).getEnd()) for name in rows[row - 1]) < page
+
+    result = {"first": 1, "pages": None, "cutRow": None, "rowsPerPage": None, "leadShift": 0}
+    if count <= own:
         return result
-    top = start_page(first)
+    if lead:
+        if not starts_page(own, 2):
+            second = first_row_on(2)
+            # No row starts page 2 (the lead rows end on page 1 with the part): one row more.
+            result["leadShift"] = (second - own) if second is not None and second != own else 1
+            return result
+        result["first"] = 2
+    if part.get("last"):
+        result["pages"] = layout_pages - result["first"] + 1
+        return result
+    top = start_page(own)
     page = start_page(count - 1)
     # Rows split across page breaks (allowed by default) leave no cut on those pages; look at the
     # last few pages only, and let the caller convert the document whole if none has one.
     floor = max(top, page - CUT_SEARCH_PAGES)
     while page > floor:
         row = first_row_on(page)
-        if row is not None and row > first and start_page(row) == page:
-            ends = max(page_at(table.getCellByName(name).getEnd()) for name in rows[row - 1])
-            if ends < page:
-                result.update(pages=page - 1, cutRow=row - first)
-                before = first_row_on(page - 1)
-                if before is not None and before > first and start_page(before) == page - 1:
-                    result["rowsPerPage"] = row - before
-                return result
+        if row is not None and row > own and starts_page(row, page):
+            result.update(pages=page - result["first"], cutRow=row - own)
+            before = first_row_on(page - 1)
+            if before is not None and before > own and start_page(before) == page - 1:
+                result["rowsPerPage"] = row - before
+            return result
         page -= 1
     return result
 

@@ -49,6 +49,11 @@ export interface PartSpec {
   start: number;
   /** One past the last data row. */
   end: number;
+  /**
+   * Rows before `start` that fill a first page which is not exported, so that `start` begins page
+   * 2 as a continued table, as it does in the whole document; 0 for the first part.
+   */
+  lead: number;
   /** Page number the part's first page shows (ignored for the first part, which keeps its own). */
   pageNumber: number;
   /** The whole document's page count for NUMPAGES fields; undefined while unknown. */
@@ -358,8 +363,10 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   });
   if (tableOrdinal < 0) return null;
   const table = layout.tables[tableOrdinal];
-  if (table.rows.length === 0 || xml.slice(table.range.start, table.rows[0].start).includes('<w:tblpPr'))
-    return null;
+  if (table.rows.length === 0) return null;
+  // Floating; or still in a table style, whose bands and first/last rows LibreOffice counts from
+  // each part's own first row (RESOLVE_TABLE_STYLES, on by default, writes them out per cell).
+  if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start))) return null;
   // A table inside a content control or custom XML element is not the body's own child.
   const before = xml.slice(layout.bodyOpenEnd, table.range.start);
   if (!balanced(before, 'w:sdtContent') || !balanced(before, 'w:customXml')) return null;
@@ -406,10 +413,11 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
     firstPageNumber,
     showsTotal,
     build(part: PartSpec): Buffer {
-      if (!(part.start >= 0 && part.end > part.start && part.end <= dataRows)) {
-        throw new RangeError(`rows ${part.start}–${part.end} are not within 0–${dataRows}`);
+      const from = part.start - part.lead;
+      if (!(from >= 0 && part.lead >= 0 && part.end > part.start && part.end <= dataRows)) {
+        throw new RangeError(`rows ${from}–${part.end} are not within 0–${dataRows}`);
       }
-      const first = part.start === 0;
+      const first = from === 0;
       const last = part.end === dataRows;
       const total = (s: string) =>
         part.totalPages !== undefined && showsTotal ? replaceTotalFields(s, part.totalPages) : s;
@@ -417,10 +425,10 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
         (first ? prefix : bodyOpen) +
         tableOpen +
         header +
-        data.slice(part.start, part.end).join('') +
+        data.slice(from, part.end).join('') +
         tableClose +
         (last ? after : '') +
-        (first ? sectPr : partSectPr(sectPr, part.pageNumber)) +
+        (first ? sectPr : partSectPr(sectPr, part.pageNumber - (part.lead > 0 ? 1 : 0))) +
         suffix;
       zip.file(DOCUMENT, total(body));
       for (const [name, text] of headersAndFooters) zip.file(name, total(text));

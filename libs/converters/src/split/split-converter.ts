@@ -55,6 +55,10 @@ export const SPLIT_DEFAULTS: SplitSettings = {
 
 /** Rows the first part takes before any page's row count is known. */
 const FIRST_PART_ROWS = 400;
+/** Lead rows when no page's row count is known; corrected by the bridge's leadShift. */
+const DEFAULT_LEAD = 40;
+/** Attempts at a lead that ends the first page right before the part's own rows. */
+const MAX_LEAD_TRIES = 4;
 
 /** PDF options under which parts cannot be joined into the same file. */
 function joinable(options: ConvertOptions): boolean {
@@ -63,7 +67,7 @@ function joinable(options: ConvertOptions): boolean {
 }
 
 function key(spec: PartSpec): string {
-  return `${spec.start}:${spec.end}:${spec.pageNumber}:${spec.totalPages ?? ''}`;
+  return `${spec.start}:${spec.end}:${spec.lead}:${spec.pageNumber}:${spec.totalPages ?? ''}`;
 }
 
 interface Task {
@@ -186,11 +190,21 @@ class PartedConversion {
     const accepted: Accepted[] = [];
     let start = 0;
     let pages = 0;
+    let lead = 0;
     for (;;) {
-      const spec = this.specAt(start, pages);
-      const task = this.ensure(spec);
+      let spec = this.specAt(start, pages, lead);
       this.speculate(spec, pages);
-      const result = await task.result;
+      let result = await this.ensure(spec).result;
+      for (let tries = 1; result.leadShift; tries++) {
+        // The rows before the part filled its first page differently: fill it again.
+        lead = spec.lead + result.leadShift;
+        if (tries > MAX_LEAD_TRIES || lead < 1 || lead > start) {
+          throw new Unsplittable(`no lead of rows puts row ${start} at the top of a page`);
+        }
+        spec = this.specAt(start, pages, lead);
+        this.speculate(spec, pages);
+        result = await this.ensure(spec).result;
+      }
       if (spec.end === rows) {
         if (!result.pages) throw new Unsplittable('the last part has no pages');
         accepted.push({ spec, result });
@@ -203,23 +217,24 @@ class PartedConversion {
       accepted.push({ spec, result });
       start += result.cutRow;
       pages += result.pages;
+      // The next part's first page, not exported, holds the rows of the page before it.
+      lead = Math.min(start, result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD);
       // Parts converted with another page count than now predicted: again, while the chain goes on.
       const total = this.predictedTotal(start, pages);
       if (total !== undefined) {
-        for (const a of accepted)
-          if (a.spec.totalPages !== total) this.ensure({ ...a.spec, totalPages: total });
+        for (const a of accepted) if (a.spec.totalPages !== total) this.ensure({ ...a.spec, totalPages: total });
       }
     }
   }
 
-  /** The part that starts at data row `start`, after `pagesBefore` pages. */
-  private specAt(start: number, pagesBefore: number): PartSpec {
+  /** The part that starts at data row `start`, after `pagesBefore` pages, `lead` rows before it on a page of its own. */
+  private specAt(start: number, pagesBefore: number, lead: number): PartSpec {
     const rows = this.plan.rows;
     const perPart = this.rowsPerPage ? this.rowsPerPage * this.partPages + 1 : FIRST_PART_ROWS;
     let end = Math.min(rows, start + perPart);
     // A remainder shorter than half a part goes with this one rather than on its own.
     if (rows - end < perPart / 2) end = rows;
-    const spec: PartSpec = { start, end, pageNumber: this.plan.firstPageNumber + pagesBefore };
+    const spec: PartSpec = { start, end, lead, pageNumber: this.plan.firstPageNumber + pagesBefore };
     const total = this.predictedTotal(start, pagesBefore);
     if (total !== undefined) spec.totalPages = total;
     return spec;
@@ -244,7 +259,7 @@ class PartedConversion {
       const full = Math.floor((next.end - next.start - 1) / perPage);
       if (full < 1) return;
       pages += full;
-      next = this.specAt(next.start + full * perPage, pages);
+      next = this.specAt(next.start + full * perPage, pages, perPage);
       this.ensure(next);
     }
   }
@@ -256,6 +271,7 @@ class PartedConversion {
       const part: PartRequest = {
         table: this.plan.tableOrdinal,
         headerRows: this.plan.headerRows,
+        lead: spec.lead,
         last: spec.end === this.plan.rows,
       };
       const docx = this.plan.build(spec);
@@ -273,7 +289,7 @@ class PartedConversion {
         if (a.spec.totalPages === total) return a;
         const spec = { ...a.spec, totalPages: total };
         const result = await this.ensure(spec).result;
-        if (result.pages !== a.result.pages || (result.cutRow ?? null) !== (a.result.cutRow ?? null)) {
+        if (result.leadShift || result.pages !== a.result.pages || (result.cutRow ?? null) !== (a.result.cutRow ?? null)) {
           throw new Unsplittable(`rows ${spec.start}–${spec.end} broke differently with the page count`);
         }
         return { spec, result };
