@@ -237,10 +237,10 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       };
       // A large fill would hold the event loop (and every lock this worker renews) for seconds.
       const threads = deps.fillThreads;
-      const docx =
-        threads && requestJson.length >= threads.minRequestBytes
-          ? await threads.pool.fill(template, requestJson, fillOptions)
-          : renderDocx(template, request, { ...fillOptions, compiledTemplates });
+      const onThread = threads !== undefined && requestJson.length >= threads.minRequestBytes;
+      const docx = onThread
+        ? await threads.pool.fill(template, requestJson, fillOptions)
+        : renderDocx(template, request, { ...fillOptions, compiledTemplates });
       const t1 = performance.now();
       metrics?.renderDuration.observe((t1 - t0) / 1000);
       // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
@@ -274,7 +274,12 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       await pushReply(redis, job.data.replyKey, frame, replyTtlMs(job.data, budget), job.data.requestKey);
       metrics?.jobs.inc({ outcome: 'success' });
       log.info(
-        { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
+        {
+          bytes: result.length,
+          renderMs: Math.round(t1 - t0),
+          convertMs: Math.round(t2 - t1),
+          fillThread: onThread,
+        },
         `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
       );
       return {
