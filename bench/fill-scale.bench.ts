@@ -14,14 +14,15 @@
  * it, and the fill's longest event-loop stall as seen from a 10 ms timer
  * (perf_hooks.monitorEventLoopDelay).
  *
- *   npx tsx bench/fill-scale.bench.ts [--rows 1000,10000,50000] [--runs 2] [--offload]
+ *   npx tsx bench/fill-scale.bench.ts [--rows 1000,10000,50000] [--runs 2] [--loop | --offload]
  *
- * `--offload` fills in a worker thread (the worker's FillPool), as the worker does for large
- * requests; the loop's stall is then what is left on the main thread.
+ * Each size is filled both on the event loop and on a worker thread (the worker's FillPool, as
+ * the worker fills requests of FILL_THREAD_MIN_BYTES and more), alternated; `--loop` or
+ * `--offload` runs one way only. On a thread, the loop's stall is what is left on the main thread.
  */
 import { execFileSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
-import { loadavg } from 'node:os';
+import { cpus, loadavg } from 'node:os';
 import { FillPool } from '../apps/worker/src/fill/fill-pool';
 import { corpusRequest, corpusTemplate } from './corpus';
 
@@ -98,49 +99,62 @@ async function child(rows: number, offload: boolean): Promise<void> {
 function main(): void {
   const sizes = (arg('rows') ?? '1000,10000,50000').split(',').map(Number);
   const runs = Number(arg('runs') ?? 2);
-  const offload = process.argv.includes('--offload');
   if (arg('child')) {
-    void child(Number(arg('child')), offload);
+    void child(Number(arg('child')), process.argv.includes('--offload'));
     return;
   }
+  // Both ways by default, alternated size by size: the machine's load moves between runs.
+  const modes = process.argv.includes('--offload')
+    ? [true]
+    : process.argv.includes('--loop')
+      ? [false]
+      : [false, true];
   console.log(
-    `fill-scale: corpus invoice, Node ${process.version}, load ${loadavg()
+    `fill-scale: corpus invoice, Node ${process.version}, ${cpus().length} CPUs, load ${loadavg()
       .map((x) => x.toFixed(2))
-      .join(' ')}` + (offload ? ', filled in a worker thread' : ', filled on the main thread'),
+      .join(' ')}`,
   );
   console.log(
-    'rows     parse ms   fill ms   ms/1k rows   RSS before MB   peak before MB   peak after MB   max loop lag ms   docx MB',
+    'rows     fill on   parse ms   fill ms   ms/1k rows   RSS before MB   peak before MB   peak after MB   max loop lag ms   docx MB',
   );
   for (let run = 0; run < runs; run++) {
     for (const rows of sizes) {
-      const out = execFileSync(
-        process.execPath,
-        [
-          '--expose-gc',
-          ...process.execArgv,
-          __filename,
-          '--child',
-          String(rows),
-          ...(offload ? ['--offload'] : []),
-        ],
-        { encoding: 'utf8', maxBuffer: 1 << 20 },
-      );
-      const r = JSON.parse(out.trim().split('\n').pop() as string) as Row;
-      console.log(
-        [
-          String(r.rows).padEnd(8),
-          r.parseMs.toFixed(0).padStart(8),
-          r.fillMs.toFixed(0).padStart(9),
-          ((r.fillMs / r.rows) * 1000).toFixed(1).padStart(12),
-          r.rssBeforeMb.toFixed(0).padStart(15),
-          r.peakBeforeMb.toFixed(0).padStart(16),
-          r.peakAfterMb.toFixed(0).padStart(15),
-          r.maxLagMs.toFixed(0).padStart(17),
-          (r.bytes / 2 ** 20).toFixed(1).padStart(9),
-        ].join(' '),
-      );
+      for (const offload of modes) {
+        const out = execFileSync(
+          process.execPath,
+          [
+            '--expose-gc',
+            ...process.execArgv,
+            __filename,
+            '--child',
+            String(rows),
+            ...(offload ? ['--offload'] : []),
+          ],
+          { encoding: 'utf8', maxBuffer: 1 << 20 },
+        );
+        const r = JSON.parse(out.trim().split('\n').pop() as string) as Row;
+        console.log(
+          [
+            String(r.rows).padEnd(8),
+            (offload ? 'thread' : 'loop').padEnd(7),
+            r.parseMs.toFixed(0).padStart(10),
+            r.fillMs.toFixed(0).padStart(9),
+            ((r.fillMs / r.rows) * 1000).toFixed(1).padStart(12),
+            r.rssBeforeMb.toFixed(0).padStart(15),
+            r.peakBeforeMb.toFixed(0).padStart(16),
+            r.peakAfterMb.toFixed(0).padStart(15),
+            r.maxLagMs.toFixed(0).padStart(17),
+            (r.bytes / 2 ** 20).toFixed(1).padStart(9),
+          ].join(' '),
+        );
+      }
     }
   }
+  console.log(
+    `load ${loadavg()
+      .map((x) => x.toFixed(2))
+      .join(' ')} at the end`,
+  );
 }
 
 main();
