@@ -91,6 +91,28 @@ describe('FillPool', () => {
     expect(onThread.maxStallMs).toBeLessThan(new ServiceConfig().WORKER_LOCK_DURATION_MS / 2);
   }, 120_000);
 
+  it('rejects the fill of a thread that dies, and fills the next on a new thread', async () => {
+    // A heap too small for a 20,000-row fill: the thread dies (ERR_WORKER_OUT_OF_MEMORY).
+    const small = new FillPool(1, {
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+    });
+    try {
+      const template = corpusTemplate('invoice');
+      const big = JSON.stringify(corpusRequest('invoice', { rows: 20_000 }));
+      await expect(small.fill(template, big, PDF_FILL)).rejects.toThrow(/the fill thread (failed|exited)/);
+      expect(small.size).toBe(0);
+      const next = await small.fill(
+        template,
+        JSON.stringify(corpusRequest('invoice', { rows: 5 })),
+        PDF_FILL,
+      );
+      expect(documentXml(next)).toContain('INV-2024-0042');
+      expect(small.size).toBe(1);
+    } finally {
+      await small.close();
+    }
+  }, 120_000);
+
   it('refuses fills once closed', async () => {
     const closed = new FillPool(1);
     await closed.close();

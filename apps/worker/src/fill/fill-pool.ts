@@ -16,7 +16,7 @@ import { decodeFailure } from '@app/contracts';
 import type { RenderOptions } from '@app/engine';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { Worker } from 'node:worker_threads';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
 
 /** renderDocx's options a thread can take (what is kept in a process stays in the thread). */
 export type FillOptions = Omit<RenderOptions, 'compiledTemplates' | 'preparedImages'>;
@@ -62,8 +62,14 @@ export class FillPool {
   private nextId = 1;
   private closed = false;
 
-  /** `threads`: at most this many fills at once (the worker's concurrency). */
-  constructor(private readonly threads: number) {
+  /**
+   * `threads`: at most this many fills at once (the worker's concurrency). `resourceLimits`: each
+   * thread's heap (node:worker_threads); a thread past it dies alone and its fill is rejected.
+   */
+  constructor(
+    private readonly threads: number,
+    private readonly options: { resourceLimits?: ResourceLimits } = {},
+  ) {
     if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads must be ≥ 1, got ${threads}`);
   }
 
@@ -101,7 +107,10 @@ export class FillPool {
 
   private spawn(): Worker {
     const { file, execArgv } = threadEntry();
-    const thread = new Worker(file, execArgv ? { execArgv } : {});
+    const thread = new Worker(file, {
+      ...(execArgv ? { execArgv } : {}),
+      ...(this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}),
+    });
     // Never what keeps the process alive: a fill in progress is awaited by its job.
     thread.unref();
     this.started++;
