@@ -14,6 +14,7 @@ import {
   decodeReply,
   httpStatusOf,
   payloadKeys,
+  PDF_FINISH_KEY,
   type FailureReply,
   type Reply,
   replyKey,
@@ -331,6 +332,18 @@ describe('the template bytes a worker keeps', () => {
       const thrown = await processor(0)(await jobOf('t3', broken, 'x')).catch((e: unknown) => e);
       expect(thrown).toBeInstanceOf(UnrecoverableError);
       expect(decodeFailure((thrown as Error).message).errorType).toBe('template_syntax_error');
+      expect(fill).toHaveBeenCalledTimes(2);
+
+      // A request filled on the thread still has its finishing options read and checked here,
+      // before the fill a bad value would waste.
+      const pdfJob = await jobOf('t4', template, 'x', { options: { undefined: 'empty', output: 'pdf' } });
+      await redisServer.client.set(
+        pdfJob.data.requestKey,
+        JSON.stringify({ template_data: { name: 'x' }, [PDF_FINISH_KEY]: { watermark: { opacity: 2 } } }),
+      );
+      const refused = await processor(0)(pdfJob).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(UnrecoverableError);
+      expect(decodeFailure((refused as Error).message).message).toMatch(/watermark/);
       expect(fill).toHaveBeenCalledTimes(2);
     }, 60_000);
   });
