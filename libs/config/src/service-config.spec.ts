@@ -228,6 +228,8 @@ describe('one loader, read by group', () => {
     });
     expect(config.worker.httpPort).toBe(0);
     expect(config.limits.render.imageLimits.maxImages).toBe(20);
+    expect([config.limits.tableCells, config.limits.asyncTableCells]).toEqual([60_000, 250_000]);
+    expect(config.worker.fillThreadMinBytes).toBe(256 * 1024);
   });
 
   it("reads the converter's variables from the same environment, and only when asked", () => {

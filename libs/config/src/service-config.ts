@@ -478,6 +478,7 @@ export class ServiceConfig {
       jsonDepth: this.MAX_JSON_DEPTH,
       subdocuments: this.MAX_SUBDOCUMENTS,
       tableCells: this.MAX_TABLE_CELLS,
+      asyncTableCells: this.ASYNC_MAX_TABLE_CELLS,
       render: this.renderLimits,
     };
   }
@@ -487,6 +488,7 @@ export class ServiceConfig {
     return {
       concurrency: this.WORKER_CONCURRENCY,
       lockDurationMs: this.WORKER_LOCK_DURATION_MS,
+      fillThreadMinBytes: this.FILL_THREAD_MIN_BYTES,
       stalledIntervalMs: this.WORKER_STALLED_INTERVAL_MS,
       maxStalledCount: this.WORKER_MAX_STALLED_COUNT,
       converterWarmupMs: this.CONVERTER_WARMUP_MS,
