@@ -1,29 +1,50 @@
 /**
- * Big documents, on the corpus (bench/fixtures):
+ * Big documents (issue 28), on the corpus (bench/fixtures). One run prints what the issue's "Done
+ * means" asks, each beside the warm-UNO floor: the bare bridge (bench/bare-uno.ts) converting the
+ * same filled .docx whole, as written (table style kept, as docxtpl fills it; the service resolves
+ * styles itself before converting, RESOLVE_TABLE_STYLES).
  *
- *   fill      renderDocx (as the worker runs it: template checked by the API, stored output) on
- *             the invoice at 500, 1,000, 2,000 and 5,000 rows and the gallery (10 images) at the
- *             same sizes: time per fill and the peak resident memory of a fresh process doing
- *             only that, so each size is measured on its own (a child process per size).
+ *   fill      renderDocx as the worker runs it for a PDF (stored output, table styles resolved):
+ *             time per fill and the peak resident memory of a fresh process doing only that, a
+ *             child process per size. The statement at 1,000, --statement-rows (10,000) and
+ *             --big-rows (50,000) rows.
+ *   fill-corpus  the same for the invoice and the gallery at 500, 1,000, 2,000 and 5,000 rows.
  *   convert   the bare warm UNO bridge on the filled invoice at 500, 1,000 and 2,000 rows, import
  *             (loadComponentFromURL, which includes the layout) and PDF export (storeToURL) apart,
  *             beside the same document with its table style written out as direct cell formatting
- *             (the same look, compared page by page) and without its table style (another look,
- *             shown to locate the cost): where LibreOffice turns super-linear.
- *   service   the gallery, 2,000 rows and 10 images, end to end over HTTP (Redis, one worker, the
- *             API) against its floor (the bare bridge on the same filled .docx), interleaved; and a
- *             7,000-row invoice (28,000 cells), which the service refuses right after the fill (413
- *             conversion_budget) instead of timing out.
+ *             by hand (the same look, compared page by page) and without its table style (another
+ *             look, shown to locate the cost): where LibreOffice turns super-linear.
+ *   service   Redis, the API and one worker (test/service-harness.ts) with the service's defaults
+ *             (`npm start`'s: JOB_TIMEOUT_MS 60 s, LIBREOFFICE_INSTANCES = cores, MAX_TABLE_CELLS
+ *             25,000), plus every `--env KEY=VALUE`:
+ *     invoice    the corpus invoice at --invoice-rows (500), sync POST, --runs times interleaved
+ *                with its floor: the ratio (issue 28's target ≤ 0.5×).
+ *     statement  the statement at --statement-rows (10,000), sync POST, once; then its floor once
+ *                (minutes on LibreOffice 7.4; given up after --floor-timeout s, printed "> N s").
+ *     big        the statement at --big-rows (50,000) as an asynchronous job (POST /api/v1/jobs,
+ *                GET /api/v1/jobs/{id} polled, GET …/result), once; given up after --job-timeout s.
+ *                Its floor only with --floor-50k (hours on 7.4).
+ *     gallery    gallery.docx (2,000 rows, 10 images) against its floor, --runs times interleaved.
+ *     huge       a 7,000-row invoice (28,000 cells), once: refused right after the fill with
+ *                413 conversion_budget under the default MAX_TABLE_CELLS.
+ *             A refusal or failure (e.g. 413 conversion_budget, 504 processing_timeout, a failed
+ *             job) is printed with its status and error_type; the run goes on.
  *
- *   npx tsx bench/bigdocs.bench.ts [--runs 3] [--skip fill,convert,service,gallery]
+ *   npx tsx bench/bigdocs.bench.ts [--runs 3] [--skip fill,fill-corpus,convert,service,invoice,statement,big,gallery,huge]
+ *     [--invoice-rows 500] [--statement-rows 10000] [--big-rows 50000] [--floor-timeout 900]
+ *     [--job-timeout 3600] [--floor-50k] [--env KEY=VALUE]...
+ *   A quick check: --statement-rows 2000 --big-rows 5000 --skip fill-corpus,convert,gallery,huge
+ *   (--rows-10k and --rows-50k are other names for --statement-rows and --big-rows.)
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { readdirSync, readFileSync, rmSync } from 'node:fs';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
-import { defaultWorkDir } from '@app/config';
+import { request as httpRequest } from 'node:http';
+import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
-import { renderDocx, type RenderRequest } from '@app/engine';
+import { defaultWorkDir } from '@app/config';
+import { renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import {
   buildService,
   ManagedProcess,
@@ -36,16 +57,40 @@ import {
   stopAll,
   testEnv,
 } from '../test/service-harness';
-import { intArg, stringArg } from './args';
+import { flag, intArg, stringArg } from './args';
 import { SERVICE_EXPORT, startBareBridge, type BareBridge } from './bare-uno';
-import { corpusRequest, corpusTemplate, type CorpusName } from './corpus';
+import { corpusRequest, corpusTemplate, type CorpusName, type CorpusRequest } from './corpus';
 import { elapsedMs, formatMs, machineLine, ms, peakRssMiB, summarize } from './report';
 
 const RUNS = intArg('runs', 3);
 const SKIP = stringArg('skip', '').split(',');
+const INVOICE_ROWS = intArg('invoice-rows', 500);
+const STATEMENT_ROWS = intArg('statement-rows', intArg('rows-10k', 10_000));
+const BIG_ROWS = intArg('big-rows', intArg('rows-50k', 50_000));
+const FLOOR_TIMEOUT_S = intArg('floor-timeout', 900);
+const JOB_TIMEOUT_S = intArg('job-timeout', 3600);
+const FLOOR_BIG = flag('floor-50k');
 const FILL_ROWS = [500, 1000, 2000, 5000];
+const STATEMENT_FILL_ROWS = [...new Set([1000, STATEMENT_ROWS, BIG_ROWS])];
 const CONVERT_ROWS = [500, 1000, 2000];
 
+/** `--env KEY=VALUE`, repeatable: settings for the API and the worker, over the defaults. */
+function envArgs(): Record<string, string> {
+  const out: Record<string, string> = {};
+  process.argv.forEach((arg, i) => {
+    if (arg !== '--env') return;
+    const pair = process.argv[i + 1] ?? '';
+    const eq = pair.indexOf('=');
+    if (eq <= 0) throw new Error(`--env needs KEY=VALUE, got ${JSON.stringify(pair)}`);
+    out[pair.slice(0, eq)] = pair.slice(eq + 1);
+  });
+  return out;
+}
+const EXTRA_ENV = envArgs();
+
+const run = (part: string) => !SKIP.includes(part);
+
+/** The document as a template author's docxtpl would fill it: table style kept. */
 function fill(name: CorpusName, rows: number): Buffer {
   return renderDocx(corpusTemplate(name), corpusRequest(name, { rows }) as RenderRequest, {
     compression: 'STORE',
@@ -53,6 +98,31 @@ function fill(name: CorpusName, rows: number): Buffer {
     imagesVerified: true,
   });
 }
+
+/** What the worker's fill does for a PDF (render.processor.ts): stored, table styles resolved. */
+const WORKER_FILL: RenderOptions = {
+  compression: 'STORE',
+  templateChecked: true,
+  imagesVerified: true,
+  resolveTableStyles: true,
+};
+
+function commit(): string {
+  try {
+    const head = execFileSync('git', ['rev-parse', '--short', 'HEAD'], { encoding: 'utf8' }).trim();
+    const dirty = execFileSync('git', ['status', '--porcelain', '--untracked-files=no'], {
+      encoding: 'utf8',
+    }).trim();
+    return dirty ? `${head} (with uncommitted changes)` : head;
+  } catch {
+    return 'unknown';
+  }
+}
+
+const load = () =>
+  `load average ${loadavg()
+    .map((l) => l.toFixed(2))
+    .join(' ')}`;
 
 // ---- the table style as direct formatting ---------------------------------------------------
 
@@ -69,9 +139,9 @@ const STYLE_SPACING = '<w:spacing w:before="0" w:after="0" w:line="240" w:lineRu
 /**
  * The corpus invoice's table style (Word's "Light List Accent 1", with its tblLook: first row
  * and first column on, horizontal bands on) written out as each cell's own formatting, by hand
- * for this one style: what a template author can do for a table that grows long (and what the
- * pipeline could do for any style, which is not done). Header: accent fill, white bold text;
- * odd data rows: accent borders; first column bold; the style's paragraph spacing.
+ * for this one style, as the measurement that led to the engine's resolver
+ * (libs/engine/src/docx/table-styles.ts) did. Header: accent fill, white bold text; odd data
+ * rows: accent borders; first column bold; the style's paragraph spacing.
  */
 function directFormatting(xml: string): string {
   return xml.replace(/<w:tbl>.*?<\/w:tbl>/gs, (table) => {
@@ -141,21 +211,25 @@ function samePages(a: string, b: string, dir: string): string {
   return differing === 0 ? `yes, ${pa.length} pages at 100 dpi` : `no, ${differing} colour values differ`;
 }
 
+function pdfPages(path: string): number | undefined {
+  try {
+    return Number(execFileSync('qpdf', ['--show-npages', path], { encoding: 'utf8' }).trim());
+  } catch {
+    return undefined;
+  }
+}
+
 // ---- child: one size, one fresh process ---------------------------------------------------
 
 function child(name: CorpusName, rows: number, runs: number): void {
   const template = corpusTemplate(name);
   const request = corpusRequest(name, { rows }) as RenderRequest;
   const baseline = peakRssMiB();
-  // One untimed fill first: the first pays for compiling the engine's code.
-  renderDocx(template, request, { compression: 'STORE', templateChecked: true, imagesVerified: true });
+  // One untimed fill of 20 rows first: the first pays for compiling the engine's code. (Not the
+  // full size: at 50,000 rows that would double the run and measure nothing more.)
+  renderDocx(template, corpusRequest(name, { rows: 20 }) as RenderRequest, WORKER_FILL);
   const times: number[] = [];
-  for (let i = 0; i < runs; i++)
-    times.push(
-      elapsedMs(() =>
-        renderDocx(template, request, { compression: 'STORE', templateChecked: true, imagesVerified: true }),
-      ),
-    );
+  for (let i = 0; i < runs; i++) times.push(elapsedMs(() => renderDocx(template, request, WORKER_FILL)));
   process.stdout.write(JSON.stringify({ times, baseline, peak: peakRssMiB() }));
 }
 
@@ -169,150 +243,390 @@ function measureFill(name: CorpusName, rows: number): { times: number[]; baselin
   return JSON.parse(res.stdout) as { times: number[]; baseline: number; peak: number };
 }
 
-// ---- main -------------------------------------------------------------------------------
-
-async function main(): Promise<void> {
-  console.log(`big documents benchmark; ${machineLine()}`);
-  const dir = await mkdtemp(join(defaultWorkDir(), 'bigdocs-bench-'));
-  try {
-    if (!SKIP.includes('fill')) {
+function fillPart(names: readonly CorpusName[], sizes: (name: CorpusName) => readonly number[]): void {
+  console.log(
+    `\nfill (renderDocx as the worker runs it for a PDF: stored, table styles resolved), ${RUNS} runs per size, a fresh process per size; ${load()}`,
+  );
+  console.log(
+    `  ${'document'.padEnd(10)}${'rows'.padStart(7)}  ${'fill, median (range)'.padEnd(30)}ms/row  peak RSS (before the fill)`,
+  );
+  for (const name of names)
+    for (const rows of sizes(name)) {
+      const r = measureFill(name, rows);
+      const s = summarize(r.times);
       console.log(
-        `\nfill (renderDocx as the worker runs it), ${RUNS} runs per size, a fresh process per size`,
+        `  ${name.padEnd(10)}${String(rows).padStart(7)}  ${formatMs(s).padEnd(30)}${(s.median / rows).toFixed(3).padStart(6)}  ` +
+          `${r.peak.toFixed(0)} MiB (${r.baseline.toFixed(0)} MiB)`,
       );
-      console.log(
-        `  ${'document'.padEnd(10)}${'rows'.padStart(6)}  ${'fill, median (range)'.padEnd(28)}ms/row  peak RSS (before the fill)`,
-      );
-      for (const name of ['invoice', 'gallery'] as const)
-        for (const rows of FILL_ROWS) {
-          const r = measureFill(name, rows);
-          const s = summarize(r.times);
-          console.log(
-            `  ${name.padEnd(10)}${String(rows).padStart(6)}  ${formatMs(s).padEnd(28)}${(s.median / rows).toFixed(3).padStart(6)}  ` +
-              `${r.peak.toFixed(0)} MiB (${r.baseline.toFixed(0)} MiB)`,
-          );
-        }
     }
-
-    if (!SKIP.includes('convert')) {
-      console.log(
-        '\nconvert: bare warm UNO bridge on the filled invoice, import (with layout) and export apart',
-      );
-      const bare = await startBareBridge(dir);
-      try {
-        // First conversion of a fresh instance pays for its caches: not counted.
-        await writeFile(join(dir, 'warm.docx'), fill('invoice', 20));
-        await bare.convert(join(dir, 'warm.docx'), join(dir, 'warm.pdf'));
-        for (const rows of CONVERT_ROWS) {
-          const filled = fill('invoice', rows);
-          const variants: Array<[string, Buffer]> = [
-            ['as filled', filled],
-            ['style as direct', withDocumentXml(filled, directFormatting)],
-            [
-              'no table style',
-              withDocumentXml(filled, (x) => x.replace(/<w:tblStyle w:val="[^"]*"\/>/g, '')),
-            ],
-          ];
-          const pdfs: string[] = [];
-          for (const [label, bytes] of variants) {
-            const path = join(dir, `invoice-${rows}.docx`);
-            const pdf = join(dir, `out-${pdfs.length}.pdf`);
-            pdfs.push(pdf);
-            await writeFile(path, bytes);
-            const t0 = performance.now();
-            const r = await bare.convert(path, pdf, SERVICE_EXPORT);
-            const total = performance.now() - t0;
-            console.log(
-              `  invoice ${String(rows).padStart(5)} rows, ${label.padEnd(15)} total ${ms(total).padStart(6)} ms   import ${String(r.load_ms).padStart(6)} ms   export ${String(r.export_ms).padStart(6)} ms`,
-            );
-          }
-          console.log(
-            `    style as direct formatting looks the same as filled: ${samePages(pdfs[0], pdfs[1], dir)}`,
-          );
-        }
-      } finally {
-        bare.stop();
-      }
-    }
-
-    if (!SKIP.includes('service')) await service(dir);
-  } finally {
-    await rm(dir, { recursive: true, force: true });
-  }
-  console.log(`\nfinished ${new Date().toISOString()}`);
 }
 
-async function service(dir: string): Promise<void> {
+// ---- the floor ----------------------------------------------------------------------------
+
+/** The bare bridge, started on first use and again after a conversion it was given up on. */
+class Floor {
+  private bridge: BareBridge | undefined;
+  constructor(private readonly dir: string) {}
+
+  async get(): Promise<BareBridge> {
+    if (!this.bridge) {
+      this.bridge = await startBareBridge(this.dir);
+      // The first conversion of a fresh instance pays for its caches: not counted.
+      await writeFile(join(this.dir, 'floor-warm.docx'), fill('invoice', 20));
+      await this.bridge.convert(join(this.dir, 'floor-warm.docx'), join(this.dir, 'floor-warm.pdf'));
+    }
+    return this.bridge;
+  }
+
+  /** Converts `docx` with what the service asks of LibreOffice; undefined when it ran out of time. */
+  async convert(docx: string, pdf: string, timeoutMs = Infinity): Promise<number | undefined> {
+    const bridge = await this.get();
+    const t0 = performance.now();
+    let timer: NodeJS.Timeout | undefined;
+    const outcome = await Promise.race([
+      bridge.convert(docx, pdf, SERVICE_EXPORT).then(() => 'done' as const),
+      ...(Number.isFinite(timeoutMs)
+        ? [new Promise<'late'>((resolve) => (timer = setTimeout(() => resolve('late'), timeoutMs)))]
+        : []),
+    ]);
+    clearTimeout(timer);
+    if (outcome === 'done') return performance.now() - t0;
+    // Given up: the bridge and its soffice go (the next use starts a fresh one).
+    this.stop();
+    return undefined;
+  }
+
+  stop(): void {
+    this.bridge?.stop();
+    this.bridge = undefined;
+  }
+}
+
+// ---- the service over HTTP ---------------------------------------------------------------
+
+interface Answer {
+  ms: number;
+  status: number;
+  body: Buffer;
+}
+
+/**
+ * One request over node:http, no client-side time limit: fetch's (undici's) 300 s wait for the
+ * answer's headers would cut a synchronous POST the service is allowed to hold longer (a raised
+ * JOB_TIMEOUT_MS); here only the service decides when to answer.
+ */
+async function call(url: string, method: string, form?: FormData): Promise<Answer> {
+  let bytes: Buffer | undefined;
+  let headers: Record<string, string | number> = {};
+  if (form) {
+    // The multipart encoding as fetch would send it.
+    const probe = new Request('http://bench.invalid/', { method: 'POST', body: form });
+    bytes = Buffer.from(await probe.arrayBuffer());
+    headers = { 'content-type': probe.headers.get('content-type')!, 'content-length': bytes.length };
+  }
+  const target = new URL(url);
+  const t0 = performance.now();
+  return new Promise((resolve, reject) => {
+    const req = httpRequest(
+      { host: target.hostname, port: target.port, path: target.pathname, method, headers },
+      (res) => {
+        const chunks: Buffer[] = [];
+        res.on('data', (c: Buffer) => chunks.push(c));
+        res.on('error', reject);
+        res.on('end', () =>
+          resolve({ ms: performance.now() - t0, status: res.statusCode ?? 0, body: Buffer.concat(chunks) }),
+        );
+      },
+    );
+    req.on('error', reject);
+    req.end(bytes);
+  });
+}
+
+/** `413 payload_too_large (conversion_budget): …` from a typed error body, or its first bytes. */
+function describeError(status: number | undefined, body: Buffer | object): string {
+  let parsed: { error_type?: string; message?: string; details?: { reason?: string } } | undefined;
+  try {
+    parsed = Buffer.isBuffer(body) ? JSON.parse(body.toString('utf8')) : (body as typeof parsed);
+  } catch {
+    // not JSON
+  }
+  if (!parsed?.error_type)
+    return `${status ?? ''}: ${Buffer.isBuffer(body) ? body.toString('utf8').slice(0, 200) : ''}`;
+  const reason = parsed.details?.reason ? ` (${parsed.details.reason})` : '';
+  return `${status === undefined ? '' : `${status} `}${parsed.error_type}${reason}: ${(parsed.message ?? '').slice(0, 400)}`;
+}
+
+/** The worker's own line for the last job it finished since `from`: fill and conversion times. */
+function workerTimes(worker: ManagedProcess, from: number): string {
+  const line = worker.lines
+    .slice(from)
+    .reverse()
+    .find((l) => /completed \(\d+ bytes, render \d+ ms, convert \d+ ms\)/.test(l));
+  const m = line && /render (\d+) ms, convert (\d+) ms/.exec(line);
+  return m ? `; worker: fill ${m[1]} ms, convert ${m[2]} ms` : '';
+}
+
+class Service {
+  constructor(
+    readonly api: RunningApi,
+    readonly worker: ManagedProcess,
+  ) {}
+
+  form(name: CorpusName, request: CorpusRequest): FormData {
+    return renderForm({ file: corpusTemplate(name), filename: `${name}.docx`, request_data: request });
+  }
+
+  /** The synchronous endpoint. */
+  post(name: CorpusName, request: CorpusRequest): Promise<Answer> {
+    return call(`${this.api.url}${RENDER_PATH}`, 'POST', this.form(name, request));
+  }
+
+  /**
+   * An asynchronous job (docs/jobs.md): submitted, polled, its result fetched. The time runs from
+   * the submission to the result's last byte.
+   */
+  async job(
+    name: CorpusName,
+    request: CorpusRequest,
+    timeoutMs: number,
+  ): Promise<{ ms: number; outcome: string; pdf?: Buffer }> {
+    const t0 = performance.now();
+    const submitted = await call(`${this.api.url}/api/v1/jobs`, 'POST', this.form(name, request));
+    if (submitted.status !== 202)
+      return {
+        ms: performance.now() - t0,
+        outcome: `refused at submission, ${describeError(submitted.status, submitted.body)}`,
+      };
+    const { job_id: id } = JSON.parse(submitted.body.toString('utf8')) as { job_id: string };
+    for (;;) {
+      if (performance.now() - t0 > timeoutMs) {
+        await call(`${this.api.url}/api/v1/jobs/${id}`, 'DELETE');
+        return { ms: performance.now() - t0, outcome: `not finished, given up (job deleted)` };
+      }
+      await new Promise((r) => setTimeout(r, 250));
+      const res = await call(`${this.api.url}/api/v1/jobs/${id}`, 'GET');
+      if (res.status !== 200)
+        return { ms: performance.now() - t0, outcome: `status read ${describeError(res.status, res.body)}` };
+      const status = JSON.parse(res.body.toString('utf8')) as { status: string; error?: object };
+      if (status.status === 'failed')
+        return {
+          ms: performance.now() - t0,
+          outcome: `job failed: ${describeError(undefined, status.error ?? {})}`,
+        };
+      if (status.status === 'completed') {
+        const result = await call(`${this.api.url}/api/v1/jobs/${id}/result`, 'GET');
+        const ms = performance.now() - t0;
+        if (result.status !== 200)
+          return { ms, outcome: `result ${describeError(result.status, result.body)}` };
+        return { ms, outcome: 'completed', pdf: result.body };
+      }
+    }
+  }
+}
+
+async function service(dir: string, floor: Floor): Promise<void> {
   buildService();
   let redis: RedisServer | undefined;
   let worker: ManagedProcess | undefined;
   let api: RunningApi | undefined;
-  const bare = await startBareBridge(dir);
   try {
     redis = await RedisServer.start();
-    // The production lock (10 s), not the harness's short one: a fill blocks the worker's event
-    // loop, and a lock that expires meanwhile makes the job look stalled.
-    const env = testEnv(redis.url, {
-      JOB_TIMEOUT_MS: '300000',
-      LIBREOFFICE_INSTANCES: '1',
-      WORKER_LOCK_DURATION_MS: '10000',
-    });
+    const env = testEnv(redis.url, EXTRA_ENV);
+    // testEnv shortens timers for the tests (heartbeats, locks, the stalled-job check) and pins one
+    // LibreOffice and one job per worker; the benchmark runs the service as `npm start` does,
+    // so these take the service's defaults unless --env sets them.
+    for (const key of [
+      'HEARTBEAT_INTERVAL_MS',
+      'HEARTBEAT_TTL_MS',
+      'WORKER_LOCK_DURATION_MS',
+      'WORKER_STALLED_INTERVAL_MS',
+      'JOB_BACKOFF_MS',
+      'LIBREOFFICE_INSTANCES',
+      'WORKER_CONCURRENCY',
+    ])
+      if (!(key in EXTRA_ENV)) delete env[key];
     [worker, api] = await Promise.all([startWorker(env), startApi({ ...env, LOG_LEVEL: 'warn' })]);
-    const post = async (name: CorpusName, request: CorpusRequest) => {
-      const t0 = performance.now();
-      const res = await fetch(`${api!.url}${RENDER_PATH}`, {
-        method: 'POST',
-        body: renderForm({ file: corpusTemplate(name), filename: `${name}.docx`, request_data: request }),
-      });
-      const body = Buffer.from(await res.arrayBuffer());
-      return { ms: performance.now() - t0, status: res.status, body };
-    };
-
-    if (!SKIP.includes('gallery')) await gallery(dir, bare, post);
-
-    const huge = await post('invoice', corpusRequest('invoice', { rows: 7_000 }));
-    const error = huge.status === 200 ? 'a PDF' : huge.body.toString('utf8').slice(0, 300);
+    const svc = new Service(api, worker);
     console.log(
-      `\nservice: invoice, 7,000 rows (28,000 cells): ${huge.status} after ${ms(huge.ms)} ms: ${error}`,
+      `\nservice: Redis, the API and one worker with the service's defaults` +
+        (Object.keys(EXTRA_ENV).length
+          ? `, and ${Object.entries(EXTRA_ENV)
+              .map(([k, v]) => `${k}=${v}`)
+              .join(' ')}`
+          : ''),
     );
+
+    if (run('invoice')) await interleaved(dir, floor, svc, 'invoice', INVOICE_ROWS, 'target ≤ 0.5×');
+    if (run('statement')) await statement(dir, floor, svc);
+    if (run('big')) await big(dir, floor, svc);
+    if (run('gallery')) await interleaved(dir, floor, svc, 'gallery', 2000, 'target ≤ 1.2×');
+    if (run('huge')) {
+      const huge = await svc.post('invoice', corpusRequest('invoice', { rows: 7_000 }));
+      const outcome = huge.status === 200 ? '200, a PDF' : describeError(huge.status, huge.body);
+      console.log(`\n  invoice, 7,000 rows (28,000 cells), sync POST: ${outcome}, after ${ms(huge.ms)} ms`);
+    }
   } finally {
-    bare.stop();
     await stopAll(api, worker);
     await stopAll(redis);
   }
 }
 
-type Post = (
+/** --runs sync requests, each after one floor conversion of the same filled document. */
+async function interleaved(
+  dir: string,
+  floor: Floor,
+  svc: Service,
   name: CorpusName,
-  request: CorpusRequest,
-) => Promise<{ ms: number; status: number; body: Buffer }>;
-
-async function gallery(dir: string, bare: BareBridge, post: Post): Promise<void> {
-  const request = corpusRequest('gallery', { rows: 2000 });
-  const filledPath = join(dir, 'gallery.docx');
-  await writeFile(filledPath, fill('gallery', 2000));
-  await bare.convert(filledPath, join(dir, 'g.pdf'), SERVICE_EXPORT); // warm-up, both sides
-  const warm = await post('gallery', request);
-  if (warm.status !== 200)
-    throw new Error(`service answered ${warm.status}: ${warm.body.toString().slice(0, 300)}`);
-  const floor: number[] = [];
-  const e2e: number[] = [];
-  for (let i = 0; i < RUNS; i++) {
-    const t0 = performance.now();
-    await bare.convert(filledPath, join(dir, 'g.pdf'), SERVICE_EXPORT);
-    floor.push(performance.now() - t0);
-    e2e.push((await post('gallery', request)).ms);
+  rows: number,
+  target: string,
+): Promise<void> {
+  const request = corpusRequest(name, { rows });
+  const filledPath = join(dir, `${name}-${rows}.docx`);
+  const pdf = join(dir, `${name}-${rows}.pdf`);
+  await writeFile(filledPath, fill(name, rows));
+  console.log(
+    `\n  ${name}.docx, ${rows} rows, sync POST, 1 caller, ${RUNS} runs interleaved with the floor; ${load()}`,
+  );
+  await floor.convert(filledPath, pdf); // warm-up, both sides
+  const warm = await svc.post(name, request);
+  if (warm.status !== 200) {
+    console.log(`    service: ${describeError(warm.status, warm.body)}, after ${ms(warm.ms)} ms`);
+    return;
   }
-  const f = summarize(floor);
+  const floorMs: number[] = [];
+  const e2e: number[] = [];
+  let lastWorker = '';
+  for (let i = 0; i < RUNS; i++) {
+    floorMs.push((await floor.convert(filledPath, pdf))!);
+    const from = svc.worker.lines.length;
+    const answer = await svc.post(name, request);
+    if (answer.status !== 200) {
+      console.log(`    service: ${describeError(answer.status, answer.body)}, after ${ms(answer.ms)} ms`);
+      return;
+    }
+    e2e.push(answer.ms);
+    lastWorker = workerTimes(svc.worker, from);
+  }
+  const f = summarize(floorMs);
   const s = summarize(e2e);
   console.log(
-    `\nservice: gallery.docx, 2,000 rows, 10 images, 1 caller, ${RUNS} runs interleaved with the floor`,
+    `    floor: bare warm UNO on the filled .docx, as written   ${formatMs(f)}   ${pdfPages(pdf) ?? '?'} pages`,
   );
-  console.log(`  floor: bare warm UNO on the filled .docx  ${formatMs(f)}`);
-  console.log(`  service over HTTP                          ${formatMs(s)}`);
-  console.log(`  ratio ${(s.median / f.median).toFixed(2)}×   target ≤ 1.2×`);
+  console.log(`    service over HTTP                                     ${formatMs(s)}`);
+  console.log(`    ratio service ÷ floor ${(s.median / f.median).toFixed(2)}×   ${target}`);
+  if (lastWorker) console.log(`    last run${lastWorker}`);
 }
 
-type CorpusRequest = ReturnType<typeof corpusRequest>;
+async function statement(dir: string, floor: Floor, svc: Service): Promise<void> {
+  const rows = STATEMENT_ROWS;
+  console.log(`\n  statement.docx, ${rows} rows (${rows * 4} cells), sync POST, once; ${load()}`);
+  const from = svc.worker.lines.length;
+  const answer = await svc.post('statement', corpusRequest('statement', { rows }));
+  if (answer.status === 200) {
+    const pdf = join(dir, 'statement-service.pdf');
+    await writeFile(pdf, answer.body);
+    console.log(
+      `    service over HTTP: 200, ${pdfPages(pdf) ?? '?'} pages, ${ms(answer.ms)} ms${workerTimes(svc.worker, from)}`,
+    );
+  } else
+    console.log(
+      `    service over HTTP: ${describeError(answer.status, answer.body)}, after ${ms(answer.ms)} ms`,
+    );
+  await floorOnce(dir, floor, 'statement', rows, answer.status === 200 ? answer.ms : undefined);
+}
+
+async function big(dir: string, floor: Floor, svc: Service): Promise<void> {
+  const rows = BIG_ROWS;
+  console.log(`\n  statement.docx, ${rows} rows (${rows * 4} cells), asynchronous job, once; ${load()}`);
+  const from = svc.worker.lines.length;
+  const job = await svc.job('statement', corpusRequest('statement', { rows }), JOB_TIMEOUT_S * 1000);
+  if (job.pdf) {
+    const pdf = join(dir, 'big-service.pdf');
+    await writeFile(pdf, job.pdf);
+    console.log(
+      `    service, submitted to result: completed, ${pdfPages(pdf) ?? '?'} pages, ${ms(job.ms)} ms${workerTimes(svc.worker, from)}`,
+    );
+  } else
+    console.log(
+      `    service, submitted to result: ${job.outcome}, after ${job.outcome.startsWith('not finished') ? `> ${JOB_TIMEOUT_S} s` : `${ms(job.ms)} ms`}`,
+    );
+  if (FLOOR_BIG) await floorOnce(dir, floor, 'statement', rows, job.pdf ? job.ms : undefined);
+  else console.log('    floor: not run (--floor-50k runs it; hours on LibreOffice 7.4)');
+}
+
+/** One floor conversion of the filled document, given up after --floor-timeout. */
+async function floorOnce(
+  dir: string,
+  floor: Floor,
+  name: CorpusName,
+  rows: number,
+  serviceMs: number | undefined,
+): Promise<void> {
+  const filledPath = join(dir, `${name}-${rows}.docx`);
+  const pdf = join(dir, `${name}-${rows}-floor.pdf`);
+  await writeFile(filledPath, fill(name, rows));
+  const floorMs = await floor.convert(filledPath, pdf, FLOOR_TIMEOUT_S * 1000);
+  if (floorMs === undefined) {
+    console.log(
+      `    floor: bare warm UNO on the filled .docx, as written: > ${FLOOR_TIMEOUT_S} s (given up)`,
+    );
+    return;
+  }
+  console.log(
+    `    floor: bare warm UNO on the filled .docx, as written: ${ms(floorMs)} ms, ${pdfPages(pdf) ?? '?'} pages`,
+  );
+  if (serviceMs !== undefined) console.log(`    ratio service ÷ floor ${(serviceMs / floorMs).toFixed(2)}×`);
+}
+
+// ---- main -------------------------------------------------------------------------------
+
+async function main(): Promise<void> {
+  console.log(`big documents benchmark; ${machineLine()}; commit ${commit()}`);
+  const dir = await mkdtemp(join(defaultWorkDir(), 'bigdocs-bench-'));
+  const floor = new Floor(dir);
+  try {
+    if (run('fill')) fillPart(['statement'], () => STATEMENT_FILL_ROWS);
+    if (run('fill-corpus')) fillPart(['invoice', 'gallery'], () => FILL_ROWS);
+
+    if (run('convert')) {
+      console.log(
+        `\nconvert: bare warm UNO bridge on the filled invoice, import (with layout) and export apart; ${load()}`,
+      );
+      const bare = await floor.get();
+      for (const rows of CONVERT_ROWS) {
+        const filled = fill('invoice', rows);
+        const variants: Array<[string, Buffer]> = [
+          ['as filled', filled],
+          ['style as direct', withDocumentXml(filled, directFormatting)],
+          ['no table style', withDocumentXml(filled, (x) => x.replace(/<w:tblStyle w:val="[^"]*"\/>/g, ''))],
+        ];
+        const pdfs: string[] = [];
+        for (const [label, bytes] of variants) {
+          const path = join(dir, `invoice-${rows}.docx`);
+          const pdf = join(dir, `out-${pdfs.length}.pdf`);
+          pdfs.push(pdf);
+          await writeFile(path, bytes);
+          const t0 = performance.now();
+          const r = await bare.convert(path, pdf, SERVICE_EXPORT);
+          const total = performance.now() - t0;
+          console.log(
+            `  invoice ${String(rows).padStart(5)} rows, ${label.padEnd(15)} total ${ms(total).padStart(6)} ms   import ${String(r.load_ms).padStart(6)} ms   export ${String(r.export_ms).padStart(6)} ms`,
+          );
+        }
+        console.log(
+          `    style as direct formatting looks the same as filled: ${samePages(pdfs[0], pdfs[1], dir)}`,
+        );
+      }
+    }
+
+    if (run('service')) await service(dir, floor);
+  } finally {
+    floor.stop();
+    await rm(dir, { recursive: true, force: true });
+  }
+  console.log(`\nfinished ${new Date().toISOString()}; ${load()}`);
+}
 
 const childAt = process.argv.indexOf('--child');
 if (childAt >= 0) {

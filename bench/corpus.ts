@@ -12,13 +12,15 @@
  *             (default 15), tags split across runs as Word writes them
  *   writer    a certificate saved by LibreOffice Writer, `rows` table rows (default 5)
  *   gallery   10 images ({{ img0 }} … {{ img9 }}) and a table of `rows` rows (default 2000)
+ *   statement a bank statement: one 4-column table in a Word table style, header row repeated on
+ *             each page, `rows` transactions (default 1000; 10,000 and 50,000 in bench:bigdocs)
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 
-export type CorpusName = 'invoice' | 'contract' | 'writer' | 'gallery';
+export type CorpusName = 'invoice' | 'contract' | 'writer' | 'gallery' | 'statement';
 
-export const CORPUS_NAMES: readonly CorpusName[] = ['invoice', 'contract', 'writer', 'gallery'];
+export const CORPUS_NAMES: readonly CorpusName[] = ['invoice', 'contract', 'writer', 'gallery', 'statement'];
 
 export interface CorpusDoc {
   name: CorpusName;
@@ -42,6 +44,7 @@ export const DEFAULT_ROWS: Readonly<Record<CorpusName, number>> = {
   contract: 15,
   writer: 5,
   gallery: 2000,
+  statement: 1000,
 };
 
 export const FIXTURES_DIR = join(__dirname, 'fixtures');
@@ -98,6 +101,8 @@ export function corpusRequest(name: CorpusName, opts: { rows?: number } = {}): C
           GALLERY_IMAGES.map((file, i) => [`img${i}`, image(file, file.startsWith('photo-') ? 75 : 45)]),
         ),
       };
+    case 'statement':
+      return { template_data: statementData(rows), images: { logo: image('logo.png', 12) } };
     default:
       throw new Error(`unknown corpus document: ${String(name)}`);
   }
@@ -438,5 +443,109 @@ function galleryData(rows: number): Record<string, unknown> {
     rows: table,
     total: money(total),
     footer_note: 'All prices subject to change; delivery ex works Berlin (Incoterms® 2020 EXW).',
+  };
+}
+
+// ---------------------------------------------------------------------------------------------
+// statement
+// ---------------------------------------------------------------------------------------------
+
+/** Counterparties as a bank prints them: short, a reference after them, some with & < > ". */
+const PAYEES: readonly string[] = [
+  'REWE Markt Köln-Ehrenfeld',
+  'H&M Store 0417',
+  'Amazon EU S.à r.l.',
+  'Deutsche Bahn <online>',
+  'SEPA DD Stadtwerke Düsseldorf',
+  'Café "Zur Börse"',
+  'Salary Müller & Söhne GmbH',
+  'ATM withdrawal Ørestad',
+  'Standing order: rent',
+  'Card fee Q1 > 3 cards',
+  'PayPal *Ærø Ferries',
+  'Apotheke am Dom',
+  'Transfer to Ångström, Zoë',
+  'Interest credit',
+];
+
+const MONTHS: readonly string[] = [
+  'January',
+  'February',
+  'March',
+  'April',
+  'May',
+  'June',
+  'July',
+  'August',
+  'September',
+  'October',
+  'November',
+  'December',
+];
+
+/** Signed cents as "-1,234.56" / "+1,234.56". */
+function signedMoney(cents: number): string {
+  return `${cents < 0 ? '-' : '+'}${money(Math.abs(cents))}`;
+}
+
+/**
+ * `rows` transactions spread over 2024 (dates ascending, so the period is the year whatever the
+ * count), a running balance, descriptions kept to one line of the 88 mm column (at most 38
+ * characters, as banks truncate them).
+ */
+function statementData(rows: number): Record<string, unknown> {
+  const rnd = new Lcg(4242);
+  const opening = 1_254_317; // cents
+  let balance = opening;
+  const start = Date.UTC(2024, 0, 1);
+  const transactions = Array.from({ length: rows }, (_, i) => {
+    const day = new Date(start + Math.floor((i * 366) / Math.max(rows, 1)) * 86_400_000);
+    const payee = rnd.pick(PAYEES);
+    // Salaries in, rent and card payments out: the balance drifts up slowly and stays positive.
+    const cents = payee.startsWith('Salary')
+      ? 200_000 + rnd.int(100_000)
+      : payee.startsWith('Interest')
+        ? 100 + rnd.int(2_000)
+        : payee.startsWith('Standing order')
+          ? -95_000
+          : -(100 + rnd.int(25_000));
+    balance += cents;
+    return {
+      date: day.toISOString().slice(0, 10),
+      description: `${payee} ${String(100000 + rnd.int(900000))}`.slice(0, 38),
+      amount: signedMoney(cents),
+      balance: (balance < 0 ? '-' : '') + money(Math.abs(balance)),
+    };
+  });
+  return {
+    bank: {
+      name: 'Nordbank Ørestad A/S',
+      address: 'Ørestads Boulevard 7, 2300 København S, Danmark',
+      bic: 'NORDDKKKXXX',
+    },
+    holder: {
+      name: 'Zoë Ångström',
+      street: 'Königsallee 27',
+      city: '40212 Düsseldorf, Germany',
+      joint: 'Joint holder: 山田 花子 (Yamada Hanako)',
+      agent: 'Authorised agent: Пётр Ильич Чайковский',
+    },
+    account: {
+      number: '4711 0815 42',
+      iban: 'DK50 0040 0440 1162 43',
+      product: 'Current account "Plus"',
+      currency: 'EUR',
+    },
+    statement: {
+      number: '2024/12',
+      period_from: `1 ${MONTHS[0]} 2024`,
+      period_to: `31 ${MONTHS[11]} 2024`,
+    },
+    opening_balance: money(opening),
+    closing_balance: (balance < 0 ? '-' : '') + money(Math.abs(balance)),
+    transactions,
+    notes:
+      'Please check this statement & tell us of any error within 30 days. Deposits are protected up to ' +
+      'EUR 100,000 per depositor <Directive 2014/49/EU>. Questions? "Kundenservice" +45 70 12 34 56.',
   };
 }

@@ -1,6 +1,6 @@
 /**
  * Service benchmark on the corpus invoice (bench/fixtures/invoice.docx, logo included) at 20 and
- * 500 rows: the whole service (Redis + one worker + API, as `npm start` runs it) over HTTP, beside
+ * 500 rows, or another corpus document (--doc statement --rows 1000): the whole service (Redis + one worker + API, as `npm start` runs it) over HTTP, beside
  * the floor measured in the same run on the same filled document.
  *
  *   latency     1 caller, sequential requests; interleaved one for one with the floor: a bare
@@ -23,7 +23,7 @@
  *               that; the figures printed here show it.
  *
  *   npx tsx bench/service.bench.ts [--requests 40] [--burst 40] [--instances N] [--rows 20,500] [--rounds 4]
- *     [--warm 3000] [--concurrency 0] [--check]
+ *     [--warm 3000] [--concurrency 0] [--check] [--doc invoice]
  */
 import { Queue } from 'bullmq';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -47,7 +47,7 @@ import {
 } from '../test/service-harness';
 import { flag, intArg, stringArg } from './args';
 import { SERVICE_EXPORT, startBareBridge } from './bare-uno';
-import { corpusRequest, corpusTemplate } from './corpus';
+import { corpusRequest, corpusTemplate, type CorpusName } from './corpus';
 import { cpuSnapshot, cpuUsed, formatCpu } from './process-cpu';
 import { formatMs, machineLine, median, ms, summarize } from './report';
 
@@ -68,7 +68,9 @@ const CONCURRENCY = intArg('concurrency', 0);
 const CHECK = flag('check');
 const WARMUP = 3;
 
-const template = corpusTemplate('invoice');
+/** The corpus document (--doc, default the invoice; e.g. --doc statement --rows 1000). */
+const DOC = stringArg('doc', 'invoice') as CorpusName;
+const template = corpusTemplate(DOC);
 
 interface Body {
   bytes: Buffer;
@@ -78,7 +80,7 @@ interface Body {
 async function formBody(request: RenderRequest): Promise<Body> {
   const probe = new Request('http://bench.invalid/', {
     method: 'POST',
-    body: renderForm({ file: template, filename: 'invoice.docx', request_data: JSON.stringify(request) }),
+    body: renderForm({ file: template, filename: `${DOC}.docx`, request_data: JSON.stringify(request) }),
   });
   return { bytes: Buffer.from(await probe.arrayBuffer()), contentType: probe.headers.get('content-type')! };
 }
@@ -145,7 +147,7 @@ interface Breakdown {
 }
 
 async function main(): Promise<void> {
-  console.log(`service benchmark, corpus invoice.docx; ${machineLine()}`);
+  console.log(`service benchmark, corpus ${DOC}.docx; ${machineLine()}`);
   console.log(
     `${INSTANCES} LibreOffice instance(s), worker concurrency ${CONCURRENCY || `${INSTANCES + 1} (the default)`}, ` +
       `${REQUESTS} requests per measurement, rows ${ROWS.join(', ')}`,
@@ -189,7 +191,7 @@ async function main(): Promise<void> {
 
     // ---- warm-up: .docx output, no conversion ---------------------------------------------
     if (WARM > 0) {
-      const docxRequest = { ...corpusRequest('invoice', { rows: ROWS[0] }), options: { output: 'docx' } };
+      const docxRequest = { ...corpusRequest(DOC, { rows: ROWS[0] }), options: { output: 'docx' } };
       const docxBody = await formBody(docxRequest as RenderRequest);
       const step = Math.min(1000, WARM);
       const figures: string[] = [];
@@ -214,7 +216,7 @@ async function main(): Promise<void> {
     // ---- latency, 1 caller, interleaved with the floor ------------------------------------
     const bodies = new Map<number, Body>();
     for (const rows of ROWS) {
-      const request = corpusRequest('invoice', { rows }) as RenderRequest;
+      const request = corpusRequest(DOC, { rows }) as RenderRequest;
       const filled = renderDocx(template, request, {
         compression: 'STORE',
         templateChecked: true,
@@ -257,7 +259,7 @@ async function main(): Promise<void> {
       const ratio = s.median / f.median;
       const met = ratio <= 1.2;
       ok &&= met;
-      console.log(`\ninvoice, ${rows} rows, 1 caller (${REQUESTS} requests, interleaved with the floor)`);
+      console.log(`\n${DOC}, ${rows} rows, 1 caller (${REQUESTS} requests, interleaved with the floor)`);
       console.log(`  floor: bare warm UNO on the filled .docx  ${formatMs(f)}`);
       console.log(`  service over HTTP                          ${formatMs(s)}`);
       console.log(`  p50 ratio ${ratio.toFixed(2)}×   target ≤ 1.2×  ${met ? 'met' : 'MISSED'}`);
@@ -271,7 +273,7 @@ async function main(): Promise<void> {
 
     // ---- throughput: the pool alone vs the service ---------------------------------------
     const rows = ROWS[0];
-    const filled = renderDocx(template, corpusRequest('invoice', { rows }) as RenderRequest, {
+    const filled = renderDocx(template, corpusRequest(DOC, { rows }) as RenderRequest, {
       compression: 'STORE',
     });
     const pool = new LibreOfficePool({ instances: INSTANCES, restartAfter: 0 });
@@ -323,7 +325,7 @@ async function main(): Promise<void> {
     const fmt = (xs: number[]) =>
       `${median(xs).toFixed(2)} docs/s (${Math.min(...xs).toFixed(2)}–${Math.max(...xs).toFixed(2)})`;
     const width = Math.max(poolLabel.length, serviceLabel(2 * INSTANCES).length) + 3;
-    console.log(`\nthroughput, invoice ${rows} rows, ${BURST} documents per burst, ${ROUNDS} rounds`);
+    console.log(`\nthroughput, ${DOC} ${rows} rows, ${BURST} documents per burst, ${ROUNDS} rounds`);
     console.log(`  ${poolLabel.padEnd(width)}${fmt(poolThr)}`);
     for (const c of Object.keys(serviceThr).map(Number))
       console.log(`  ${serviceLabel(c).padEnd(width)}${fmt(serviceThr[c])}`);

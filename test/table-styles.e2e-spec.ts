@@ -82,6 +82,7 @@ describe('the benchmark corpus looks the same with its table styles resolved', (
     ['contract', 15],
     ['writer', 5],
     ['gallery', 150],
+    ['statement', 150],
   ];
   it.each(cases)(
     '%s, %i rows',
