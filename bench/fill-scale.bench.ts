@@ -1,11 +1,11 @@
 /**
- * Fill time and peak memory of the corpus invoice (a 4-column table in a Word table style) at
- * 1,000, 10,000 and 50,000 rows, filled as the worker fills a document for PDF output
+ * Fill time and peak memory of a corpus document (`--doc`: the invoice by default, or the statement;
+ * each a 4-column table in a Word table style) at 1,000, 10,000 and 50,000 rows, filled as the worker fills a document for PDF output
  * (apps/worker/src/render.processor.ts: STORE, table styles resolved, template checked by the
  * API, images verified, the cell count checked, the compile cache warm).
  *
  * Each size runs in a fresh child process (peak RSS is a process's high-water mark), sizes
- * interleaved over `--runs` rounds. The child first fills the 20-row invoice (compiles the
+ * interleaved over `--runs` rounds. The child first fills the 20-row document (compiles the
  * template, warms the JIT), builds the request as JSON (the worker reads it from Redis), then
  * times, with one forced GC before:
  *   parse  parseDataJson of the request's JSON (the worker's first step)
@@ -14,7 +14,7 @@
  * it, and the fill's longest event-loop stall as seen from a 10 ms timer
  * (perf_hooks.monitorEventLoopDelay).
  *
- *   npx tsx bench/fill-scale.bench.ts [--rows 1000,10000,50000] [--runs 2] [--loop | --offload]
+ *   npx tsx bench/fill-scale.bench.ts [--doc invoice] [--rows 1000,10000,50000] [--runs 2] [--loop | --offload]
  *
  * Each size is filled both on the event loop and on a worker thread (the worker's FillPool, as
  * the worker fills requests of FILL_THREAD_MIN_BYTES and more), alternated; `--loop` or
@@ -24,7 +24,7 @@ import { execFileSync } from 'node:child_process';
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
 import { FillPool } from '../apps/worker/src/fill/fill-pool';
-import { corpusRequest, corpusTemplate } from './corpus';
+import { CORPUS_NAMES, type CorpusName, corpusRequest, corpusTemplate } from './corpus';
 
 type Row = {
   rows: number;
@@ -42,11 +42,15 @@ function arg(name: string): string | undefined {
   return i >= 0 ? process.argv[i + 1] : undefined;
 }
 
+/** The corpus document (`--doc`, default the invoice). */
+const doc = (arg('doc') ?? 'invoice') as CorpusName;
+if (!CORPUS_NAMES.includes(doc)) throw new Error(`--doc: one of ${CORPUS_NAMES.join(', ')}`);
+
 async function child(rows: number, offload: boolean): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
   const { CompiledTemplates, parseDataJson, renderDocx } = await import('@app/engine');
-  const template = corpusTemplate('invoice');
+  const template = corpusTemplate(doc);
   const compiledTemplates = new CompiledTemplates();
   const options = {
     imagesVerified: true,
@@ -56,12 +60,12 @@ async function child(rows: number, offload: boolean): Promise<void> {
     maxTableCells: 1_000_000,
     resolveTableStyles: true,
   };
-  renderDocx(template, corpusRequest('invoice', { rows: 20 }) as never, options);
-  const json = JSON.stringify(corpusRequest('invoice', { rows }));
-  // The thread keeps its own compiled templates; it too fills the 20-row invoice first.
+  renderDocx(template, corpusRequest(doc, { rows: 20 }) as never, options);
+  const json = JSON.stringify(corpusRequest(doc, { rows }));
+  // The thread keeps its own compiled templates; it too fills the 20-row document first.
   const { compiledTemplates: _kept, ...threadOptions } = options;
   const pool = offload ? new FillPool(1) : undefined;
-  if (pool) await pool.fill(template, JSON.stringify(corpusRequest('invoice', { rows: 20 })), threadOptions);
+  if (pool) await pool.fill(template, JSON.stringify(corpusRequest(doc, { rows: 20 })), threadOptions);
   gc();
   const t0 = performance.now();
   const request = parseDataJson(json);
@@ -110,7 +114,7 @@ function main(): void {
       ? [false]
       : [false, true];
   console.log(
-    `fill-scale: corpus invoice, Node ${process.version}, ${cpus().length} CPUs, load ${loadavg()
+    `fill-scale: corpus ${doc}, Node ${process.version}, ${cpus().length} CPUs, load ${loadavg()
       .map((x) => x.toFixed(2))
       .join(' ')}`,
   );
@@ -126,6 +130,8 @@ function main(): void {
             '--expose-gc',
             ...process.execArgv,
             __filename,
+            '--doc',
+            doc,
             '--child',
             String(rows),
             ...(offload ? ['--offload'] : []),
