@@ -27,6 +27,7 @@ import { connectRedis, type ConverterInfo, onRedisError } from '@app/contracts';
 import { createRenderWorker } from '@app/queue';
 import { ConverterHealthMonitor } from './converter-health';
 import { converterVersion } from './converter-version';
+import { FillPool } from './fill/fill-pool';
 import { jobContext } from './job-context';
 import { WorkerRegistration } from './registration';
 import { createRenderProcessor } from './render.processor';
@@ -88,6 +89,8 @@ async function main(): Promise<void> {
   onRedisError(queueRedis, logRedisError);
 
   const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+  // One fill thread per job this worker runs at once, started on the first large request.
+  const fillPool = new FillPool(concurrency);
   const processor = createRenderProcessor({
     worker: { id: workerId, redis, logger, metrics },
     converter,
@@ -96,16 +99,20 @@ async function main(): Promise<void> {
       // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
       convertTimeoutMs: converterConfig.conversionTimeoutMs,
       jobTimeoutMs: config.JOB_TIMEOUT_MS,
+      // An asynchronous job's item: nobody waits on the line (ASYNC_CONVERSION_TIMEOUT_MS).
+      asyncConvertTimeoutMs: config.ASYNC_CONVERSION_TIMEOUT_MS,
     },
     // RESOLVE_TABLE_STYLES: table styles as direct formatting before a PDF conversion.
     resolveTableStyles: config.tableStylesResolved,
     limits: {
       maxTableCells: config.MAX_TABLE_CELLS,
+      asyncMaxTableCells: config.ASYNC_MAX_TABLE_CELLS,
       maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
       ...config.renderLimits,
     },
     // Worked out once here: defaultWorkDir() stats the file systems on each call.
     finishTmpDir: converterConfig.workDir ?? defaultWorkDir(),
+    fillThreads: { pool: fillPool, minRequestBytes: config.FILL_THREAD_MIN_BYTES },
   });
   const worker = createRenderWorker(processor, {
     names,
@@ -180,6 +187,7 @@ async function main(): Promise<void> {
     log(`${signal}: finishing the jobs in hand`);
     await registration.stop();
     await Promise.all([worker.close(), asyncWorkers.close()]); // waits for active jobs
+    await fillPool.close();
     await converter.close().catch((e: unknown) => logger.warn(`converter close: ${String(e)}`));
     redis.disconnect();
     queueRedis.disconnect();

@@ -14,6 +14,7 @@ import {
   decodeReply,
   httpStatusOf,
   payloadKeys,
+  PDF_FINISH_KEY,
   type FailureReply,
   type Reply,
   replyKey,
@@ -23,6 +24,8 @@ import {
 import { buildDocx, p } from '../../../test/support/docx-builder';
 import { docxPlainText } from '../../../test/support/docx-text';
 import { redisForTests } from '../../../test/service-harness';
+import { corpusRequest } from '../../../bench/corpus';
+import { FillPool } from './fill/fill-pool';
 import { type RenderJobHandle as Job, UnrecoverableError } from '@app/queue';
 import {
   conversionBudget,
@@ -232,6 +235,118 @@ describe('the template bytes a worker keeps', () => {
       await pool.close();
     }
   }, 120_000);
+
+  describe("an asynchronous job's budgets, apart from a synchronous request's", () => {
+    const invoice = readFileSync(join(__dirname, '../../../bench/fixtures/invoice.docx'));
+    /** The corpus invoice of `rows` items for PDF output; a background item when `recordKey` is given. */
+    async function invoiceJob(id: string, rows: number, recordKey?: string): Promise<Job> {
+      await redisServer.client.set(templateKey(q, digestOf(invoice)), invoice);
+      const job = await jobOf(id, invoice, 'x', {
+        options: { undefined: 'empty', output: 'pdf' },
+        ...(recordKey ? { background: { recordKey, resultTtlMs: 60_000 } } : {}),
+      });
+      await redisServer.client.set(job.data.requestKey, JSON.stringify(corpusRequest('invoice', { rows })));
+      if (recordKey) await redisServer.client.hset(recordKey, 'status', 'queued');
+      return job;
+    }
+    const timeouts: (number | undefined)[] = [];
+    const recording = {
+      name: 'recording',
+      convert: (_docx: Buffer, o?: ConvertOptions) => (
+        timeouts.push(o?.timeoutMs),
+        Promise.resolve(Buffer.from('%PDF-'))
+      ),
+    } as unknown as PdfConverter;
+    // Made on first use: the test Redis starts in beforeAll.
+    const processor = (job: Job) =>
+      createRenderProcessor({
+        worker: { id: 'w', redis: redisServer.client, logger: pino({ level: 'silent' }) },
+        converter: recording,
+        budget: {
+          payloadTtlMs: 60_000,
+          convertTimeoutMs: 30_000,
+          asyncConvertTimeoutMs: 600_000,
+          jobTimeoutMs: 60_000,
+        },
+        limits: { maxTableCells: 200, asyncMaxTableCells: 1000 },
+      })(job);
+    const refusal = async (job: Job) => {
+      const thrown = await processor(job).catch((e: unknown) => e);
+      expect(thrown).toBeInstanceOf(UnrecoverableError);
+      return decodeFailure((thrown as Error).message);
+    };
+
+    it('refuses past MAX_TABLE_CELLS in a synchronous request, typed, before any conversion', async () => {
+      timeouts.length = 0;
+      const e = await refusal(await invoiceJob('b1', 100));
+      expect(e.errorType).toBe('payload_too_large');
+      expect(httpStatusOf(e.errorType)).toBe(413);
+      expect(e.details).toMatchObject({ reason: 'conversion_budget', limit: 200 });
+      expect(timeouts).toHaveLength(0);
+      // Within it: converted within what is left of JOB_TIMEOUT_MS, at most CONVERSION_TIMEOUT_MS.
+      await processor(await invoiceJob('b2', 20));
+      expect(timeouts).toEqual([30_000]);
+    });
+
+    it('converts the same document as a background item with ASYNC_CONVERSION_TIMEOUT_MS', async () => {
+      timeouts.length = 0;
+      const done = await processor(await invoiceJob('b3', 100, '{w}:job:b3'));
+      expect(done.contentType).toBe('application/pdf');
+      expect(timeouts).toEqual([600_000]);
+    });
+
+    it('fails a background item past ASYNC_MAX_TABLE_CELLS with the typed refusal as its failure', async () => {
+      timeouts.length = 0;
+      const e = await refusal(await invoiceJob('b4', 300, '{w}:job:b4'));
+      expect(e.errorType).toBe('payload_too_large');
+      expect(e.details).toMatchObject({ reason: 'conversion_budget', limit: 1000 });
+      expect((e.details as { table_cells: number }).table_cells).toBeGreaterThan(1000);
+      expect(timeouts).toHaveLength(0);
+    });
+  });
+
+  describe('fills on threads (FILL_THREAD_MIN_BYTES)', () => {
+    const pool = new FillPool(1);
+    afterAll(() => pool.close());
+
+    it('fills a request at or over the size on a thread, and a smaller one on the loop, to the same document', async () => {
+      const template = buildDocx({ body: [p('Hello {{ name }}')] });
+      await redisServer.client.set(templateKey(q, digestOf(template)), template);
+      const fill = jest.spyOn(pool, 'fill');
+      const processor = (minRequestBytes: number) =>
+        createRenderProcessor({
+          worker: { id: 'w', redis: redisServer.client, logger: pino({ level: 'silent' }) },
+          converter: { name: 'none' } as unknown as PdfConverter,
+          budget: { payloadTtlMs: 60_000 },
+          fillThreads: { pool, minRequestBytes },
+        });
+      const size = JSON.stringify({ template_data: { name: 'small' } }).length; // as jobOf stores it
+      expect(await runJob(processor(size + 1), 't1', template, 'small')).toContain('Hello small');
+      expect(fill).not.toHaveBeenCalled();
+      expect(await runJob(processor(size), 't2', template, 'large')).toContain('Hello large');
+      expect(fill).toHaveBeenCalledTimes(1);
+
+      // A typed error in the thread fails the job as it would on the loop.
+      const broken = buildDocx({ body: [p('Hello {{ name ')] });
+      await redisServer.client.set(templateKey(q, digestOf(broken)), broken);
+      const thrown = await processor(0)(await jobOf('t3', broken, 'x')).catch((e: unknown) => e);
+      expect(thrown).toBeInstanceOf(UnrecoverableError);
+      expect(decodeFailure((thrown as Error).message).errorType).toBe('template_syntax_error');
+      expect(fill).toHaveBeenCalledTimes(2);
+
+      // A request filled on the thread still has its finishing options read and checked here,
+      // before the fill a bad value would waste.
+      const pdfJob = await jobOf('t4', template, 'x', { options: { undefined: 'empty', output: 'pdf' } });
+      await redisServer.client.set(
+        pdfJob.data.requestKey,
+        JSON.stringify({ template_data: { name: 'x' }, [PDF_FINISH_KEY]: { watermark: { opacity: 2 } } }),
+      );
+      const refused = await processor(0)(pdfJob).catch((e: unknown) => e);
+      expect(refused).toBeInstanceOf(UnrecoverableError);
+      expect(decodeFailure((refused as Error).message).message).toMatch(/watermark/);
+      expect(fill).toHaveBeenCalledTimes(2);
+    }, 60_000);
+  });
 
   it('pushes the result to the reply list a job names, with a TTL, and deletes its request', async () => {
     const template = buildDocx({ body: [p('Hello {{ name }}')] });

@@ -36,6 +36,7 @@ import {
 } from '@app/engine';
 import { isFinalFailure, pushReply, type RenderJobHandle as Job, UnrecoverableError } from '@app/queue';
 import type { Logger } from 'pino';
+import type { FillOptions, FillPool } from './fill/fill-pool';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
 
@@ -55,6 +56,11 @@ export interface JobBudget {
   /** Per-conversion time limit handed to the converter (CONVERSION_TIMEOUT_MS). */
   convertTimeoutMs?: number;
   /**
+   * The same for an item of an asynchronous job, which no caller waits on
+   * (ASYNC_CONVERSION_TIMEOUT_MS); convertTimeoutMs when unset.
+   */
+  asyncConvertTimeoutMs?: number;
+  /**
    * The API's wait (JOB_TIMEOUT_MS): a conversion gets at most what is left of it, less a
    * second for the answer to travel, so running out of time is the worker's typed error and
    * not the API's bare 504.
@@ -66,6 +72,8 @@ export interface JobBudget {
 export interface JobLimits {
   /** Table cells a document may hold for PDF output (MAX_TABLE_CELLS). */
   maxTableCells?: number;
+  /** The same for an item of an asynchronous job (ASYNC_MAX_TABLE_CELLS); maxTableCells when unset. */
+  asyncMaxTableCells?: number;
   maxLoopIterations?: number;
   /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES), checked again here. */
   maxPdfExtraBytes?: number;
@@ -91,6 +99,12 @@ export interface ProcessorDeps {
   finishTmpDir?: string;
   /** Table styles written as direct formatting before a PDF conversion (RESOLVE_TABLE_STYLES). */
   resolveTableStyles?: boolean;
+  /**
+   * Large fills run on these threads, off the event loop (fill/fill-pool.ts): those whose
+   * request JSON has at least `minRequestBytes` (FILL_THREAD_MIN_BYTES). Without it every fill
+   * runs on the loop.
+   */
+  fillThreads?: { pool: FillPool; minRequestBytes: number };
 }
 
 /** Converter failures that say nothing about the document: another attempt may succeed. */
@@ -178,13 +192,20 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           request_id: requestId,
         });
       }
-      const request = parseDataJson(requestJson) as RenderRequest & {
-        [PDF_FINISH_KEY]?: PdfFinishOptions;
-      };
+      // A large fill would hold the event loop (and every lock this worker renews) for seconds:
+      // it runs on a thread, which parses the request itself. Here it is parsed only when it
+      // may carry finishing options (the key's name appears in it): a 50,000-row request's
+      // parse is 0.2–0.5 s of loop.
+      const threads = deps.fillThreads;
+      const onThread = threads !== undefined && requestJson.length >= threads.minRequestBytes;
+      const request =
+        onThread && !requestJson.includes(`"${PDF_FINISH_KEY}"`)
+          ? undefined
+          : (parseDataJson(requestJson) as RenderRequest & { [PDF_FINISH_KEY]?: PdfFinishOptions });
       // The finishing options (passwords, files) came in the payload, not the job data.
       // Settings, not template data: plain numbers even where the data reader keeps `1.0` a PyFloat.
-      const finish = plainNumbers(request[PDF_FINISH_KEY]);
-      delete request[PDF_FINISH_KEY];
+      const finish = plainNumbers(request?.[PDF_FINISH_KEY]);
+      if (request) delete request[PDF_FINISH_KEY];
 
       // Validated by the API; parsed again because the job crossed Redis as JSON,
       // before the fill, which a bad value would waste.
@@ -197,8 +218,12 @@ export function createRenderProcessor(deps: ProcessorDeps) {
               { maxExtraBytes: limits.maxPdfExtraBytes },
             );
 
+      // An asynchronous job's item has no caller waiting: budgets of its own.
+      const maxTableCells = job.data.background
+        ? (limits.asyncMaxTableCells ?? limits.maxTableCells)
+        : limits.maxTableCells;
       const t0 = performance.now();
-      const docx = renderDocx(template, request, {
+      const fillOptions: FillOptions = {
         undefined: options.undefined,
         ...(options.locale ? { locale: options.locale } : {}),
         ...(options.timezone ? { timezone: options.timezone } : {}),
@@ -208,22 +233,26 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         imagesVerified: true,
         // Checked once per request, by the API; the worker still bounds what it inflates.
         templateChecked: job.data.templateChecked === true,
-        compiledTemplates,
         templateDigest,
         // A .docx for the converter is stored, not deflated: it is read once, right here.
         compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
         // What LibreOffice could not convert within the budget is refused now, not at the timeout.
-        ...(options.output !== 'docx' && limits.maxTableCells ? { maxTableCells: limits.maxTableCells } : {}),
+        ...(options.output !== 'docx' && maxTableCells ? { maxTableCells } : {}),
         ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
         // LibreOffice imports long tables faster with their styles as direct formatting.
         ...(options.output !== 'docx' && deps.resolveTableStyles ? { resolveTableStyles: true } : {}),
-      });
+      };
+      const docx = onThread
+        ? await threads.pool.fill(template, requestJson, fillOptions)
+        : renderDocx(template, request as RenderRequest, { ...fillOptions, compiledTemplates });
       const t1 = performance.now();
       metrics?.renderDuration.observe((t1 - t0) / 1000);
       // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
-      // An asynchronous job's item has no caller waiting: the converter's own limit only.
+      // An asynchronous job's item has no caller waiting: its own conversion limit only.
       const jobBudget = () =>
-        job.data.background ? budget.convertTimeoutMs : conversionBudget(deadline, budget);
+        job.data.background
+          ? (budget.asyncConvertTimeoutMs ?? budget.convertTimeoutMs)
+          : conversionBudget(deadline, budget);
       let result =
         options.output === 'docx'
           ? docx
@@ -249,7 +278,12 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       await pushReply(redis, job.data.replyKey, frame, replyTtlMs(job.data, budget), job.data.requestKey);
       metrics?.jobs.inc({ outcome: 'success' });
       log.info(
-        { bytes: result.length, renderMs: Math.round(t1 - t0), convertMs: Math.round(t2 - t1) },
+        {
+          bytes: result.length,
+          renderMs: Math.round(t1 - t0),
+          convertMs: Math.round(t2 - t1),
+          fillThread: onThread,
+        },
         `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
       );
       return {

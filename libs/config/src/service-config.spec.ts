@@ -9,9 +9,27 @@ describe('loadConfig', () => {
     expect(c.MAX_TEMPLATE_BYTES).toBe(10 * 1024 * 1024);
     expect(c.payloadTtlMs).toBe(c.JOB_TIMEOUT_MS + 60_000);
     expect(c.WORKER_CONCURRENCY).toBeUndefined();
-    expect(c.MAX_TABLE_CELLS).toBe(25_000);
+    expect(c.MAX_TABLE_CELLS).toBe(60_000);
     expect(loadConfig({ MAX_TABLE_CELLS: '8000' }).MAX_TABLE_CELLS).toBe(8000);
     expect(() => loadConfig({ MAX_TABLE_CELLS: '0' })).toThrow(/MAX_TABLE_CELLS/);
+  });
+
+  it("sizes an asynchronous job's table cells and conversion time apart from a synchronous request's", () => {
+    const c = loadConfig({});
+    expect([c.ASYNC_MAX_TABLE_CELLS, c.ASYNC_CONVERSION_TIMEOUT_MS]).toEqual([250_000, 600_000]);
+    const set = loadConfig({ ASYNC_MAX_TABLE_CELLS: '400000', ASYNC_CONVERSION_TIMEOUT_MS: '900000' });
+    expect([set.ASYNC_MAX_TABLE_CELLS, set.ASYNC_CONVERSION_TIMEOUT_MS]).toEqual([400_000, 900_000]);
+    expect(() => loadConfig({ ASYNC_MAX_TABLE_CELLS: '0' })).toThrow(/ASYNC_MAX_TABLE_CELLS/);
+    expect(() => loadConfig({ ASYNC_CONVERSION_TIMEOUT_MS: '10' })).toThrow(/ASYNC_CONVERSION_TIMEOUT_MS/);
+    expect(() => loadConfig({ ASYNC_CONVERSION_TIMEOUT_MS: '3600001' })).toThrow(
+      /ASYNC_CONVERSION_TIMEOUT_MS/,
+    );
+  });
+
+  it('fills requests of FILL_THREAD_MIN_BYTES and more on a thread (256 KiB by default)', () => {
+    expect(loadConfig({}).FILL_THREAD_MIN_BYTES).toBe(256 * 1024);
+    expect(loadConfig({ FILL_THREAD_MIN_BYTES: '0' }).FILL_THREAD_MIN_BYTES).toBe(0);
+    expect(() => loadConfig({ FILL_THREAD_MIN_BYTES: '-1' })).toThrow(/FILL_THREAD_MIN_BYTES/);
   });
 
   it('resolves table styles before conversion unless RESOLVE_TABLE_STYLES is off', () => {
@@ -210,6 +228,8 @@ describe('one loader, read by group', () => {
     });
     expect(config.worker.httpPort).toBe(0);
     expect(config.limits.render.imageLimits.maxImages).toBe(20);
+    expect([config.limits.tableCells, config.limits.asyncTableCells]).toEqual([60_000, 250_000]);
+    expect(config.worker.fillThreadMinBytes).toBe(256 * 1024);
   });
 
   it("reads the converter's variables from the same environment, and only when asked", () => {

@@ -1,4 +1,5 @@
 import { InvalidRequestError, PayloadTooLargeError, PyFloat, stringifyDataJson } from '@app/engine';
+import { corpusRequest } from '../../../../bench/corpus';
 import { parseJobFields } from './job-request';
 
 const LIMITS = { maxJsonDepth: 16, maxDocuments: 10, maxBatchItems: 5 };
@@ -29,6 +30,18 @@ describe('parseJobFields', () => {
       output: 'single',
       request: { template_data: { x: 1 } },
     });
+  });
+
+  it('a 50,000-row statement is one document, its rows as written (the worker sizes its budget)', () => {
+    const request = corpusRequest('invoice', { rows: 50_000 });
+    const json = JSON.stringify(request);
+    expect(json.length).toBeGreaterThan(5_000_000); // within MAX_REQUEST_BYTES (32 MiB)
+    const parsed = parseJobFields({ request_data: json }, LIMITS);
+    expect(parsed.output).toBe('single');
+    expect(parsed.items).toBeUndefined();
+    const items = parsed.request.template_data.items as unknown[];
+    expect(items).toHaveLength(50_000);
+    expect(items[49_999]).toEqual((request.template_data.items as unknown[])[49_999]);
   });
 
   it('a batch: items get the shared images (their own win), names from filename or index, unique', () => {

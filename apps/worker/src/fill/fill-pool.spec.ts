@@ -1,0 +1,122 @@
+import { monitorEventLoopDelay } from 'node:perf_hooks';
+import PizZip from 'pizzip';
+import { CompiledTemplates, renderDocx, UndefinedVariableError } from '@app/engine';
+import { ServiceConfig } from '@app/config';
+import { corpusRequest, corpusTemplate } from '../../../../bench/corpus';
+import { buildDocx, p } from '../../../../test/support/docx-builder';
+import { FillPool, type FillOptions } from './fill-pool';
+
+/** The worker's options for a PDF (render.processor.ts). */
+const PDF_FILL: FillOptions = {
+  imagesVerified: true,
+  templateChecked: true,
+  compression: 'STORE',
+  maxTableCells: 1_000_000,
+  resolveTableStyles: true,
+};
+
+const documentXml = (docx: Buffer) => new PizZip(docx).file('word/document.xml')!.asText();
+
+describe('FillPool', () => {
+  const pool = new FillPool(2);
+  afterAll(() => pool.close());
+
+  it('fills the corpus invoice on a thread to the document the event loop fills', async () => {
+    const template = corpusTemplate('invoice');
+    const request = corpusRequest('invoice', { rows: 30 });
+    const onThread = await pool.fill(template, JSON.stringify(request), PDF_FILL);
+    const onLoop = renderDocx(template, request as never, PDF_FILL);
+    expect(documentXml(onThread)).toBe(documentXml(onLoop));
+    expect(documentXml(onThread)).toContain('INV-2024-0042');
+    expect(pool.size).toBe(1);
+  }, 60_000);
+
+  it('rejects with the typed error the fill throws, and keeps the thread', async () => {
+    const template = buildDocx({ body: [p('Hello {{ name }}')] });
+    const json = JSON.stringify({ template_data: {} });
+    let onLoop: unknown;
+    try {
+      renderDocx(template, { template_data: {} }, { undefined: 'strict' });
+    } catch (e) {
+      onLoop = e;
+    }
+    expect(onLoop).toBeInstanceOf(UndefinedVariableError);
+    const onThread = await pool.fill(template, json, { undefined: 'strict' }).catch((e: unknown) => e);
+    expect(onThread).toMatchObject({
+      errorType: (onLoop as UndefinedVariableError).errorType,
+      message: (onLoop as UndefinedVariableError).message,
+      details: (onLoop as UndefinedVariableError).details,
+    });
+    // Two fills at once take both threads; both answer.
+    const both = await Promise.all([
+      pool.fill(template, JSON.stringify({ template_data: { name: 'a' } }), {}),
+      pool.fill(template, JSON.stringify({ template_data: { name: 'b' } }), {}),
+    ]);
+    expect(both.map((d) => documentXml(d).includes('Hello a') || documentXml(d).includes('Hello b'))).toEqual(
+      [true, true],
+    );
+    expect(pool.size).toBe(2);
+  }, 60_000);
+
+  it("leaves the event loop free while it fills a long document: no stall near a lock renewal, where the loop's own fill stalls it for the whole fill", async () => {
+    // A 20,000-row invoice (80,000 cells): a second or so of fill on a 2-core machine.
+    const template = corpusTemplate('invoice');
+    const request = corpusRequest('invoice', { rows: 20_000 });
+    const json = JSON.stringify(request);
+    const compiledTemplates = new CompiledTemplates();
+    renderDocx(template, corpusRequest('invoice', { rows: 20 }) as never, { ...PDF_FILL, compiledTemplates });
+    await pool.fill(template, JSON.stringify(corpusRequest('invoice', { rows: 20 })), PDF_FILL);
+
+    /** The fill's duration and the loop's longest stall meanwhile, as a 10 ms timer sees it. */
+    async function watch(fill: () => Promise<unknown>): Promise<{ fillMs: number; maxStallMs: number }> {
+      const h = monitorEventLoopDelay({ resolution: 10 });
+      h.enable();
+      await new Promise((r) => setTimeout(r, 30));
+      const t0 = performance.now();
+      await fill();
+      const fillMs = performance.now() - t0;
+      await new Promise((r) => setTimeout(r, 30));
+      h.disable();
+      return { fillMs, maxStallMs: h.max / 1e6 };
+    }
+    const onLoop = await watch(async () =>
+      renderDocx(template, request as never, { ...PDF_FILL, compiledTemplates }),
+    );
+    const onThread = await watch(() => pool.fill(template, json, PDF_FILL));
+    // The control: the fill on the loop holds it from start to end.
+    expect(onLoop.maxStallMs).toBeGreaterThan(onLoop.fillMs * 0.8);
+    // On a thread the loop stalls for a fraction of the fill (the request's copy to the thread,
+    // the result's arrival), far from BullMQ's lock renewal (WORKER_LOCK_DURATION_MS / 2).
+    expect(onThread.maxStallMs).toBeLessThan(onThread.fillMs / 4);
+    expect(onThread.maxStallMs).toBeLessThan(new ServiceConfig().WORKER_LOCK_DURATION_MS / 2);
+  }, 120_000);
+
+  it('rejects the fill of a thread that dies, and fills the next on a new thread', async () => {
+    // A heap too small for a 20,000-row fill: the thread dies (ERR_WORKER_OUT_OF_MEMORY).
+    const small = new FillPool(1, {
+      resourceLimits: { maxOldGenerationSizeMb: 64, maxYoungGenerationSizeMb: 8 },
+    });
+    try {
+      const template = corpusTemplate('invoice');
+      const big = JSON.stringify(corpusRequest('invoice', { rows: 20_000 }));
+      await expect(small.fill(template, big, PDF_FILL)).rejects.toThrow(/the fill thread (failed|exited)/);
+      expect(small.size).toBe(0);
+      const next = await small.fill(
+        template,
+        JSON.stringify(corpusRequest('invoice', { rows: 5 })),
+        PDF_FILL,
+      );
+      expect(documentXml(next)).toContain('INV-2024-0042');
+      expect(small.size).toBe(1);
+    } finally {
+      await small.close();
+    }
+  }, 120_000);
+
+  it('refuses fills once closed', async () => {
+    const closed = new FillPool(1);
+    await closed.close();
+    await expect(closed.fill(Buffer.alloc(0), '{}', {})).rejects.toThrow(/closed/);
+    expect(() => new FillPool(0)).toThrow(/threads/);
+  });
+});

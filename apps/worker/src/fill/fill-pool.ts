@@ -1,0 +1,145 @@
+/**
+ * Fills that would hold the worker's event loop for long run on worker threads instead.
+ *
+ * A fill is synchronous: the corpus invoice fills at ~50 ms per 1,000 rows on this project's
+ * 2-core machine (bench/fill-scale.bench.ts), so a 50,000-row statement held the loop ~2.4 s,
+ * idle, and longer beside LibreOffice. Meanwhile BullMQ cannot renew the lock of any job this
+ * worker holds (every WORKER_LOCK_DURATION_MS / 2), heartbeats and replies wait, and a lock that
+ * lapses hands the job to another worker while this one still runs it. On a thread the loop
+ * stays free.
+ *
+ * Hand-written over node:worker_threads rather than a pool library (piscina): the worker's own
+ * concurrency already bounds the tasks, so this is one thread per concurrency slot started on
+ * first use, a queue, and a thread that dies taken out, no more.
+ */
+import { decodeFailure } from '@app/contracts';
+import type { RenderOptions } from '@app/engine';
+import { existsSync } from 'node:fs';
+import { join } from 'node:path';
+import { type ResourceLimits, Worker } from 'node:worker_threads';
+
+/** renderDocx's options a thread can take (what is kept in a process stays in the thread). */
+export type FillOptions = Omit<RenderOptions, 'compiledTemplates' | 'preparedImages'>;
+
+export interface FillTask {
+  id: number;
+  template: Uint8Array;
+  requestJson: string;
+  options: FillOptions;
+}
+
+export interface FillAnswer {
+  id: number;
+  docx?: Buffer;
+  /** A typed error's body (encodeFailure). */
+  failure?: string;
+  /** Anything else, as text. */
+  crash?: string;
+}
+
+interface Pending {
+  task: FillTask;
+  resolve: (docx: Buffer) => void;
+  reject: (e: Error) => void;
+}
+
+/**
+ * The thread's entry: the compiled fill-thread.js beside this file in dist/; when this file runs
+ * as TypeScript (Jest, tsx), fill-thread.ts loaded through tsx's require hook.
+ */
+function threadEntry(): { file: string; execArgv?: string[] } {
+  const js = join(__dirname, 'fill-thread.js');
+  // The process's own Node options are inherited (execArgv unset).
+  if (existsSync(js)) return { file: js };
+  return { file: join(__dirname, 'fill-thread.ts'), execArgv: ['--require', require.resolve('tsx/cjs')] };
+}
+
+export class FillPool {
+  private readonly idle: Worker[] = [];
+  private readonly busy = new Map<Worker, Pending>();
+  private readonly queue: Pending[] = [];
+  private started = 0;
+  private nextId = 1;
+  private closed = false;
+
+  /**
+   * `threads`: at most this many fills at once (the worker's concurrency). `resourceLimits`: each
+   * thread's heap (node:worker_threads); a thread past it dies alone and its fill is rejected.
+   */
+  constructor(
+    private readonly threads: number,
+    private readonly options: { resourceLimits?: ResourceLimits } = {},
+  ) {
+    if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads must be ≥ 1, got ${threads}`);
+  }
+
+  /** Threads running now (started and not dead). */
+  get size(): number {
+    return this.started;
+  }
+
+  /** The filled .docx; rejects with the engine's typed error as the fill would have thrown it. */
+  fill(template: Buffer, requestJson: string, options: FillOptions): Promise<Buffer> {
+    if (this.closed) return Promise.reject(new Error('the fill pool is closed'));
+    return new Promise((resolve, reject) => {
+      this.queue.push({ task: { id: this.nextId++, template, requestJson, options }, resolve, reject });
+      this.dispatch();
+    });
+  }
+
+  /** Ends the threads; fills in progress are rejected. */
+  async close(): Promise<void> {
+    this.closed = true;
+    for (const p of this.queue.splice(0)) p.reject(new Error('the fill pool is closed'));
+    const all = [...this.idle.splice(0), ...this.busy.keys()];
+    await Promise.all(all.map((w) => w.terminate()));
+  }
+
+  private dispatch(): void {
+    while (this.queue.length) {
+      const thread = this.idle.pop() ?? (this.started < this.threads ? this.spawn() : undefined);
+      if (!thread) return;
+      const pending = this.queue.shift() as Pending;
+      this.busy.set(thread, pending);
+      thread.postMessage(pending.task);
+    }
+  }
+
+  private spawn(): Worker {
+    const { file, execArgv } = threadEntry();
+    const thread = new Worker(file, {
+      ...(execArgv ? { execArgv } : {}),
+      ...(this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}),
+    });
+    // Never what keeps the process alive: a fill in progress is awaited by its job.
+    thread.unref();
+    this.started++;
+    thread.on('message', (answer: FillAnswer) => {
+      const pending = this.busy.get(thread);
+      this.busy.delete(thread);
+      if (!this.closed) this.idle.push(thread);
+      if (pending) {
+        if (answer.docx) {
+          const u8 = answer.docx as Uint8Array;
+          pending.resolve(Buffer.from(u8.buffer, u8.byteOffset, u8.byteLength));
+        } else if (answer.failure) pending.reject(decodeFailure(answer.failure));
+        else pending.reject(new Error(`the fill failed: ${answer.crash ?? 'no answer'}`));
+      }
+      this.dispatch();
+    });
+    const lost = (reason: string) => {
+      const pending = this.busy.get(thread);
+      this.busy.delete(thread);
+      const i = this.idle.indexOf(thread);
+      if (i >= 0) this.idle.splice(i, 1);
+      this.started--;
+      pending?.reject(new Error(`the fill thread ${reason}`));
+      if (!this.closed) this.dispatch();
+    };
+    thread.on('error', (e) => lost(`failed: ${e.message}`));
+    thread.on('exit', (code) => {
+      if (this.busy.has(thread) || this.idle.includes(thread)) lost(`exited (code ${code})`);
+    });
+    return thread;
+  }
+}

@@ -1,0 +1,34 @@
+/**
+ * A fill thread (node:worker_threads) of the worker's FillPool: parses a request's JSON and fills
+ * the template off the worker's event loop. Keeps its own compiled templates, as the worker does.
+ * Answers each task with the .docx bytes (transferred, not copied), a typed error's body
+ * (encodeFailure, rebuilt by the pool) or an unexpected error's text.
+ */
+import { encodeFailure, isTypedError, PDF_FINISH_KEY } from '@app/contracts';
+import { CompiledTemplates, parseDataJson, renderDocx, type RenderRequest } from '@app/engine';
+import { parentPort } from 'node:worker_threads';
+import type { FillTask, FillAnswer } from './fill-pool';
+
+const compiledTemplates = new CompiledTemplates();
+
+function fill(task: FillTask): FillAnswer {
+  try {
+    const request = parseDataJson(task.requestJson) as RenderRequest & Record<string, unknown>;
+    // The PDF finishing options ride in the payload; the worker took them out already.
+    delete request[PDF_FINISH_KEY];
+    const template = Buffer.from(task.template.buffer, task.template.byteOffset, task.template.length);
+    const docx = renderDocx(template, request, { ...task.options, compiledTemplates });
+    return { id: task.id, docx };
+  } catch (e) {
+    if (isTypedError(e)) return { id: task.id, failure: encodeFailure(e) };
+    return { id: task.id, crash: e instanceof Error ? (e.stack ?? e.message) : String(e) };
+  }
+}
+
+parentPort?.on('message', (task: FillTask) => {
+  const answer = fill(task);
+  // A Buffer of its own ArrayBuffer moves to the main thread; one on Node's shared slab is copied.
+  const own =
+    answer.docx && answer.docx.byteOffset === 0 && answer.docx.byteLength === answer.docx.buffer.byteLength;
+  parentPort?.postMessage(answer, own && answer.docx ? [answer.docx.buffer as ArrayBuffer] : []);
+});

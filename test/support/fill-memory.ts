@@ -1,0 +1,43 @@
+/**
+ * Run by libs/engine/src/render-scale.spec.ts in a fresh process (`node --expose-gc`, tsx's
+ * require hook): fills the corpus invoice of `rows` items as the worker fills one for PDF output
+ * and prints, as one JSON line, what the fill added to the process's peak RSS and to the heap
+ * held after it (both after a forced GC), and the .docx's size.
+ *
+ *   node --expose-gc --require tsx/cjs test/support/fill-memory.ts <rows>
+ */
+import { CompiledTemplates, parseDataJson, renderDocx } from '@app/engine';
+import { corpusRequest, corpusTemplate } from '../../bench/corpus';
+
+const gc = (globalThis as { gc?: () => void }).gc;
+if (!gc) throw new Error('run with --expose-gc');
+const rows = Number(process.argv[2]);
+const template = corpusTemplate('invoice');
+const options = {
+  imagesVerified: true,
+  templateChecked: true,
+  compiledTemplates: new CompiledTemplates(),
+  compression: 'STORE' as const,
+  maxTableCells: 10_000_000,
+  resolveTableStyles: true,
+};
+// Compiled, and the code warm, on a small fill first.
+renderDocx(template, corpusRequest('invoice', { rows: 20 }) as never, options);
+const request = parseDataJson(JSON.stringify(corpusRequest('invoice', { rows })));
+gc();
+const rssBefore = process.memoryUsage().rss;
+const heapBefore = process.memoryUsage().heapUsed;
+// The .docx is dropped at once: only its size is kept.
+const bytes = renderDocx(template, request as never, options).length;
+const peakRss = process.resourceUsage().maxRSS * 1024;
+// Twice: the first pass leaves the fill's large strings for the next (Node 20).
+gc();
+gc();
+process.stdout.write(
+  JSON.stringify({
+    rows,
+    bytes,
+    peakRiseBytes: peakRss - rssBefore,
+    heapHeldBytes: process.memoryUsage().heapUsed - heapBefore,
+  }) + '\n',
+);
