@@ -107,6 +107,7 @@ describe('createConverter', () => {
       expect(converter.setup).toMatch(/tables from 300 rows in parts of 10 pages$/);
       expect(converter.name).toBe('libreoffice');
       expect(converter.capacity).toBe(1);
+      await (converter as SplittingConverter).start(); // createConverter already started it
       await expect(converter.health()).resolves.toEqual({ healthy: true, instances: 1, ready: 1 });
     } finally {
       await converter.close();

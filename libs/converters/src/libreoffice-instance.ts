@@ -234,7 +234,12 @@ export class LibreOfficeInstance {
     if (!reply.ok) {
       throw new InstanceError('failed', reply.error ?? 'unknown LibreOffice error');
     }
-    return { pages: reply.pages, cutRow: reply.cutRow, rowsPerPage: reply.rowsPerPage, leadShift: reply.leadShift };
+    return {
+      pages: reply.pages,
+      cutRow: reply.cutRow,
+      rowsPerPage: reply.rowsPerPage,
+      leadShift: reply.leadShift,
+    };
   }
 
   /** One UNO round trip: tells a responsive soffice from a hung one. */

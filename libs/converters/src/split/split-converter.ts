@@ -134,6 +134,11 @@ export class SplittingConverter implements PdfConverter {
     }
   }
 
+  /** The pool's start(): resolves when its instances have started. */
+  start(): Promise<void> {
+    return this.pool.start();
+  }
+
   health(): Promise<ConverterHealth> {
     return this.pool.health();
   }
@@ -222,7 +227,8 @@ class PartedConversion {
       // Parts converted with another page count than now predicted: again, while the chain goes on.
       const total = this.predictedTotal(start, pages);
       if (total !== undefined) {
-        for (const a of accepted) if (a.spec.totalPages !== total) this.ensure({ ...a.spec, totalPages: total });
+        for (const a of accepted)
+          if (a.spec.totalPages !== total) this.ensure({ ...a.spec, totalPages: total });
       }
     }
   }
@@ -289,7 +295,11 @@ class PartedConversion {
         if (a.spec.totalPages === total) return a;
         const spec = { ...a.spec, totalPages: total };
         const result = await this.ensure(spec).result;
-        if (result.leadShift || result.pages !== a.result.pages || (result.cutRow ?? null) !== (a.result.cutRow ?? null)) {
+        if (
+          result.leadShift ||
+          result.pages !== a.result.pages ||
+          (result.cutRow ?? null) !== (a.result.cutRow ?? null)
+        ) {
           throw new Unsplittable(`rows ${spec.start}–${spec.end} broke differently with the page count`);
         }
         return { spec, result };
