@@ -19,6 +19,10 @@ export interface ConverterConfig {
   allocator?: LibreOfficeAllocator;
   /** LibreOffice: parent of the pool's private directory (work-dir.ts); default /dev/shm or the temporary directory. */
   workDir?: string;
+  /** LibreOffice: a table of this many rows or more is converted in parts (split conversion); 0 = never. */
+  splitMinRows?: number;
+  /** LibreOffice: pages each part of a split conversion aims at. */
+  splitPartPages?: number;
 }
 
 export class ConverterConfigError extends Error {
@@ -36,6 +40,8 @@ export const CONVERTER_ENV = {
   LIBREOFFICE_START_TIMEOUT_MS: { key: 'startTimeoutMs', min: 1_000, max: 600_000 },
   CONVERSION_MAX_QUEUE: { key: 'maxQueue', min: 0, max: 1_000_000 },
   GOTENBERG_RETRIES: { key: 'gotenbergRetries', min: 0, max: 10 },
+  SPLIT_MIN_ROWS: { key: 'splitMinRows', min: 0, max: 10_000_000 },
+  SPLIT_PART_PAGES: { key: 'splitPartPages', min: 2, max: 1_000 },
 } as const satisfies Record<string, { key: keyof ConverterConfig; min: number; max: number }>;
 
 /**

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 
 import { ConverterConfigError, converterConfigFromEnv } from '@app/config';
-import { createConverter, LibreOfficePool } from './index';
+import { createConverter, LibreOfficePool, SplittingConverter } from './index';
 
 describe('converterConfigFromEnv', () => {
   it('is empty (all defaults) when nothing is set, and treats empty values as unset', () => {
@@ -19,6 +19,8 @@ describe('converterConfigFromEnv', () => {
         LIBREOFFICE_START_TIMEOUT_MS: '30000',
         CONVERSION_MAX_QUEUE: '10',
         GOTENBERG_RETRIES: '4',
+        SPLIT_MIN_ROWS: '0',
+        SPLIT_PART_PAGES: '20',
       }),
     ).toEqual({
       gotenbergUrl: 'http://gotenberg:3000',
@@ -28,6 +30,8 @@ describe('converterConfigFromEnv', () => {
       startTimeoutMs: 30000,
       maxQueue: 10,
       gotenbergRetries: 4,
+      splitMinRows: 0,
+      splitPartPages: 20,
     });
   });
 
@@ -90,13 +94,20 @@ describe('createConverter', () => {
     expect(() => createConverter({ gotenbergUrl: 'localhost:3000' })).toThrow(/gotenbergUrl/);
   });
 
-  it('builds the LibreOffice pool when no Gotenberg URL is set', async () => {
+  it('builds the LibreOffice pool when no Gotenberg URL is set, splitting long tables unless SPLIT_MIN_ROWS is 0', async () => {
+    const unsplit = createConverter({ instances: 1, splitMinRows: 0 });
+    await unsplit.close();
+    expect(unsplit).toBeInstanceOf(LibreOfficePool);
+    expect(() => createConverter({ splitPartPages: 1 })).toThrow(
+      /splitPartPages must be a whole number from 2/,
+    );
     const converter = createConverter({ instances: 1 });
     try {
-      expect(converter).toBeInstanceOf(LibreOfficePool);
+      expect(converter).toBeInstanceOf(SplittingConverter);
+      expect(converter.setup).toMatch(/tables from 300 rows in parts of 10 pages$/);
       expect(converter.name).toBe('libreoffice');
       expect(converter.capacity).toBe(1);
-      await (converter as LibreOfficePool).start(); // createConverter already started it
+      await (converter as SplittingConverter).start(); // createConverter already started it
       await expect(converter.health()).resolves.toEqual({ healthy: true, instances: 1, ready: 1 });
     } finally {
       await converter.close();

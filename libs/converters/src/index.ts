@@ -4,6 +4,7 @@ import { type ConverterConfig, validateConverterConfig } from '@app/config';
 import { GotenbergConverter } from './gotenberg-converter';
 import { LibreOfficePool } from './libreoffice-pool';
 import type { PdfConverter } from './pdf-converter';
+import { SPLIT_DEFAULTS, SplittingConverter } from './split/split-converter';
 
 export * from './errors';
 export * from './pdf-converter';
@@ -19,7 +20,10 @@ export {
   POOL_DEFAULTS,
   type LibreOfficePoolOptions,
   type SlotInfo,
+  type PartResult,
 } from './libreoffice-pool';
+export { planParts, replaceTotalFields, type PartSpec, type SplitPlan } from './split/docx-parts';
+export { SPLIT_DEFAULTS, SplittingConverter, type SplitSettings } from './split/split-converter';
 
 export interface ConverterHooks {
   /** One line per restart, crash, start failure or Gotenberg retry; default: silent. */
@@ -29,7 +33,8 @@ export interface ConverterHooks {
 /**
  * The converter the configuration asks for: Gotenberg when `gotenbergUrl` is set, else the
  * embedded LibreOffice pool, whose instances start right away in the background (a conversion
- * waits for the first one up). Call `close()` when done, or soffice processes stay running.
+ * waits for the first one up), converting long tables in parts on its instances
+ * (split/split-converter.ts) unless `splitMinRows` is 0. Call `close()` when done, or soffice processes stay running.
  *
  *   const converter = createConverter(loadConfig().converter);
  *   const pdf = await converter.convert(docx, { jobId });
@@ -59,6 +64,10 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
   });
   // Failures show in health() and in the first conversion's error; nothing to throw here.
   pool.start().catch(() => undefined);
-  return pool;
+  const split = {
+    minRows: config.splitMinRows ?? SPLIT_DEFAULTS.minRows,
+    partPages: config.splitPartPages ?? SPLIT_DEFAULTS.partPages,
+  };
+  return split.minRows > 0 ? new SplittingConverter(pool, split, hooks.log) : pool;
 }
 export * from './pdf-finish';

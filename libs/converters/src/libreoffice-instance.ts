@@ -39,7 +39,29 @@ export class InstanceError extends Error {
   }
 }
 
-interface Reply {
+/** What the bridge found in one part of a long table (split/): see uno_bridge.py's find_cut. */
+export interface PartLayout {
+  /** Pages exported: the part's share of the whole document. */
+  pages?: number | null;
+  /** First data row of the page after them (counted from the part's first data row). */
+  cutRow?: number | null;
+  /** Rows on the page before the cut, to predict where later parts start. */
+  rowsPerPage?: number | null;
+  /** The lead rows did not end page 1: change them by this many, nothing was exported. */
+  leadShift?: number;
+}
+
+/** How the bridge is to treat a part of a long table: which table, its repeated header rows. */
+export interface PartRequest {
+  table: number;
+  headerRows: number;
+  /** Rows of the page before the part, filling a first page that is not exported. */
+  lead: number;
+  /** The document's last part: every page is exported, no cut is looked for. */
+  last: boolean;
+}
+
+interface Reply extends PartLayout {
   id?: number;
   ok?: boolean;
   error?: string;
@@ -202,12 +224,22 @@ export class LibreOfficeInstance {
     outPath: string,
     exportSpec: LibreOfficeExport,
     timeoutMs: number,
-  ): Promise<void> {
-    const reply = await this.request({ in: inPath, out: outPath, ...exportSpec }, timeoutMs);
+    part?: PartRequest,
+  ): Promise<PartLayout> {
+    const reply = await this.request(
+      { in: inPath, out: outPath, ...exportSpec, ...(part ? { part } : {}) },
+      timeoutMs,
+    );
     this.conversions++;
     if (!reply.ok) {
       throw new InstanceError('failed', reply.error ?? 'unknown LibreOffice error');
     }
+    return {
+      pages: reply.pages,
+      cutRow: reply.cutRow,
+      rowsPerPage: reply.rowsPerPage,
+      leadShift: reply.leadShift,
+    };
   }
 
   /** One UNO round trip: tells a responsive soffice from a hung one. */

@@ -12,7 +12,12 @@ import {
   type LibreOfficeAllocator,
 } from '@app/config';
 import { ConversionFailedError } from './errors';
-import { InstanceError, LibreOfficeInstance } from './libreoffice-instance';
+import {
+  InstanceError,
+  LibreOfficeInstance,
+  type PartLayout,
+  type PartRequest,
+} from './libreoffice-instance';
 import { libreOfficeExport, type LibreOfficeExport } from './pdf-options';
 import {
   looksLikePdf,
@@ -103,6 +108,11 @@ interface Slot {
   retryTimer?: NodeJS.Timeout;
 }
 
+/** A part's PDF (its share of the pages) and where the bridge found the next part must start. */
+export interface PartResult extends PartLayout {
+  pdf: Buffer;
+}
+
 /** One row of `describe()`: what each slot runs now. */
 export interface SlotInfo {
   slot: number;
@@ -133,7 +143,8 @@ export class LibreOfficePool implements PdfConverter {
   }
   /** Conversions after which an instance is replaced; 0 = never. */
   readonly restartAfter: number;
-  private readonly conversionTimeoutMs: number;
+  /** A conversion's timeout when the call names none. */
+  readonly conversionTimeoutMs: number;
   private readonly startTimeoutMs: number;
   private readonly maxQueue: number;
   private readonly slots: Slot[];
@@ -189,6 +200,19 @@ export class LibreOfficePool implements PdfConverter {
   }
 
   async convert(docx: Buffer, options: ConvertOptions = {}): Promise<Buffer> {
+    return (await this.run(docx, options)).pdf;
+  }
+
+  /**
+   * One part of a long table (split/split-converter.ts): the bridge exports the pages before the
+   * last page the part's rows reach and says which row starts that page. No cut found: an empty
+   * `pdf` and no `cutRow`.
+   */
+  async convertPart(docx: Buffer, options: ConvertOptions, part: PartRequest): Promise<PartResult> {
+    return this.run(docx, options, part);
+  }
+
+  private async run(docx: Buffer, options: ConvertOptions, part?: PartRequest): Promise<PartResult> {
     const jobId = options.jobId;
     const timeoutMs = options.timeoutMs ?? this.conversionTimeoutMs;
     if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
@@ -205,7 +229,18 @@ export class LibreOfficePool implements PdfConverter {
       const outPath = join(dir, 'out.pdf');
       try {
         writeFileSync(inPath, docx);
-        await this.runOnInstance(inPath, outPath, libreOfficeExport(options.pdf), timeoutMs, jobId);
+        const layout = await this.runOnInstance(
+          inPath,
+          outPath,
+          libreOfficeExport(options.pdf),
+          timeoutMs,
+          jobId,
+          part,
+        );
+        if (part && !layout.pages) {
+          this.counters.conversions++;
+          return { pdf: Buffer.alloc(0), ...layout };
+        }
         const pdf = readPdf(outPath);
         if (!looksLikePdf(pdf)) {
           throw new ConversionFailedError('LibreOffice reported success but wrote no PDF', {
@@ -215,7 +250,7 @@ export class LibreOfficePool implements PdfConverter {
           });
         }
         this.counters.conversions++;
-        return pdf;
+        return { pdf, ...layout };
       } finally {
         const removal = removeJobDir(dir, [inPath, outPath]).finally(() => this.removals.delete(removal));
         this.removals.add(removal);
@@ -300,15 +335,16 @@ export class LibreOfficePool implements PdfConverter {
     exportSpec: LibreOfficeExport,
     timeoutMs: number,
     jobId?: string,
-  ) {
+    part?: PartRequest,
+  ): Promise<PartLayout> {
     const ctx = { backend: 'libreoffice', ...(jobId ? { jobId } : {}) };
     for (let attempt = 1; ; attempt++) {
       const slot = await this.acquire(attempt > 1, jobId);
       const instance = slot.instance!;
       try {
-        await instance.convert(inPath, outPath, exportSpec, timeoutMs);
+        const layout = await instance.convert(inPath, outPath, exportSpec, timeoutMs, part);
         slot.served++;
-        return;
+        return layout;
       } catch (e) {
         if (!(e instanceof InstanceError)) throw e;
         if (e.kind === 'crashed' && attempt === 1) continue; // retry once, on a fresh instance

@@ -20,7 +20,9 @@ Protocol (one JSON object per line):
       "updateIndexes": true,                                          refresh TOCs, indexes, fields
       "metadata": {"title": "...", "author": "...", ...},             document properties
       "filterData": {"SelectPdfVersion": 2, "UseLosslessCompression": true, ...}}
+      "part": {"table": 0, "headerRows": 1, "lead": 48, "last": false}}  one part of a long table (find_cut)
   <- {"id": 1, "ok": true, "ms": 87, "load_ms": 40, "export_ms": 45}
+  <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51, "leadShift": 0}
   <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
   -> {"id": 2, "cmd": "ping"}                                       one UNO round trip
   -> {"id": 3, "cmd": "quit"}                                       terminate soffice, then exit
@@ -146,7 +148,7 @@ class Office:
         self.desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
         return int((time.monotonic() - started) * 1000)
 
-    def convert(self, src, dst, update_indexes=False, metadata=None, filter_data=None):
+    def convert(self, src, dst, update_indexes=False, metadata=None, filter_data=None, part=None):
         load_props = (
             prop("Hidden", True),
             prop("ReadOnly", True),
@@ -165,10 +167,17 @@ class Office:
             if update_indexes:
                 refresh_fields_and_indexes(doc)
             set_metadata(doc, metadata or {})
+            filter_data = dict(filter_data or {})
+            found = {}
+            if part is not None:
+                found = find_cut(doc, part)
+                if not found["pages"]:  # nowhere to cut, or the lead to change: nothing to export
+                    return dict(found, load_ms=int((loaded - started) * 1000), export_ms=0)
+                filter_data["PageRange"] = "%d-%d" % (found["first"], found["first"] + found["pages"] - 1)
             # FilterData is an Any holding a PropertyValue sequence: pyuno cannot infer that type
             # from a Python tuple, so uno.Any names it and uno.invoke passes it on as it is.
             data = uno.Any("[]com.sun.star.beans.PropertyValue",
-                           tuple(prop(k, v) for k, v in sorted((filter_data or {}).items())))
+                           tuple(prop(k, v) for k, v in sorted(filter_data.items())))
             export = (prop("FilterName", "writer_pdf_Export"), prop("FilterData", data))
             uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(dst), export))
         finally:
@@ -177,7 +186,7 @@ class Office:
             except Exception:
                 doc.dispose()
         # Import and export apart: where a long document's time goes (bench/bigdocs.bench.ts).
-        return {"load_ms": int((loaded - started) * 1000), "export_ms": int((time.monotonic() - loaded) * 1000)}
+        return dict(found, load_ms=int((loaded - started) * 1000), export_ms=int((time.monotonic() - loaded) * 1000))
 
     def ping(self):
         self.desktop.getFrames().getCount()
@@ -220,6 +229,124 @@ def refresh_fields_and_indexes(doc):
         fields.refresh()
     if hasattr(doc, "refresh"):
         doc.refresh()  # the document's own XRefreshable: lays it out again with the new content
+
+
+CUT_SEARCH_PAGES = 3
+
+
+def find_cut(doc, part):
+    """Where a part of a long table may end (libs/converters/src/split/): the first row of the
+    last page that its rows reach, provided the row before it ends on the page before (a row split
+    across the break is no place to cut). The pages before that row are the part's share of the
+    whole document; the caller starts the next part at that row. Also the rows on the page before,
+    to predict where later parts start.
+
+    A part after the first starts with `lead` rows of the page before it, which fill a first page
+    that is not exported: its own first row then starts page 2 as a continued table, as in the
+    whole document (a table's first page lays its repeated header out 1 pt taller than a
+    continued one). When that row does not start page 2, "leadShift" says by how many rows to
+    change `lead`, and nothing is exported.
+
+    Layout positions come from the view cursor (XPageCursor.getPage, the physical page): each
+    query costs a few milliseconds on a laid-out document, so rows are found by binary search
+    (about 30 queries a part), not row by row. Returns {"first", "pages", "cutRow", "rowsPerPage",
+    "leadShift"}: export pages first..first+pages-1; "cutRow" (counted from the part's own first
+    row) is None when no page break falls between two rows."""
+    cursor = doc.getCurrentController().getViewCursor()
+    cursor.jumpToLastPage()
+    layout_pages = cursor.getPage()
+    table = body_table(doc, int(part["table"]))
+    header = int(part.get("headerRows", 0))
+    lead = int(part.get("lead", 0))
+    own = header + lead  # the part's own first row, in the table
+    rows = row_cells(table)
+    count = len(rows)
+
+    def page_at(text_range):
+        cursor.gotoRange(text_range, False)
+        return cursor.getPage()
+
+    starts = {}
+
+    def start_page(i):
+        if i not in starts:
+            starts[i] = page_at(table.getCellByName(rows[i][0]).getStart())
+        return starts[i]
+
+    def first_row_on(page):
+        lo, hi = header, count - 1
+        if start_page(hi) < page:
+            return None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if start_page(mid) >= page:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def starts_page(row, page):
+        """Row `row` is the first on `page` and the row before it ends on the page before."""
+        if row <= header or row >= count or start_page(row) != page or first_row_on(page) != row:
+            return False
+        return max(page_at(table.getCellByName(name).getEnd()) for name in rows[row - 1]) < page
+
+    result = {"first": 1, "pages": None, "cutRow": None, "rowsPerPage": None, "leadShift": 0}
+    if count <= own:
+        return result
+    if lead:
+        if not starts_page(own, 2):
+            second = first_row_on(2)
+            # No row starts page 2 (the lead rows end on page 1 with the part): one row more.
+            result["leadShift"] = (second - own) if second is not None and second != own else 1
+            return result
+        result["first"] = 2
+    if part.get("last"):
+        result["pages"] = layout_pages - result["first"] + 1
+        return result
+    top = start_page(own)
+    page = start_page(count - 1)
+    # Rows split across page breaks (allowed by default) leave no cut on those pages; look at the
+    # last few pages only, and let the caller convert the document whole if none has one.
+    floor = max(top, page - CUT_SEARCH_PAGES)
+    while page > floor:
+        row = first_row_on(page)
+        if row is not None and row > own and starts_page(row, page):
+            result.update(pages=page - result["first"], cutRow=row - own)
+            before = first_row_on(page - 1)
+            if before is not None and before > own and start_page(before) == page - 1:
+                result["rowsPerPage"] = row - before
+            return result
+        page -= 1
+    return result
+
+
+def body_table(doc, ordinal):
+    """The ordinal-th table among the body's top-level paragraphs and tables."""
+    seen = 0
+    items = doc.getText().createEnumeration()
+    while items.hasMoreElements():
+        item = items.nextElement()
+        if item.supportsService("com.sun.star.text.TextTable"):
+            if seen == ordinal:
+                return item
+            seen += 1
+    raise ValueError("the document has no table %d" % ordinal)
+
+
+def row_cells(table):
+    """Each row's cell names, top to bottom (names are column letters and a row number; merged
+    cells leave gaps, split cells add ".n" parts, which are left out). Names, not cells: one
+    getCellNames call, where fetching every cell would be a UNO round trip each (over a second
+    for a part of 240 rows)."""
+    by_row = {}
+    for name in table.getCellNames():
+        letters = name.rstrip("0123456789")
+        digits = name[len(letters):]
+        if not letters.isalpha() or not digits:
+            continue
+        by_row.setdefault(int(digits), []).append(name)
+    return [by_row[r] for r in sorted(by_row)]
 
 
 METADATA_PROPERTIES = {"title": "Title", "author": "Author", "subject": "Subject"}
@@ -290,7 +417,7 @@ def main():
                 office.ping()
             elif cmd == "convert":
                 phases = office.convert(msg["in"], msg["out"], bool(msg.get("updateIndexes")),
-                                        msg.get("metadata"), msg.get("filterData"))
+                                        msg.get("metadata"), msg.get("filterData"), msg.get("part"))
             else:
                 raise ValueError("unknown command " + str(cmd))
             send(dict({"id": rid, "ok": True, "ms": int((time.monotonic() - started) * 1000)}, **phases))

@@ -1,0 +1,194 @@
+import PizZip from 'pizzip';
+
+import { planParts, replaceTotalFields } from './docx-parts';
+
+const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+
+function complexField(instr: string[], result: string, rPr = '<w:rPr><w:b/></w:rPr>'): string {
+  return (
+    `<w:r>${rPr}<w:fldChar w:fldCharType="begin"/></w:r>` +
+    instr.map((part) => `<w:r>${rPr}<w:instrText xml:space="preserve">${part}</w:instrText></w:r>`).join('') +
+    `<w:r>${rPr}<w:fldChar w:fldCharType="separate"/></w:r><w:r>${rPr}<w:t>${result}</w:t></w:r>` +
+    `<w:r>${rPr}<w:fldChar w:fldCharType="end"/></w:r>`
+  );
+}
+
+const FOOTER =
+  `<w:ftr xmlns:w="${W}"><w:p><w:r><w:t xml:space="preserve">Page </w:t></w:r>${complexField([' PAGE '], '1')}` +
+  `<w:r><w:t xml:space="preserve"> of </w:t></w:r>${complexField([' NUM', 'PAGES \\* MERGEFORMAT '], '3')}</w:p></w:ftr>`;
+
+function row(i: number, props = ''): string {
+  return `<w:tr>${props}<w:tc><w:p><w:r><w:t>row ${i}</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>${i * 10}</w:t></w:r></w:p></w:tc></w:tr>`;
+}
+
+interface DocOptions {
+  rows?: number;
+  header?: string;
+  before?: string;
+  after?: string;
+  tblPr?: string;
+  sectPr?: string;
+  settings?: string;
+  footer?: string;
+  rowProps?: (i: number) => string;
+}
+
+/** A statement-like document: a paragraph, a table (a repeated header row, `rows` rows), a paragraph. */
+function docx(o: DocOptions = {}): Buffer {
+  const rows = Array.from({ length: o.rows ?? 500 }, (_, i) => row(i, o.rowProps?.(i) ?? '')).join('');
+  const header =
+    o.header ??
+    '<w:tr><w:trPr><w:tblHeader/></w:trPr><w:tc><w:p><w:r><w:t>Item</w:t></w:r></w:p></w:tc><w:tc><w:p><w:r><w:t>Amount</w:t></w:r></w:p></w:tc></w:tr>';
+  const sectPr =
+    o.sectPr ??
+    '<w:sectPr><w:footerReference w:type="default" r:id="rId9"/><w:pgSz w:w="11906" w:h="16838"/><w:pgMar w:top="1440" w:right="1440" w:bottom="1440" w:left="1440" w:header="708" w:footer="708" w:gutter="0"/><w:titlePg/><w:docGrid w:linePitch="360"/></w:sectPr>';
+  const document =
+    `<?xml version="1.0" encoding="UTF-8" standalone="yes"?><w:document xmlns:w="${W}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"><w:body>` +
+    (o.before ?? '<w:p><w:r><w:t>Statement</w:t></w:r></w:p>') +
+    `<w:tbl><w:tblPr>${o.tblPr ?? '<w:tblW w:w="0" w:type="auto"/>'}</w:tblPr><w:tblGrid><w:gridCol w:w="4000"/><w:gridCol w:w="4000"/></w:tblGrid>${header}${rows}</w:tbl>` +
+    (o.after ?? '<w:p><w:r><w:t>Closing balance</w:t></w:r></w:p>') +
+    `${sectPr}</w:body></w:document>`;
+  const zip = new PizZip();
+  zip.file('word/document.xml', document);
+  zip.file('word/footer1.xml', o.footer ?? FOOTER);
+  zip.file('word/settings.xml', `<w:settings xmlns:w="${W}">${o.settings ?? ''}</w:settings>`);
+  return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+}
+
+function partXml(buf: Buffer, name = 'word/document.xml'): string {
+  return new PizZip(buf).file(name)!.asText();
+}
+
+describe('planParts', () => {
+  it('finds the long table, its repeated header rows and the page count field', () => {
+    const plan = planParts(docx(), { minRows: 300 })!;
+    expect(plan).not.toBeNull();
+    expect(plan.rows).toBe(500);
+    expect(plan.headerRows).toBe(1);
+    expect(plan.tableOrdinal).toBe(0);
+    expect(plan.firstPageNumber).toBe(1);
+    expect(plan.showsTotal).toBe(true);
+  });
+
+  it('builds parts from the filled rows: the first with what precedes the table, the last with what follows', () => {
+    const plan = planParts(docx(), { minRows: 300 })!;
+    const first = partXml(plan.build({ start: 0, end: 200, lead: 0, pageNumber: 1 }));
+    expect(first).toContain('<w:t>Statement</w:t>');
+    expect(first).not.toContain('Closing balance');
+    expect(first).toContain('<w:t>row 199</w:t>');
+    expect(first).not.toContain('<w:t>row 200</w:t>');
+    expect(first).toContain('<w:titlePg/>'); // the document's own first page
+    expect(first).not.toContain('w:start=');
+
+    const last = partXml(plan.build({ start: 300, end: 500, lead: 40, pageNumber: 9, totalPages: 12 }));
+    expect(last).not.toContain('<w:t>Statement</w:t>');
+    expect(last).toContain('Closing balance');
+    // Header row, then the 40 lead rows (the page before, not exported), then the part's own rows.
+    expect(last.indexOf('<w:tblHeader/>')).toBeLessThan(last.indexOf('<w:t>row 260</w:t>'));
+    expect(last).not.toContain('<w:t>row 259</w:t>');
+    expect(last).toContain('<w:t>row 499</w:t>');
+    // The lead page is page 8, so the part's own first page shows 9; no distinct first page.
+    expect(last).toContain('<w:pgNumType w:start="8"/>');
+    expect(last).not.toContain('titlePg');
+    const footer = partXml(
+      plan.build({ start: 300, end: 500, lead: 40, pageNumber: 9, totalPages: 12 }),
+      'word/footer1.xml',
+    );
+    expect(footer).toContain('<w:r><w:rPr><w:b/></w:rPr><w:t>12</w:t></w:r>');
+    expect(footer).not.toContain('NUMPAGES');
+    expect(footer).toContain(' PAGE '); // PAGE stays a field: it counts from w:start
+  });
+
+  it('leaves a document whose NUMPAGES is not yet known with its field', () => {
+    const plan = planParts(docx(), { minRows: 300 })!;
+    expect(partXml(plan.build({ start: 0, end: 300, lead: 0, pageNumber: 1 }), 'word/footer1.xml')).toContain(
+      'PAGES',
+    );
+  });
+
+  it('keeps a w:pgNumType format and replaces its start', () => {
+    const sectPr =
+      '<w:sectPr><w:pgSz w:w="11906" w:h="16838"/><w:pgNumType w:fmt="lowerRoman" w:start="5"/></w:sectPr>';
+    const plan = planParts(docx({ sectPr }), { minRows: 300 })!;
+    expect(plan.firstPageNumber).toBe(5);
+    expect(partXml(plan.build({ start: 100, end: 500, lead: 10, pageNumber: 9 }))).toContain(
+      '<w:pgNumType w:fmt="lowerRoman" w:start="8"/>',
+    );
+  });
+
+  it('counts no header rows when the first row does not repeat', () => {
+    const header = row(-1, '<w:trPr><w:tblHeader w:val="false"/></w:trPr>');
+    expect(planParts(docx({ header }), { minRows: 300 })!.headerRows).toBe(0);
+  });
+
+  it.each<[string, DocOptions]>([
+    ['fewer rows than the minimum', { rows: 299 }],
+    ['two sections', { before: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' }],
+    ['a footnote', { after: '<w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' }],
+    ['a table of contents', { before: `<w:p>${complexField([' TOC \\o "1-3" '], 'Contents')}</w:p>` }],
+    [
+      'a PAGEREF in a simple field',
+      { after: '<w:p><w:fldSimple w:instr=" PAGEREF _Toc1 "><w:r><w:t>3</w:t></w:r></w:fldSimple></w:p>' },
+    ],
+    [
+      'NUMPAGES in roman numerals',
+      { footer: `<w:ftr xmlns:w="${W}"><w:p>${complexField([' NUMPAGES \\* roman '], 'iii')}</w:p></w:ftr>` },
+    ],
+    ['even and odd headers', { settings: '<w:evenAndOddHeaders/>' }],
+    ['mirrored margins', { settings: '<w:mirrorMargins w:val="1"/>' }],
+    ['a table style (bands counted per part)', { tblPr: '<w:tblStyle w:val="LightList-Accent1"/>' }],
+    ['a floating table', { tblPr: '<w:tblpPr w:leftFromText="180" w:vertAnchor="text"/>' }],
+    [
+      'vertically merged cells',
+      { rowProps: (i) => (i === 100 ? '<w:trPr/><w:tc><w:tcPr><w:vMerge/></w:tcPr><w:p/></w:tc>' : '') },
+    ],
+    [
+      'a table inside a content control',
+      { before: '<w:sdt><w:sdtContent>', after: '</w:sdtContent></w:sdt><w:p/>' },
+    ],
+  ])('converts whole a document with %s', (_, options) => {
+    expect(planParts(docx(options), { minRows: 300 })).toBeNull();
+  });
+
+  it('says no to what is not a .docx, or a document without tables', () => {
+    expect(planParts(Buffer.from('not a zip'), { minRows: 1 })).toBeNull();
+    const zip = new PizZip();
+    zip.file(
+      'word/document.xml',
+      `<w:document xmlns:w="${W}"><w:body><w:p/><w:sectPr/></w:body></w:document>`,
+    );
+    expect(planParts(zip.generate({ type: 'nodebuffer' }), { minRows: 1 })).toBeNull();
+  });
+
+  it('reads a deflated document.xml too (the raw-byte shortcut is for stored ones)', () => {
+    const deflated = new PizZip(docx()).generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+    expect(deflated.indexOf('<w:tr')).toBe(-1);
+    expect(planParts(deflated, { minRows: 300 })?.rows).toBe(500);
+  });
+
+  it('refuses a part outside the table', () => {
+    const plan = planParts(docx(), { minRows: 300 })!;
+    expect(() => plan.build({ start: 10, end: 20, lead: 11, pageNumber: 2 })).toThrow(RangeError);
+    expect(() => plan.build({ start: 10, end: 501, lead: 0, pageNumber: 2 })).toThrow(RangeError);
+  });
+});
+
+describe('replaceTotalFields', () => {
+  it('turns complex and simple NUMPAGES / SECTIONPAGES fields into the number, in the result run formatting', () => {
+    const xml =
+      `<w:p>${complexField([' SECTION', 'PAGES '], '2', '<w:rPr><w:i/></w:rPr>')}</w:p>` +
+      '<w:p><w:fldSimple w:instr=" NUMPAGES "><w:r><w:rPr><w:sz w:val="18"/></w:rPr><w:t>2</w:t></w:r></w:fldSimple></w:p>' +
+      `<w:p>${complexField([' PAGE '], '1')}</w:p>`;
+    const out = replaceTotalFields(xml, 417);
+    expect(out).toBe(
+      '<w:p><w:r><w:rPr><w:i/></w:rPr><w:t>417</w:t></w:r></w:p>' +
+        '<w:p><w:r><w:rPr><w:sz w:val="18"/></w:rPr><w:t>417</w:t></w:r></w:p>' +
+        `<w:p>${complexField([' PAGE '], '1')}</w:p>`,
+    );
+  });
+
+  it('leaves a field nested inside another field alone', () => {
+    const nested = `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> IF </w:instrText></w:r>${complexField([' NUMPAGES '], '3')}<w:r><w:instrText> &gt; 1 "many" "one" </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`;
+    expect(replaceTotalFields(nested, 9)).toBe(nested);
+  });
+});

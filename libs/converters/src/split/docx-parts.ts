@@ -1,0 +1,439 @@
+/**
+ * A filled .docx whose body holds one long table, cut into documents that each hold a run of its
+ * rows (split conversion, split-converter.ts). Each part is the same document: the same styles,
+ * headers and footers, the table's own properties and its repeated header rows; the first part
+ * keeps what stands before the table, the last what stands after it. A part that does not start
+ * the document starts its page numbers where the whole document's would be (`w:pgNumType
+ * w:start`), and once the total is known its NUMPAGES / SECTIONPAGES fields show it as text, in
+ * the field result's own formatting.
+ *
+ * Only documents whose pages a part can reproduce are split: one section, a table that is a
+ * top-level body element with plain rows (no vertical merges, not floating), no footnotes or
+ * endnotes, no fields whose value depends on the rest of the document (TOC, PAGEREF, REF, SEQ,
+ * STYLEREF…), no even/odd or mirrored pages. `planParts` answers null for anything else, and the
+ * document is converted whole.
+ *
+ * The XML is located, not rebuilt: the parts are slices of the original text, so a part's rows
+ * are byte for byte the filled ones.
+ */
+import PizZip from 'pizzip';
+
+/** Fields whose value does not depend on which pages a part holds (PAGE and NUMPAGES are handled). */
+const SAFE_FIELDS = new Set([
+  'PAGE',
+  'NUMPAGES',
+  'SECTIONPAGES',
+  'DATE',
+  'TIME',
+  'CREATEDATE',
+  'SAVEDATE',
+  'PRINTDATE',
+  'AUTHOR',
+  'TITLE',
+  'SUBJECT',
+  'KEYWORDS',
+  'DOCPROPERTY',
+  'HYPERLINK',
+  'MERGEFIELD',
+]);
+/** Fields a part shows as the whole document's page count. */
+const TOTAL_FIELDS = new Set(['NUMPAGES', 'SECTIONPAGES']);
+/** Switches under which NUMPAGES still prints plain decimal digits. */
+const DECIMAL_SWITCH = /^\\\*\s*(MERGEFORMAT|CHARFORMAT|Arabic)$/i;
+
+const DOCUMENT = 'word/document.xml';
+const HEADER_FOOTER = /^word\/(header|footer)\d*\.xml$/;
+
+export interface PartSpec {
+  /** First data row (0-based, header rows not counted). */
+  start: number;
+  /** One past the last data row. */
+  end: number;
+  /**
+   * Rows before `start` that fill a first page which is not exported, so that `start` begins page
+   * 2 as a continued table, as it does in the whole document; 0 for the first part.
+   */
+  lead: number;
+  /** Page number the part's first page shows (ignored for the first part, which keeps its own). */
+  pageNumber: number;
+  /** The whole document's page count for NUMPAGES fields; undefined while unknown. */
+  totalPages?: number;
+}
+
+export interface SplitPlan {
+  /** Data rows of the long table (header rows not counted). */
+  readonly rows: number;
+  /** Header rows repeated on each page (w:tblHeader), which every part repeats too. */
+  readonly headerRows: number;
+  /** The long table's place among the body's top-level tables (the bridge finds it by this). */
+  readonly tableOrdinal: number;
+  /** The page number the document starts with (its w:pgNumType w:start, else 1). */
+  readonly firstPageNumber: number;
+  /** Whether some header, footer or the body shows the page count (NUMPAGES, SECTIONPAGES). */
+  readonly showsTotal: boolean;
+  /** The part as a .docx. */
+  build(part: PartSpec): Buffer;
+}
+
+interface Range {
+  start: number;
+  end: number; // exclusive
+}
+
+interface BodyLayout {
+  bodyOpenEnd: number;
+  tables: { range: Range; rows: Range[] }[];
+  sectPr?: Range;
+}
+
+const STRUCTURE = /<(\/?)w:(body|tbl|tr|sectPr)(?=[\s>/])[^>]*?(\/?)>/g;
+
+/**
+ * Offsets of the body's top-level tables, their rows, and the body's last sectPr. Hand-written
+ * rather than htmlparser2, which tokenizes every element: four tag names found by one regular
+ * expression take 10,000 rows in tens of milliseconds where the full tokenizer took 0.8 s, and
+ * this runs on the worker's event loop.
+ */
+function locate(xml: string): BodyLayout | null {
+  const layout: BodyLayout = { bodyOpenEnd: -1, tables: [] };
+  let depth = 0; // tables open
+  let current: BodyLayout['tables'][number] | undefined;
+  let rowStart = -1;
+  for (const m of xml.matchAll(STRUCTURE)) {
+    const at = m.index ?? 0;
+    const closing = m[1] === '/';
+    const selfClosing = m[3] === '/';
+    const end = at + m[0].length;
+    switch (m[2]) {
+      case 'body':
+        if (!closing) layout.bodyOpenEnd = end;
+        break;
+      case 'tbl':
+        if (!closing) {
+          if (depth++ === 0) current = { range: { start: at, end: -1 }, rows: [] };
+        } else if (--depth === 0 && current) {
+          current.range.end = end;
+          layout.tables.push(current);
+          current = undefined;
+        }
+        break;
+      case 'tr':
+        if (depth !== 1) break;
+        if (!closing) rowStart = at;
+        else current?.rows.push({ start: rowStart, end });
+        break;
+      case 'sectPr':
+        if (depth !== 0) break;
+        if (!closing) {
+          layout.sectPr = { start: at, end: selfClosing ? end : -1 };
+        } else if (layout.sectPr) layout.sectPr.end = end;
+        break;
+    }
+  }
+  return layout.bodyOpenEnd > 0 && depth === 0 ? layout : null;
+}
+
+/** Whether `xml` opens as many of `tag` as it closes (a table after it is not inside one). */
+function balanced(xml: string, tag: string): boolean {
+  return xml.split(`<${tag}>`).length + xml.split(`<${tag} `).length === xml.split(`</${tag}>`).length + 1;
+}
+
+/** A `w:tblHeader` (or any on/off element) that is on: no value, or true/1/on. */
+function isOn(xml: string, element: string): boolean {
+  const m = new RegExp(`<${element}(?:\\s+w:val="([^"]*)")?\\s*/>`).exec(xml);
+  return m !== null && (m[1] === undefined || /^(true|1|on)$/i.test(m[1]));
+}
+
+interface FieldUse {
+  names: Set<string>;
+  /** A NUMPAGES with a number format a literal cannot keep (roman, letters, a picture). */
+  formatted: boolean;
+}
+
+const FIELD_TOKENS =
+  /<w:fldChar\b[^>]*?w:fldCharType="(begin|separate|end)"[^>]*>|<w:instrText\b[^>]*>([^<]*)<\/w:instrText>|<w:fldSimple\b[^>]*?w:instr="([^"]*)"/g;
+
+function fieldName(instruction: string): string {
+  return (instruction.trim().split(/\s+/)[0] ?? '').toUpperCase();
+}
+
+function checkTotalSwitches(instruction: string, use: FieldUse): void {
+  if (!TOTAL_FIELDS.has(fieldName(instruction))) return;
+  const switches = instruction
+    .trim()
+    .split(/\s+(?=\\)/)
+    .slice(1);
+  if (switches.some((s) => !DECIMAL_SWITCH.test(s.trim()))) use.formatted = true;
+}
+
+/** The fields an XML part uses (complex fields' instructions gathered across runs). */
+function fieldsIn(xml: string, use: FieldUse): void {
+  const open: { instruction: string; separated: boolean }[] = [];
+  const note = (instruction: string) => {
+    use.names.add(fieldName(instruction));
+    checkTotalSwitches(instruction, use);
+  };
+  for (const m of xml.matchAll(FIELD_TOKENS)) {
+    const top = open[open.length - 1];
+    if (m[3] !== undefined) note(decodeXml(m[3]));
+    else if (m[1] === 'begin') open.push({ instruction: '', separated: false });
+    else if (m[1] === 'separate' && top) top.separated = true;
+    else if (m[1] === 'end' && top) note(open.pop()!.instruction);
+    else if (m[2] !== undefined && top && !top.separated) top.instruction += decodeXml(m[2]);
+  }
+}
+
+function decodeXml(text: string): string {
+  return text.replace(/&(lt|gt|amp|quot|apos);/g, (_, e: string) =>
+    e === 'lt' ? '<' : e === 'gt' ? '>' : e === 'amp' ? '&' : e === 'quot' ? '"' : "'",
+  );
+}
+
+/**
+ * Every top-level NUMPAGES / SECTIONPAGES field in `xml` replaced by one run showing `total`,
+ * with the formatting of the field's first result run (else of the run that began it).
+ */
+export function replaceTotalFields(xml: string, total: number): string {
+  const text = String(total);
+  // Simple fields: <w:fldSimple w:instr=" NUMPAGES "><w:r>…</w:r></w:fldSimple>, or self-closed.
+  let out = xml.replace(
+    /<w:fldSimple\b[^>]*?w:instr="([^"]*)"[^>]*?(?:\/>|>([\s\S]*?)<\/w:fldSimple>)/g,
+    (whole, instr: string, inner: string | undefined) => {
+      if (!TOTAL_FIELDS.has(fieldName(decodeXml(instr)))) return whole;
+      return totalRun(firstRunProperties(inner ?? ''), text);
+    },
+  );
+  // Complex fields: from the run holding fldChar begin to the run holding its fldChar end.
+  const tokens =
+    /<w:r(?=[\s>])[^>]*>|<\/w:r>|<w:fldChar\b[^>]*?w:fldCharType="(begin|separate|end)"[^>]*>|<w:instrText\b[^>]*>([^<]*)<\/w:instrText>/g;
+  interface Open {
+    runStart: number;
+    instruction: string;
+    separated: number;
+    depth: number;
+  }
+  const replacements: { start: number; end: number; run: string }[] = [];
+  let runStart = -1;
+  let depth = 0;
+  let field: Open | undefined;
+  let pendingEnd = false;
+  for (const m of out.matchAll(tokens)) {
+    const at = m.index ?? 0;
+    if (m[0].startsWith('<w:r') && !m[0].startsWith('<w:rPr')) {
+      runStart = at;
+      continue;
+    }
+    if (m[0] === '</w:r>') {
+      if (pendingEnd && field) {
+        const end = at + m[0].length;
+        const result =
+          field.separated >= 0 ? out.slice(field.separated, end) : out.slice(field.runStart, end);
+        replacements.push({ start: field.runStart, end, run: totalRun(firstRunProperties(result), text) });
+        field = undefined;
+        pendingEnd = false;
+      }
+      continue;
+    }
+    if (m[1] === 'begin') {
+      depth++;
+      if (depth === 1) field = { runStart, instruction: '', separated: -1, depth };
+    } else if (m[1] === 'separate') {
+      if (depth === 1 && field) field.separated = at;
+    } else if (m[1] === 'end') {
+      if (depth === 1 && field) {
+        if (TOTAL_FIELDS.has(fieldName(field.instruction))) pendingEnd = true;
+        else field = undefined;
+      }
+      depth = Math.max(0, depth - 1);
+    } else if (m[2] !== undefined && depth === 1 && field && field.separated < 0) {
+      field.instruction += decodeXml(m[2]);
+    }
+  }
+  for (const r of replacements.reverse()) out = out.slice(0, r.start) + r.run + out.slice(r.end);
+  return out;
+}
+
+function firstRunProperties(xml: string): string {
+  return /<w:rPr>[\s\S]*?<\/w:rPr>/.exec(xml)?.[0] ?? '';
+}
+
+function totalRun(rPr: string, text: string): string {
+  return `<w:r>${rPr}<w:t>${text}</w:t></w:r>`;
+}
+
+/** The section properties for a part: numbering starts at `pageNumber`; no distinct first page. */
+function partSectPr(sectPr: string, pageNumber: number): string {
+  let out = sectPr.replace(/<w:titlePg\b[^>]*\/>/g, '');
+  const numType = /<w:pgNumType\b([^>]*?)\/>/.exec(out);
+  if (numType) {
+    const attrs = numType[1].replace(/\s*w:start="[^"]*"/, '');
+    out = out.replace(numType[0], `<w:pgNumType${attrs} w:start="${pageNumber}"/>`);
+  } else {
+    // Schema order: pgNumType follows pgBorders, lnNumType, pgMar, pgSz, the headers and footers…
+    const before =
+      /<w:(cols|formProt|vAlign|noEndnote|titlePg|textDirection|bidi|rtlGutter|docGrid|printerSettings)\b/.exec(
+        out,
+      );
+    const tag = `<w:pgNumType w:start="${pageNumber}"/>`;
+    out = before
+      ? out.slice(0, before.index) + tag + out.slice(before.index)
+      : out.replace(/<\/w:sectPr>$/, `${tag}</w:sectPr>`);
+  }
+  return out;
+}
+
+/** At least `count` table rows anywhere: the few microseconds that spare a short document the parse. */
+function hasRows(xml: string, count: number): boolean {
+  let at = 0;
+  for (let seen = 0; seen < count; seen++) {
+    at = xml.indexOf('<w:tr', at);
+    if (at < 0) return false;
+    at += 5;
+  }
+  return true;
+}
+
+export interface PlanOptions {
+  /** Fewer data rows than this: not worth splitting. */
+  minRows: number;
+}
+
+/**
+ * False when `docx` surely has fewer than `minRows` table rows: its document.xml is stored (the
+ * worker stores the .docx it converts) and shows fewer `<w:tr` in the raw bytes. Spares every
+ * short document the unzip (about a millisecond for the 20-row corpus invoice).
+ */
+function mayHoldRows(docx: Buffer, minRows: number): boolean {
+  let at = 0;
+  for (let seen = 0; seen < minRows; seen++) {
+    at = docx.indexOf('<w:tr', at, 'latin1');
+    if (at < 0) return !storedDocumentXml(docx);
+    at += 5;
+  }
+  return true;
+}
+
+/** Whether the zip's local header for word/document.xml says it is stored (method 0), not deflated. */
+function storedDocumentXml(docx: Buffer): boolean {
+  const name = 'word/document.xml';
+  for (let at = docx.indexOf(name, 0, 'latin1'); at >= 0; at = docx.indexOf(name, at + 1, 'latin1')) {
+    // A local file header: signature 30 bytes before the name, the name's length at 26, the method at 8.
+    const header = at - 30;
+    if (
+      header >= 0 &&
+      docx.readUInt32LE(header) === 0x04034b50 &&
+      docx.readUInt16LE(header + 26) === name.length
+    ) {
+      return docx.readUInt16LE(header + 8) === 0;
+    }
+  }
+  return false;
+}
+
+/** How to cut `docx` into parts, or null when it has no long table or a part could not look the same. */
+export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null {
+  if (!mayHoldRows(docx, options.minRows)) return null;
+  let zip: PizZip;
+  try {
+    zip = new PizZip(docx);
+  } catch {
+    return null; // the converter reports what is wrong with it
+  }
+  const xml = zip.file(DOCUMENT)?.asText();
+  if (!xml || !hasRows(xml, options.minRows)) return null;
+  // Cheap refusals first: several sections, notes, page layouts a part cannot start in the middle of.
+  if ((xml.match(/<w:sectPr\b/g) ?? []).length !== 1) return null;
+  if (/<w:(footnoteReference|endnoteReference)\b/.test(xml)) return null;
+  const settings = zip.file('word/settings.xml')?.asText() ?? '';
+  if (
+    isOn(settings, 'w:evenAndOddHeaders') ||
+    isOn(settings, 'w:mirrorMargins') ||
+    isOn(settings, 'w:bookFoldPrinting')
+  ) {
+    return null;
+  }
+  const layout = locate(xml);
+  if (!layout?.sectPr) return null;
+  const sectPr = xml.slice(layout.sectPr.start, layout.sectPr.end);
+  if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return null;
+
+  let tableOrdinal = -1;
+  layout.tables.forEach((t, i) => {
+    if (tableOrdinal < 0 || t.rows.length > layout.tables[tableOrdinal].rows.length) tableOrdinal = i;
+  });
+  if (tableOrdinal < 0) return null;
+  const table = layout.tables[tableOrdinal];
+  if (table.rows.length === 0) return null;
+  // Floating; or still in a table style, whose bands and first/last rows LibreOffice counts from
+  // each part's own first row (RESOLVE_TABLE_STYLES, on by default, writes them out per cell).
+  if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start))) return null;
+  // A table inside a content control or custom XML element is not the body's own child.
+  const before = xml.slice(layout.bodyOpenEnd, table.range.start);
+  if (!balanced(before, 'w:sdtContent') || !balanced(before, 'w:customXml')) return null;
+  // Rows must follow one another (nothing between them a part would lose or repeat).
+  for (let i = 1; i < table.rows.length; i++) {
+    if (xml.slice(table.rows[i - 1].end, table.rows[i].start).trim() !== '') return null;
+  }
+  const rowXml = table.rows.map((r) => xml.slice(r.start, r.end));
+  let headerRows = 0;
+  while (
+    headerRows < rowXml.length &&
+    isOn(/<w:trPr>[\s\S]*?<\/w:trPr>/.exec(rowXml[headerRows])?.[0] ?? '', 'w:tblHeader')
+  ) {
+    headerRows++;
+  }
+  const dataRows = rowXml.length - headerRows;
+  if (dataRows < options.minRows) return null;
+  if (rowXml.some((row) => row.includes('<w:vMerge'))) return null;
+
+  const use: FieldUse = { names: new Set(), formatted: false };
+  const headerFooterNames = Object.keys(zip.files).filter((name) => HEADER_FOOTER.test(name));
+  fieldsIn(xml, use);
+  for (const name of headerFooterNames) fieldsIn(zip.file(name)!.asText(), use);
+  if (use.formatted || [...use.names].some((name) => !SAFE_FIELDS.has(name))) return null;
+  const showsTotal = [...use.names].some((name) => TOTAL_FIELDS.has(name));
+
+  const startAttr = /<w:pgNumType\b[^>]*?w:start="(\d+)"/.exec(sectPr);
+  const firstPageNumber = startAttr ? Number(startAttr[1]) : 1;
+  const prefix = xml.slice(0, table.range.start);
+  const bodyOpen = xml.slice(0, layout.bodyOpenEnd);
+  const firstRow = table.rows[0].start;
+  const tableOpen = xml.slice(table.range.start, firstRow);
+  const header = rowXml.slice(0, headerRows).join('');
+  const tableClose = xml.slice(table.rows[table.rows.length - 1].end, table.range.end);
+  const after = xml.slice(table.range.end, layout.sectPr.start);
+  const suffix = xml.slice(layout.sectPr.end);
+  const data = rowXml.slice(headerRows);
+  const headersAndFooters = headerFooterNames.map((name) => [name, zip.file(name)!.asText()] as const);
+
+  return {
+    rows: dataRows,
+    headerRows,
+    tableOrdinal,
+    firstPageNumber,
+    showsTotal,
+    build(part: PartSpec): Buffer {
+      const from = part.start - part.lead;
+      if (!(from >= 0 && part.lead >= 0 && part.end > part.start && part.end <= dataRows)) {
+        throw new RangeError(`rows ${from}–${part.end} are not within 0–${dataRows}`);
+      }
+      const first = from === 0;
+      const last = part.end === dataRows;
+      const total = (s: string) =>
+        part.totalPages !== undefined && showsTotal ? replaceTotalFields(s, part.totalPages) : s;
+      const body =
+        (first ? prefix : bodyOpen) +
+        tableOpen +
+        header +
+        data.slice(from, part.end).join('') +
+        tableClose +
+        (last ? after : '') +
+        (first ? sectPr : partSectPr(sectPr, part.pageNumber - (part.lead > 0 ? 1 : 0))) +
+        suffix;
+      zip.file(DOCUMENT, total(body));
+      for (const [name, text] of headersAndFooters) zip.file(name, total(text));
+      // Stored, not deflated: LibreOffice reads it once, from tmpfs.
+      return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+    },
+  };
+}
