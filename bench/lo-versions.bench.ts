@@ -74,7 +74,10 @@ function fidelityDocs(): Doc[] {
         label: `${name}${rows === undefined ? '' : `-${rows}`}-${resolve ? 'resolved' : 'styled'}`,
         docx: fill(name, rows, resolve),
       });
-  docs.push({ label: 'contract-toc', docx: readFileSync(join(__dirname, '../test/fixtures/contract-toc.docx')) });
+  docs.push({
+    label: 'contract-toc',
+    docx: readFileSync(join(__dirname, '../test/fixtures/contract-toc.docx')),
+  });
   return docs;
 }
 
@@ -105,7 +108,8 @@ function sofficePid(dir: string): number {
     try {
       // argv[0] is soffice.bin (the bridge's own command line names both too)
       const argv = readFileSync(`/proc/${entry}/cmdline`, 'utf8').split('\0');
-      if (argv[0].endsWith('/soffice.bin') && argv.some((a) => a.includes(join(dir, 'profile')))) return Number(entry);
+      if (argv[0].endsWith('/soffice.bin') && argv.some((a) => a.includes(join(dir, 'profile'))))
+        return Number(entry);
     } catch {
       // gone meanwhile
     }
@@ -180,7 +184,10 @@ function pageWords(pdf: string, page: number): Word[] {
 
 /**
  * Whether both versions put the same words on a page and how far they moved: the median vertical
- * move (the whole page shifted) and the largest move of any word beyond it, in points.
+ * move (the whole page shifted) and the largest move of any word beyond it, in points. (25.2's word
+ * boxes sit about 1 pt higher on every page with the glyphs in the same place: pdftotext derives the
+ * box from the embedded font's ascent. A real move shows as more, e.g. 5–11 pt on the contract's
+ * pages 2–5.)
  */
 function compareWords(a: Word[], b: Word[]): string {
   if (a.length !== b.length || a.some((w, i) => w.text !== b[i].text)) {
@@ -198,7 +205,8 @@ function compareWords(a: Word[], b: Word[]): string {
 
 /** Pixels whose colour differs by more than TOLERANCE in any channel; an image of the three. */
 function comparePages(a: PNG, b: PNG): { differing: number; sideBySide?: PNG } {
-  if (a.width !== b.width || a.height !== b.height) return { differing: Math.max(a.width * a.height, b.width * b.height) };
+  if (a.width !== b.width || a.height !== b.height)
+    return { differing: Math.max(a.width * a.height, b.width * b.height) };
   const { width, height } = a;
   const diff = new PNG({ width, height });
   let differing = 0;
@@ -219,7 +227,8 @@ function comparePages(a: PNG, b: PNG): { differing: number; sideBySide?: PNG } {
   const gap = 10;
   const out = new PNG({ width: width * 3 + gap * 2, height });
   out.data.fill(128);
-  for (const [k, img] of [a, b, diff].entries()) PNG.bitblt(img, out, 0, 0, width, height, k * (width + gap), 0);
+  for (const [k, img] of [a, b, diff].entries())
+    PNG.bitblt(img, out, 0, 0, width, height, k * (width + gap), 0);
   return { differing, sideBySide: out };
 }
 
@@ -227,7 +236,9 @@ async function fidelity(offices: Office[], work: string): Promise<void> {
   mkdirSync(OUT, { recursive: true });
   const summary: Array<Record<string, unknown>> = [];
   const only = stringArg('docs', '');
-  for (const doc of fidelityDocs().filter((d) => !only || only.split(',').some((o) => d.label.startsWith(o)))) {
+  for (const doc of fidelityDocs().filter(
+    (d) => !only || only.split(',').some((o) => d.label.startsWith(o)),
+  )) {
     const dir = join(OUT, doc.label);
     mkdirSync(dir, { recursive: true });
     const inPath = join(work, `${doc.label}.docx`);
@@ -301,7 +312,9 @@ async function speed(offices: Office[], work: string): Promise<void> {
         ` | 25.2 ÷ 7.4 wall ${(m('25.2', 'ms') / m('7.4', 'ms')).toFixed(2)}, CPU ${(m('25.2', 'cpuMs') / m('7.4', 'cpuMs')).toFixed(2)}`,
     );
   }
-  console.log(`load average (1 min) during the runs: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`);
+  console.log(
+    `load average (1 min) during the runs: ${Math.min(...loads).toFixed(2)}–${Math.max(...loads).toFixed(2)}`,
+  );
 }
 
 async function main(): Promise<void> {
@@ -313,7 +326,9 @@ async function main(): Promise<void> {
   try {
     for (const v of VERSIONS) offices.push(await startOffice(v));
     for (const office of offices)
-      console.log(`${office.version}: ${execFileSync('pdfinfo', [await probe(office, work)], { encoding: 'utf8' }).match(/Producer:\s*(.*)/)?.[1]}`);
+      console.log(
+        `${office.version}: ${execFileSync('pdfinfo', [await probe(office, work)], { encoding: 'utf8' }).match(/Producer:\s*(.*)/)?.[1]}`,
+      );
     if (PART === 'fidelity') await fidelity(offices, work);
     else if (PART === 'speed') await speed(offices, work);
     else throw new Error(`--part fidelity or speed, got ${PART}`);
