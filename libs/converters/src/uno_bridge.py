@@ -231,7 +231,7 @@ def refresh_fields_and_indexes(doc):
         doc.refresh()  # the document's own XRefreshable: lays it out again with the new content
 
 
-CUT_SEARCH_PAGES = 3
+CUT_SEARCH_PAGES = 6
 
 
 def find_cut(doc, part):
@@ -309,14 +309,20 @@ def find_cut(doc, part):
     # Rows split across page breaks (allowed by default) leave no cut on those pages; look at the
     # last few pages only, and let the caller convert the document whole if none has one.
     floor = max(top, page - CUT_SEARCH_PAGES)
+    # The next part reproduces the page before the cut with its rows as lead, so that page must
+    # start at a row boundary too (a row split across its top could not be laid out again from
+    # whole rows); on a part's own first page (2) its first row does. The document's page 1, with
+    # whatever stands before the table, cannot be reproduced by rows alone.
+    lowest_before = own if lead else own + 1
     while page > floor:
         row = first_row_on(page)
         if row is not None and row > own and starts_page(row, page):
-            result.update(pages=page - result["first"], cutRow=row - own)
             before = first_row_on(page - 1)
-            if before is not None and before > own and start_page(before) == page - 1:
-                result["rowsPerPage"] = row - before
-            return result
+            if before is not None and before >= lowest_before and (
+                before == own or starts_page(before, page - 1)
+            ):
+                result.update(pages=page - result["first"], cutRow=row - own, rowsPerPage=row - before)
+                return result
         page -= 1
     return result
 

@@ -53,8 +53,13 @@ export const SPLIT_DEFAULTS: SplitSettings = {
   partPages: 10,
 };
 
-/** Rows the first part takes before any page's row count is known. */
-const FIRST_PART_ROWS = 400;
+/**
+ * Rows the first part takes before any page's row count is known: about three pages of one-line
+ * rows, so the count is known early and the rest can be shared among the instances.
+ */
+const FIRST_PART_ROWS = 120;
+/** Pages a part holds at the least: each part pays for loading the document's styles and fonts. */
+const MIN_PART_PAGES = 2;
 /** Lead rows when no page's row count is known; corrected by the bridge's leadShift. */
 const DEFAULT_LEAD = 40;
 /** Attempts at a lead that ends the first page right before the part's own rows. */
@@ -115,7 +120,7 @@ export class SplittingConverter implements PdfConverter {
     if (!plan) return this.pool.convert(docx, options);
     const deadline = Date.now() + (options.timeoutMs ?? this.pool.conversionTimeoutMs);
     try {
-      const pdf = await new PartedConversion(
+      const { pdf, parts } = await new PartedConversion(
         this.pool,
         plan,
         options,
@@ -123,6 +128,7 @@ export class SplittingConverter implements PdfConverter {
         deadline,
       ).run();
       this.counts.split++;
+      this.counts.parts += parts;
       return pdf;
     } catch (e) {
       if (!(e instanceof Unsplittable)) throw e;
@@ -168,6 +174,8 @@ class PartedConversion {
   private readonly tasks = new Map<string, Task>();
   /** Rows on a full page, once a part has shown one. */
   private rowsPerPage?: number;
+  /** Rows a part after the first takes, fixed once rowsPerPage is known (speculation depends on it). */
+  private perPart?: number;
 
   constructor(
     private readonly pool: LibreOfficePool,
@@ -177,12 +185,13 @@ class PartedConversion {
     private readonly deadline: number,
   ) {}
 
-  async run(): Promise<Buffer> {
+  /** The joined PDF, and how many parts it was joined from. */
+  async run(): Promise<{ pdf: Buffer; parts: number }> {
     try {
       const accepted = await this.chain();
       const total = accepted.reduce((n, a) => n + a.result.pages!, 0);
       const final = this.plan.showsTotal ? await this.withTotal(accepted, total) : accepted;
-      return await this.join(final.map((a) => a.result.pdf));
+      return { pdf: await this.join(final.map((a) => a.result.pdf)), parts: final.length };
     } finally {
       // Speculative parts nobody needed: their answers are dropped, and so are their failures.
       for (const task of this.tasks.values()) task.result.catch(() => undefined);
@@ -221,6 +230,7 @@ class PartedConversion {
       if (result.rowsPerPage) this.rowsPerPage = result.rowsPerPage;
       accepted.push({ spec, result });
       start += result.cutRow;
+      if (this.rowsPerPage) this.perPart ??= this.partRows(start, this.rowsPerPage);
       pages += result.pages;
       // The next part's first page, not exported, holds the rows of the page before it.
       lead = Math.min(start, result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD);
@@ -236,7 +246,7 @@ class PartedConversion {
   /** The part that starts at data row `start`, after `pagesBefore` pages, `lead` rows before it on a page of its own. */
   private specAt(start: number, pagesBefore: number, lead: number): PartSpec {
     const rows = this.plan.rows;
-    const perPart = this.rowsPerPage ? this.rowsPerPage * this.partPages + 1 : FIRST_PART_ROWS;
+    const perPart = this.perPart ?? FIRST_PART_ROWS;
     let end = Math.min(rows, start + perPart);
     // A remainder shorter than half a part goes with this one rather than on its own.
     if (rows - end < perPart / 2) end = rows;
@@ -244,6 +254,17 @@ class PartedConversion {
     const total = this.predictedTotal(start, pagesBefore);
     if (total !== undefined) spec.totalPages = total;
     return spec;
+  }
+
+  /**
+   * Rows of a part from `start` on: `partPages` pages, or fewer when the rest of the table is
+   * short, so that every instance gets a share (500 rows are three parts on two instances rather
+   * than one long part after the first), but never under MIN_PART_PAGES pages.
+   */
+  private partRows(start: number, rowsPerPage: number): number {
+    const pagesLeft = Math.ceil((this.plan.rows - start) / rowsPerPage);
+    const share = Math.ceil(pagesLeft / this.pool.capacity);
+    return rowsPerPage * Math.max(MIN_PART_PAGES, Math.min(this.partPages, share)) + 1;
   }
 
   /** The whole document's pages if the rows from `start` fill pages of `rowsPerPage`; undefined when that is not known or not shown. */

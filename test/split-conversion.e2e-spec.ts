@@ -1,0 +1,172 @@
+/**
+ * Split conversion (libs/converters/src/split/) prints the pages the whole document prints: each
+ * document is filled as the worker fills it for a PDF (table styles resolved), converted whole by
+ * the real LibreOffice pool and in parts by the SplittingConverter on the same pool, and every page
+ * of the two PDFs is rasterised at 100 dpi and compared pixel by pixel
+ * (test/support/page-compare.ts). Parts are made small here (a few pages each) so that a test of a
+ * few hundred rows crosses several cuts, page-number continuations and "Page X of Y" fields.
+ *
+ * Documents: the corpus statement (Word table style, repeated header row, PAGE/NUMPAGES in the
+ * footer, one-line rows), the corpus invoice (python-docx's default template, Word's styles.xml,
+ * its logo), and a template built here whose rows wrap to one, two or three lines in several
+ * scripts, so rows per page vary and the converter's predictions of where parts start miss.
+ */
+import PizZip from 'pizzip';
+import { LibreOfficePool, SplittingConverter } from '@app/converters';
+import { renderDocx, type RenderRequest } from '@app/engine';
+import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus';
+import { buildDocx, p, table } from './support/docx-builder';
+import { pdfPageCount, pdfToText } from './support/converter-fixtures';
+import { comparePages } from './support/page-compare';
+
+const TIMEOUT = 240_000;
+let pool: LibreOfficePool;
+let splitter: SplittingConverter;
+/** What the converter said: why a document planned for parts went whole. */
+const logged: string[] = [];
+
+beforeAll(async () => {
+  pool = new LibreOfficePool({ instances: 2, conversionTimeoutMs: TIMEOUT });
+  // Parts of ~3 pages from 100 rows on: every case below is cut several times.
+  splitter = new SplittingConverter(pool, { minRows: 100, partPages: 3 }, (line) => logged.push(line));
+  await splitter.start();
+}, 120_000);
+
+afterAll(async () => {
+  await pool?.close();
+});
+
+function filled(template: Buffer, request: RenderRequest): Buffer {
+  return renderDocx(template, request, { resolveTableStyles: true });
+}
+
+function corpus(name: CorpusName, rows: number): Buffer {
+  return filled(corpusTemplate(name), corpusRequest(name, { rows }) as RenderRequest);
+}
+
+/** Converts whole and in parts, and holds the two to the same pages. */
+async function expectSplitSamePages(docx: Buffer, label: string): Promise<{ pages: number; parts: number }> {
+  const whole = await pool.convert(docx, { jobId: `${label}-whole`, timeoutMs: TIMEOUT });
+  const before = { ...splitter.counts };
+  const parted = await splitter.convert(docx, { jobId: `${label}-parts`, timeoutMs: TIMEOUT });
+  // It was converted in parts (not whole after all), from more than one part.
+  expect({
+    split: splitter.counts.split - before.split,
+    fellBack: splitter.counts.fellBack - before.fellBack,
+  }).toEqual({ split: 1, fellBack: 0 });
+  const parts = splitter.counts.parts - before.parts;
+  expect(parts).toBeGreaterThan(1);
+  const cmp = comparePages(whole, parted);
+  expect({ label, pages: cmp.pagesB, differing: cmp.differing }).toEqual({
+    label,
+    pages: cmp.pagesA,
+    differing: [],
+  });
+  // The same words in the same order on every page (a raster could hide a swapped digit).
+  expect(pdfToText(parted)).toBe(pdfToText(whole));
+  return { pages: cmp.pagesA, parts };
+}
+
+describe('split conversion draws the pages of the whole document', () => {
+  it(
+    'the corpus statement, 700 rows: header row on each page, Page X of Y across parts',
+    async () => {
+      const docx = corpus('statement', 700);
+      const { pages } = await expectSplitSamePages(docx, 'statement-700');
+      expect(pages).toBeGreaterThan(10);
+    },
+    TIMEOUT * 3,
+  );
+
+  it(
+    'the corpus invoice, 500 rows (Word default template, logo, totals after the table)',
+    async () => {
+      const docx = corpus('invoice', 500);
+      const { pages } = await expectSplitSamePages(docx, 'invoice-500');
+      expect(pages).toBeGreaterThan(8);
+    },
+    TIMEOUT * 3,
+  );
+
+  /**
+   * A template built here: a numbered table whose rows wrap to one to four lines in Latin,
+   * Cyrillic and CJK text, "Seite X von Y" in the footer. With `cantSplit` each row stays on one
+   * page (Word's "Allow row to break across pages" off).
+   */
+  function mixedHeights(cantSplit: boolean): Buffer {
+    const words = [
+      'Überweisung Müller',
+      'Перевод средств ООО «Ромашка»',
+      '東京支店 振込手数料',
+      'Café Œuvre — Zoë',
+    ];
+    const rows = Array.from({ length: 260 }, (_, i) => ({
+      n: i + 1,
+      text: Array.from({ length: 1 + ((i * 7) % 5) * 2 }, (_, k) => words[(i + k) % words.length]).join(
+        ' · ',
+      ),
+      amount: `${(i * 37) % 1000},${String(i % 100).padStart(2, '0')} €`,
+    }));
+    let template = buildDocx({
+      body: [
+        p('Kontoauszug {{ account }}', { style: 'Heading1' }),
+        p('Inhaber: {{ holder }}'),
+        table(
+          [
+            ['Nr.', 'Buchungstext', 'Betrag'],
+            ['{%tr for r in rows %}', '', ''],
+            ['{{ r.n }}', '{{ r.text }}', '{{ r.amount }}'],
+            ['{%tr endfor %}', '', ''],
+          ],
+          { widthsMm: [15, 115, 30] },
+        ),
+        p('Ende des Auszugs, {{ rows|length }} Buchungen.'),
+      ],
+      footer: [
+        { runs: ['Seite ', { field: 'PAGE', result: '1' }, ' von ', { field: 'NUMPAGES', result: '1' }] },
+      ],
+    });
+    if (cantSplit) {
+      const zip = new PizZip(template);
+      const xml = zip.file('word/document.xml')!.asText();
+      zip.file('word/document.xml', xml.replace(/<w:tr>/g, '<w:tr><w:trPr><w:cantSplit/></w:trPr>'));
+      template = zip.generate({ type: 'nodebuffer' });
+    }
+    return filled(template, { template_data: { account: 'DE89 3704 0044', holder: 'Zoë Ørsted', rows } });
+  }
+
+  it(
+    'rows of one to four lines in Latin, Cyrillic and CJK text that stay on one page, with PAGE and NUMPAGES',
+    async () => {
+      const docx = mixedHeights(true);
+      const { pages } = await expectSplitSamePages(docx, 'mixed-heights');
+      expect(pages).toBeGreaterThan(8);
+      const parted = await splitter.convert(docx, { jobId: 'mixed-heights-text' });
+      const text = pdfToText(parted);
+      // The footer counts on across the parts and shows the whole count on every page.
+      expect(text).toContain(`Seite 1 von ${pages}`);
+      expect(text).toContain(`Seite ${pages} von ${pages}`);
+      expect(pdfPageCount(parted)).toBe(pages);
+    },
+    TIMEOUT * 4,
+  );
+
+  it(
+    'rows that break across pages: where no page can be cut the document goes whole, and the pages are the same either way',
+    async () => {
+      const docx = mixedHeights(false);
+      const whole = await pool.convert(docx, { jobId: 'breaking-whole', timeoutMs: TIMEOUT });
+      const before = { ...splitter.counts };
+      const parted = await splitter.convert(docx, { jobId: 'breaking-parts', timeoutMs: TIMEOUT });
+      // One of the two happened, and told why when it went whole.
+      const split = splitter.counts.split - before.split;
+      const fellBack = splitter.counts.fellBack - before.fellBack;
+      expect(split + fellBack).toBe(1);
+      if (fellBack) expect(logged.at(-1)).toMatch(/converting breaking-parts whole: /);
+      const cmp = comparePages(whole, parted);
+      expect({ pages: cmp.pagesB, differing: cmp.differing }).toEqual({ pages: cmp.pagesA, differing: [] });
+      expect(pdfToText(parted)).toBe(pdfToText(whole));
+    },
+    TIMEOUT * 4,
+  );
+});
