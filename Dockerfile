@@ -65,14 +65,21 @@ CMD ["node", "--enable-source-maps", "--heap-growing-percent=200", "dist/apps/wo
 # ---- worker with the embedded LibreOffice pool ----
 FROM worker AS worker-libreoffice
 # Fonts for the scripts Carlito/Liberation/DejaVu lack (CJK, Thai, Devanagari, emoji), chosen by
-# measurement on LibreOffice 7.4 (docs/fonts.md). Not fonts-noto-color-emoji: LibreOffice 7.4
-# exports its colour glyphs as nothing. For more scripts and Japanese/Korean glyph forms:
+# measurement (docs/fonts.md). For more scripts and Japanese/Korean glyph forms:
 #   --build-arg SCRIPT_FONTS="fonts-noto-core fonts-noto-cjk fonts-symbola"
 ARG SCRIPT_FONTS="fonts-wqy-zenhei fonts-tlwg-garuda-ttf fonts-lohit-deva fonts-symbola"
+# LibreOffice 25.2 from Debian's bookworm-backports, as npm start and the tests install it
+# (scripts/ensure-system-deps.sh; why 25.2 and not bookworm's 7.4: docs/conversion.md#which-libreoffice).
+# Its own apt-get install: -t would take every other package from backports too.
 # libjemalloc2: the allocator the pool preloads into soffice.bin (LIBREOFFICE_ALLOCATOR, docs/conversion.md).
 USER root
-RUN apt-get update \
- && apt-get install -y --no-install-recommends libreoffice-writer-nogui python3-uno libjemalloc2 ${SCRIPT_FONTS} \
+RUN printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm-backports' \
+      'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
+      > /etc/apt/sources.list.d/bookworm-backports.sources \
+ && apt-get update \
+ && apt-get install -y --no-install-recommends -t bookworm-backports libreoffice-writer-nogui python3-uno \
+ && apt-get install -y --no-install-recommends libjemalloc2 ${SCRIPT_FONTS} \
+ && soffice --version | grep -q '^LibreOffice 25\.' \
  && rm -rf /var/lib/apt/lists/*
 # Your own fonts: mount a directory at /usr/local/share/fonts/custom (fontconfig reads it; see docs/fonts.md).
 USER node

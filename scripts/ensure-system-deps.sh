@@ -47,15 +47,64 @@ missing=()
 for pkg in "${!WANT[@]}"; do
   [ -e "${WANT[$pkg]}" ] || missing+=("$pkg")
 done
-[ ${#missing[@]} -eq 0 ] && exit 0
 
+# LibreOffice 25.2 or newer, chosen by measurement (docs/conversion.md#which-libreoffice): Debian 13's
+# own, or bookworm-backports' on Debian 12, whose own 7.4 lays out some pages differently from Word
+# and uses up to 1.6x the CPU. Gotenberg 8's images ship 25.x too.
+LO_PACKAGES=(libreoffice-writer-nogui python3-uno)
+lo_major() {
+  local v
+  v=$(dpkg-query -W -f='${Version}' libreoffice-core-nogui 2>/dev/null ||
+    dpkg-query -W -f='${Version}' libreoffice-core 2>/dev/null) || return 0
+  v=${v#*:}
+  echo "${v%%.*}"
+}
+codename=$(. /etc/os-release 2>/dev/null && echo "${VERSION_CODENAME:-}")
+installed_lo=$(lo_major)
+lo_backports=""
+if [ "$codename" = bookworm ]; then
+  if [ -n "$installed_lo" ] && [ "$installed_lo" -lt 25 ]; then
+    lo_backports=bookworm-backports # 7.4 installed: upgrade it
+  elif printf '%s\n' "${missing[@]}" | grep -qxE 'libreoffice-writer-nogui|python3-uno'; then
+    lo_backports=bookworm-backports
+  fi
+fi
+if [ -n "$lo_backports" ]; then
+  # Installed from backports below, not with the rest.
+  rest=()
+  for pkg in "${missing[@]}"; do
+    [[ " ${LO_PACKAGES[*]} " == *" $pkg "* ]] || rest+=("$pkg")
+  done
+  missing=("${rest[@]}")
+fi
+[ ${#missing[@]} -eq 0 ] && [ -z "$lo_backports" ] && exit 0
+
+BACKPORTS=/etc/apt/sources.list.d/bookworm-backports.sources
 if [ "$(id -u)" -ne 0 ] || ! command -v apt-get >/dev/null 2>&1; then
-  echo "Missing system packages: ${missing[*]}" >&2
-  echo "Install them with: sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  if [ ${#missing[@]} -gt 0 ]; then
+    echo "Missing system packages: ${missing[*]}" >&2
+    echo "Install them with: sudo apt-get install -y --no-install-recommends ${missing[*]}" >&2
+  fi
+  if [ -n "$lo_backports" ]; then
+    echo "LibreOffice 25.2 or newer is needed (Debian 12 has 7.4). Enable bookworm-backports and run:" >&2
+    echo "  sudo apt-get install -y --no-install-recommends -t bookworm-backports ${LO_PACKAGES[*]}" >&2
+  fi
   exit 1
 fi
 
-echo "Installing system packages: ${missing[*]}" >&2
 export DEBIAN_FRONTEND=noninteractive
+if [ -n "$lo_backports" ] && ! grep -rqs 'bookworm-backports' /etc/apt/sources.list /etc/apt/sources.list.d/; then
+  echo "Enabling Debian's bookworm-backports for LibreOffice 25.2 ($BACKPORTS)" >&2
+  printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm-backports' \
+    'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' >"$BACKPORTS"
+fi
 apt-get update -qq >&2
-apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+if [ ${#missing[@]} -gt 0 ]; then
+  echo "Installing system packages: ${missing[*]}" >&2
+  apt-get install -y -qq --no-install-recommends "${missing[@]}" >&2
+fi
+if [ -n "$lo_backports" ]; then
+  echo "Installing LibreOffice from $lo_backports: ${LO_PACKAGES[*]}" >&2
+  # -t in an install of its own: it would take any other package from backports too.
+  apt-get install -y -qq --no-install-recommends -t "$lo_backports" "${LO_PACKAGES[@]}" >&2
+fi

@@ -12,7 +12,7 @@
  * scripts, so rows per page vary and the converter's predictions of where parts start miss.
  */
 import PizZip from 'pizzip';
-import { LibreOfficePool, SplittingConverter } from '@app/converters';
+import { LibreOfficePool, planParts, SplittingConverter } from '@app/converters';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus';
 import { buildDocx, p, table } from './support/docx-builder';
@@ -53,7 +53,9 @@ async function expectSplitSamePages(docx: Buffer, label: string): Promise<{ page
   expect({
     split: splitter.counts.split - before.split,
     fellBack: splitter.counts.fellBack - before.fellBack,
-  }).toEqual({ split: 1, fellBack: 0 });
+    // Why it went whole, if it did.
+    said: logged.filter((line) => line.includes(`${label}-parts`)),
+  }).toEqual({ split: 1, fellBack: 0, said: [] });
   const parts = splitter.counts.parts - before.parts;
   expect(parts).toBeGreaterThan(1);
   const cmp = comparePages(whole, parted);
@@ -90,10 +92,11 @@ describe('split conversion draws the pages of the whole document', () => {
 
   /**
    * A template built here: a numbered table whose rows wrap to one to four lines in Latin,
-   * Cyrillic and CJK text, "Seite X von Y" in the footer. With `cantSplit` each row stays on one
-   * page (Word's "Allow row to break across pages" off).
+   * Cyrillic and CJK text, "Seite X von Y" in the footer; `layout` fixed is Word's "Fixed column
+   * width", autofit its default. With `cantSplit` each row stays on one page (Word's "Allow row to
+   * break across pages" off).
    */
-  function mixedHeights(cantSplit: boolean): Buffer {
+  function mixedHeights(cantSplit: boolean, layout: 'fixed' | 'autofit'): Buffer {
     const words = [
       'Überweisung Müller',
       'Перевод средств ООО «Ромашка»',
@@ -126,19 +129,21 @@ describe('split conversion draws the pages of the whole document', () => {
         { runs: ['Seite ', { field: 'PAGE', result: '1' }, ' von ', { field: 'NUMPAGES', result: '1' }] },
       ],
     });
-    if (cantSplit) {
-      const zip = new PizZip(template);
-      const xml = zip.file('word/document.xml')!.asText();
-      zip.file('word/document.xml', xml.replace(/<w:tr>/g, '<w:tr><w:trPr><w:cantSplit/></w:trPr>'));
-      template = zip.generate({ type: 'nodebuffer' });
-    }
+    const zip = new PizZip(template);
+    let xml = zip.file('word/document.xml')!.asText();
+    if (layout === 'fixed') xml = xml.replace('</w:tblPr>', '<w:tblLayout w:type="fixed"/></w:tblPr>');
+    if (cantSplit) xml = xml.replace(/<w:tr>/g, '<w:tr><w:trPr><w:cantSplit/></w:trPr>');
+    zip.file('word/document.xml', xml);
+    template = zip.generate({ type: 'nodebuffer' });
     return filled(template, { template_data: { account: 'DE89 3704 0044', holder: 'Zoë Ørsted', rows } });
   }
 
   it(
-    'rows of one to four lines in Latin, Cyrillic and CJK text that stay on one page, with PAGE and NUMPAGES',
+    'rows of one to four lines in Latin, Cyrillic and CJK text that stay on one page, autofit, with PAGE and NUMPAGES',
     async () => {
-      const docx = mixedHeights(true);
+      // Word's default table (autofit layout, automatic width).
+      const docx = mixedHeights(true, 'autofit');
+      expect(planParts(docx, { minRows: 100 })).not.toBeNull();
       const { pages } = await expectSplitSamePages(docx, 'mixed-heights');
       expect(pages).toBeGreaterThan(8);
       const parted = await splitter.convert(docx, { jobId: 'mixed-heights-text' });
@@ -154,7 +159,7 @@ describe('split conversion draws the pages of the whole document', () => {
   it(
     'rows that break across pages: where no page can be cut the document goes whole, and the pages are the same either way',
     async () => {
-      const docx = mixedHeights(false);
+      const docx = mixedHeights(false, 'fixed');
       const whole = await pool.convert(docx, { jobId: 'breaking-whole', timeoutMs: TIMEOUT });
       const before = { ...splitter.counts };
       const parted = await splitter.convert(docx, { jobId: 'breaking-parts', timeoutMs: TIMEOUT });

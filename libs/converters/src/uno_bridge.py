@@ -295,12 +295,16 @@ def find_cut(doc, part):
     if count <= own:
         return result
     if lead:
-        if not starts_page(own, 2):
-            second = first_row_on(2)
-            # No row starts page 2 (the lead rows end on page 1 with the part): one row more.
+        # The lead page is the table's first page: page 1, or page 2 when LibreOffice put a blank
+        # page before it (an even page number offset on a right-hand first page: 25.2 does, 7.4
+        # did not). The pages before the table are never exported.
+        lead_page = start_page(0)
+        if not starts_page(own, lead_page + 1):
+            second = first_row_on(lead_page + 1)
+            # No row starts the page after the lead page (the lead rows end with the part): one row more.
             result["leadShift"] = (second - own) if second is not None and second != own else 1
             return result
-        result["first"] = 2
+        result["first"] = lead_page + 1
     if part.get("last"):
         result["pages"] = layout_pages - result["first"] + 1
         return result

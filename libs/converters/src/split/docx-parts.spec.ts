@@ -99,6 +99,19 @@ describe('planParts', () => {
     expect(footer).toContain(' PAGE '); // PAGE stays a field: it counts from w:start
   });
 
+  it('ends a part before the last with a paragraph after its table, and starts a part after the first with one', () => {
+    const plan = planParts(docx({ tblPr: '<w:tblW w:w="0" w:type="auto"/>' }), { minRows: 300 })!;
+    const first = partXml(plan.build({ start: 0, end: 200, lead: 0, pageNumber: 1 }));
+    // Word never ends a body with a table; LibreOffice 25.2 narrows a column where a part did.
+    expect(first).toMatch(/<\/w:tbl><w:p>.*?<\/w:p><w:sectPr>/);
+    const middle = partXml(plan.build({ start: 200, end: 400, lead: 40, pageNumber: 5 }));
+    // The section's page number start needs a paragraph before the table to take effect (25.2).
+    expect(middle).toMatch(/<w:body><w:p>.*?<\/w:p><w:tbl>/);
+    expect(middle).toMatch(/<\/w:tbl><w:p>.*?<\/w:p><w:sectPr>/);
+    const last = partXml(plan.build({ start: 400, end: 500, lead: 40, pageNumber: 9 }));
+    expect(last).toMatch(/<\/w:tbl><w:p><w:r><w:t>Closing balance<\/w:t><\/w:r><\/w:p><w:sectPr>/);
+  });
+
   it('leaves a document whose NUMPAGES is not yet known with its field', () => {
     const plan = planParts(docx(), { minRows: 300 })!;
     expect(partXml(plan.build({ start: 0, end: 300, lead: 0, pageNumber: 1 }), 'word/footer1.xml')).toContain(

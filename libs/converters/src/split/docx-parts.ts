@@ -42,6 +42,18 @@ const TOTAL_FIELDS = new Set(['NUMPAGES', 'SECTIONPAGES']);
 const DECIMAL_SWITCH = /^\\\*\s*(MERGEFORMAT|CHARFORMAT|Arabic)$/i;
 
 const DOCUMENT = 'word/document.xml';
+/**
+ * A 1-pt paragraph, which parts put where the whole document has none and LibreOffice needs one:
+ *   - before the table of a part after the first, on its lead page (not exported). LibreOffice puts
+ *     the section's page number start on the body's first paragraph; on a body that starts with a
+ *     table 25.2 lays the pages out as if the start were not there (7.4 did not);
+ *   - after the table of a part before the last, on its last page (not exported either): Word
+ *     never ends a body with a table, and there 25.2 narrows a column of a table of automatic
+ *     width (`w:tblW w:type="auto"`): the mixed-height test's first, 42.5 pt in the grid, 36 pt.
+ * The bridge counts the lead rows after the first one as before.
+ */
+const TINY_PARAGRAPH =
+  '<w:p><w:pPr><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/></w:rPr></w:pPr></w:p>';
 const HEADER_FOOTER = /^word\/(header|footer)\d*\.xml$/;
 
 export interface PartSpec {
@@ -422,12 +434,12 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
       const total = (s: string) =>
         part.totalPages !== undefined && showsTotal ? replaceTotalFields(s, part.totalPages) : s;
       const body =
-        (first ? prefix : bodyOpen) +
+        (first ? prefix : bodyOpen + TINY_PARAGRAPH) +
         tableOpen +
         header +
         data.slice(from, part.end).join('') +
         tableClose +
-        (last ? after : '') +
+        (last ? after : TINY_PARAGRAPH) +
         (first ? sectPr : partSectPr(sectPr, part.pageNumber - (part.lead > 0 ? 1 : 0))) +
         suffix;
       zip.file(DOCUMENT, total(body));

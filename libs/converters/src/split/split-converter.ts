@@ -131,6 +131,10 @@ export class SplittingConverter implements PdfConverter {
       this.counts.parts += parts;
       return pdf;
     } catch (e) {
+      // A part that ran out of time ran out of the whole conversion's time: say that limit, not
+      // what was left of it when the part started.
+      if (e instanceof ConversionFailedError && e.details?.reason === 'timeout')
+        throw timeoutError(options, this.pool.conversionTimeoutMs);
       if (!(e instanceof Unsplittable)) throw e;
       this.counts.fellBack++;
       this.log(`converting ${options.jobId ?? 'a document'} whole: ${e.message}`);
