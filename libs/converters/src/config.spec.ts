@@ -104,7 +104,7 @@ describe('createConverter', () => {
     const converter = createConverter({ instances: 1 });
     try {
       expect(converter).toBeInstanceOf(SplittingConverter);
-      expect(converter.setup).toMatch(/tables from 300 rows in parts of 10 pages$/);
+      expect(converter.setup).toMatch(/tables from 2500 rows in parts of 10 pages$/);
       expect(converter.name).toBe('libreoffice');
       expect(converter.capacity).toBe(1);
       await (converter as SplittingConverter).start(); // createConverter already started it

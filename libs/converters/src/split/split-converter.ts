@@ -45,10 +45,13 @@ export interface SplitSettings {
 
 export const SPLIT_DEFAULTS: SplitSettings = {
   /**
-   * Below ~300 rows of a one-line table (6 pages) a part costs as much as the whole: the
-   * corpus invoice converts 250 rows in 0.55 s and 510 in 0.8 s whole (7.4, this machine).
+   * Below this a whole conversion is as fast or faster: each part pays for loading the document
+   * and laying its pages out, which on 2 instances a short table does not win back. LibreOffice
+   * 25.2, this project's 2-core machine, the corpus statement whole against in parts: 2,000 rows
+   * 2.17 against 2.34 s, 3,000 rows 6.96 against 2.84 s, 10,000 rows 50.7 against 9.9 s; the
+   * 500-row invoice 0.45 against 0.78 s.
    */
-  minRows: 300,
+  minRows: 2_500,
   /** 10 pages: ~0.8 s a part on the corpus invoice; halving it adds per-part overhead, doubling it the super-linear cost. */
   partPages: 10,
 };
