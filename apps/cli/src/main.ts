@@ -126,6 +126,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
       // As the worker: a PDF of more table cells would not convert within the service's budget.
       ...(format === '.pdf' ? { maxTableCells: config.MAX_TABLE_CELLS } : {}),
       ...(format === '.pdf' && config.tableStylesResolved ? { resolveTableStyles: true } : {}),
+      ...(format === '.pdf' && config.unusedStylesPruned ? { pruneUnusedStyles: true } : {}),
     });
     if (format === '.docx') {
       writeFileSync(outPath, docx);

@@ -104,6 +104,8 @@ async function main(): Promise<void> {
     },
     // RESOLVE_TABLE_STYLES: table styles as direct formatting before a PDF conversion.
     resolveTableStyles: config.tableStylesResolved,
+    // PRUNE_UNUSED_STYLES: the style sheet without what the document does not use.
+    pruneUnusedStyles: config.unusedStylesPruned,
     limits: {
       maxTableCells: config.MAX_TABLE_CELLS,
       asyncMaxTableCells: config.ASYNC_MAX_TABLE_CELLS,

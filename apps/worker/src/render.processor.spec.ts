@@ -187,7 +187,7 @@ describe('the template bytes a worker keeps', () => {
     );
   });
 
-  it('hands LibreOffice the table styles resolved for a PDF (RESOLVE_TABLE_STYLES), and keeps them in a .docx', async () => {
+  it('hands LibreOffice the table styles resolved and the unused styles left out for a PDF (RESOLVE_TABLE_STYLES, PRUNE_UNUSED_STYLES), and keeps them in a .docx', async () => {
     // The corpus invoice's package: Word's styles.xml, a "Light List Accent 1" table.
     const zip = new PizZip(readFileSync(join(__dirname, '../../../bench/fixtures/invoice.docx')));
     const doc = zip.file('word/document.xml')!.asText();
@@ -211,6 +211,7 @@ describe('the template bytes a worker keeps', () => {
           converter: recording,
           budget: { payloadTtlMs: 60_000 },
           resolveTableStyles: on,
+          pruneUnusedStyles: on,
         });
       const pdfJob = (id: string) =>
         jobOf(id, template, 'Ünïcode', {
@@ -223,13 +224,25 @@ describe('the template bytes a worker keeps', () => {
       expect(documentXml(handed[0])).not.toContain('<w:tblStyle ');
       expect(documentXml(handed[0])).toContain('w:fill="4F81BD"'); // the header row's fill, now the cell's own
 
+      // PRUNE_UNUSED_STYLES: Word's 164 styles down to those the document names, and their bases.
+      const styleCount = (docx: Buffer) =>
+        (
+          new PizZip(docx)
+            .file('word/styles.xml')!
+            .asText()
+            .match(/<w:style\b/g) ?? []
+        ).length;
+      expect(styleCount(handed[0])).toBeLessThan(20);
+
       await withStyles(false)(await pdfJob('ts2'));
       expect(documentXml(handed[1])).toContain('<w:tblStyle w:val="LightList-Accent1"/>');
+      expect(styleCount(handed[1])).toBeGreaterThan(150);
 
       // A .docx output keeps its styles, setting or not: the caller edits it in Word.
       const docxOut = await withStyles(true)(await jobOf('ts3', template, 'x'));
       const reply = decodeReply((await redisServer.client.lpopBuffer(docxOut.replyKey))!) as Reply;
       expect(documentXml(reply.body)).toContain('<w:tblStyle w:val="LightList-Accent1"/>');
+      expect(styleCount(reply.body)).toBeGreaterThan(150);
       expect(handed).toHaveLength(2);
     } finally {
       await pool.close();

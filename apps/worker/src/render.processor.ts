@@ -99,6 +99,8 @@ export interface ProcessorDeps {
   finishTmpDir?: string;
   /** Table styles written as direct formatting before a PDF conversion (RESOLVE_TABLE_STYLES). */
   resolveTableStyles?: boolean;
+  /** Unused styles left out before a PDF conversion (PRUNE_UNUSED_STYLES). */
+  pruneUnusedStyles?: boolean;
   /**
    * Large fills run on these threads, off the event loop (fill/fill-pool.ts): those whose
    * request JSON has at least `minRequestBytes` (FILL_THREAD_MIN_BYTES). Without it every fill
@@ -241,6 +243,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
         // LibreOffice imports long tables faster with their styles as direct formatting.
         ...(options.output !== 'docx' && deps.resolveTableStyles ? { resolveTableStyles: true } : {}),
+        // And imports every style of the sheet, used or not.
+        ...(options.output !== 'docx' && deps.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
       };
       const docx = onThread
         ? await threads.pool.fill(template, requestJson, fillOptions)

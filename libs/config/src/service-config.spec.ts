@@ -32,6 +32,12 @@ describe('loadConfig', () => {
     expect(() => loadConfig({ FILL_THREAD_MIN_BYTES: '-1' })).toThrow(/FILL_THREAD_MIN_BYTES/);
   });
 
+  it('leaves unused styles out before conversion unless PRUNE_UNUSED_STYLES is off', () => {
+    expect(loadConfig({}).unusedStylesPruned).toBe(true);
+    expect(loadConfig({ PRUNE_UNUSED_STYLES: 'off' }).unusedStylesPruned).toBe(false);
+    expect(() => loadConfig({ PRUNE_UNUSED_STYLES: 'no' })).toThrow(/PRUNE_UNUSED_STYLES/);
+  });
+
   it('resolves table styles before conversion unless RESOLVE_TABLE_STYLES is off', () => {
     expect(loadConfig({}).tableStylesResolved).toBe(true);
     expect(loadConfig({ RESOLVE_TABLE_STYLES: 'off' }).tableStylesResolved).toBe(false);

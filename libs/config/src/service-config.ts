@@ -311,6 +311,19 @@ export class ServiceConfig {
     return this.RESOLVE_TABLE_STYLES === 'on';
   }
 
+  /**
+   * `on`: before a PDF conversion, the styles no part of the filled document uses and Word's
+   * latent styles are left out of it: LibreOffice imports every style, a quarter of a one-page
+   * Word-made invoice's conversion, and draws the same (docs/conversion.md). `off`: the style
+   * sheet goes to the converter whole. A .docx output always keeps every style.
+   */
+  @IsIn(['on', 'off'])
+  PRUNE_UNUSED_STYLES: 'on' | 'off' = 'on';
+
+  get unusedStylesPruned(): boolean {
+    return this.PRUNE_UNUSED_STYLES === 'on';
+  }
+
   /** Undefined-variable behaviour when the request does not choose one. */
   @IsIn(UNDEFINED_MODES)
   DEFAULT_UNDEFINED: UndefinedMode = 'empty';

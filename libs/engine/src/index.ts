@@ -1,6 +1,7 @@
 export * from './errors';
 export { renderDocx } from './render';
 export { resolveTableStyles } from './docx/table-styles';
+export { pruneUnusedStyles } from './docx/unused-styles';
 export type { RenderOptions, RenderRequest } from './render';
 export { checkDocxTemplate, DEFAULT_MAX_UNCOMPRESSED_BYTES, DEFAULT_TEMPLATE_LIMITS } from './docx/package';
 export type { TemplateLimits } from './docx/package';
