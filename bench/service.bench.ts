@@ -4,8 +4,10 @@
  * the floor measured in the same run on the same filled document.
  *
  *   latency     1 caller, sequential requests; interleaved one for one with the floor: a bare
- *               warm UNO bridge (bench/bare-uno.ts) converting the .docx the worker converts
- *               (renderDocx output, stored). Target: service p50 ≤ 1.2 × floor p50.
+ *               warm UNO bridge (bench/bare-uno.ts) converting the filled .docx as docxtpl would
+ *               hand it over (renderDocx output, stored, every style kept; the worker resolves
+ *               table styles and leaves unused styles out before it converts). Target: service
+ *               p50 ≤ 1.2 × floor p50 (issue 28: ≤ 0.5 × at 500 rows).
  *               Where the difference goes is printed from the jobs' own timestamps (BullMQ's
  *               timestamp / processedOn / finishedOn, the worker's renderMs / convertMs).
  *   throughput  the pool alone (LibreOfficePool, N instances, N callers, in process) against the
