@@ -1,9 +1,9 @@
 /**
  * Long documents: a synchronous request's cell budget (MAX_TABLE_CELLS) and an asynchronous job's
  * (ASYNC_MAX_TABLE_CELLS, ASYNC_CONVERSION_TIMEOUT_MS), against a real Redis, a worker with
- * LibreOffice and the API (docs/jobs.md, "Long documents"). The corpus invoice of 15,000 rows
- * (just over 60,000 cells) is refused synchronously with the typed 413 and accepted as a job,
- * which converts under the job's own time limit (kept small here: the test shows which limit
+ * LibreOffice and the API (docs/jobs.md, "Long documents"). The corpus invoice of 25,000 rows
+ * (just over 100,000 cells) is refused synchronously with the typed 413; one of 15,000 rows is
+ * accepted as a job, which converts under the job's own time limit (kept small here: the test shows which limit
  * applies, not how long LibreOffice takes); a 65,000-row one (over 250,000 cells) fails as a job
  * with the same typed 413. Fills of these requests run on the worker's fill thread
  * (FILL_THREAD_MIN_BYTES, default 256 KiB), as built in dist/.
@@ -72,19 +72,19 @@ async function jobOutcome(rows: number): Promise<JobStatus> {
 }
 
 describe('a long statement', () => {
-  it('past MAX_TABLE_CELLS (60,000): a synchronous request is refused with the typed 413 right after the fill', async () => {
+  it('past MAX_TABLE_CELLS (100,000): a synchronous request is refused with the typed 413 right after the fill', async () => {
     const res = await fetch(`${api.url}/api/v1/process-template-document`, {
       method: 'POST',
-      body: form(15_000),
+      body: form(25_000),
     });
     expect(res.status).toBe(413);
     const body = (await res.json()) as { error_type: string; details: { table_cells: number } };
     expect(body).toMatchObject({
       error_type: 'payload_too_large',
-      details: { reason: 'conversion_budget', limit: 60_000 },
+      details: { reason: 'conversion_budget', limit: 100_000 },
     });
-    expect(body.details.table_cells).toBeGreaterThan(60_000);
-    expect(body.details.table_cells).toBeLessThan(60_100);
+    expect(body.details.table_cells).toBeGreaterThan(100_000);
+    expect(body.details.table_cells).toBeLessThan(100_100);
   });
 
   it('is accepted as a job under ASYNC_MAX_TABLE_CELLS, and converted with ASYNC_CONVERSION_TIMEOUT_MS', async () => {

@@ -9,7 +9,7 @@ describe('loadConfig', () => {
     expect(c.MAX_TEMPLATE_BYTES).toBe(10 * 1024 * 1024);
     expect(c.payloadTtlMs).toBe(c.JOB_TIMEOUT_MS + 60_000);
     expect(c.WORKER_CONCURRENCY).toBeUndefined();
-    expect(c.MAX_TABLE_CELLS).toBe(60_000);
+    expect(c.MAX_TABLE_CELLS).toBe(100_000);
     expect(loadConfig({ MAX_TABLE_CELLS: '8000' }).MAX_TABLE_CELLS).toBe(8000);
     expect(() => loadConfig({ MAX_TABLE_CELLS: '0' })).toThrow(/MAX_TABLE_CELLS/);
   });
@@ -234,7 +234,7 @@ describe('one loader, read by group', () => {
     });
     expect(config.worker.httpPort).toBe(0);
     expect(config.limits.render.imageLimits.maxImages).toBe(20);
-    expect([config.limits.tableCells, config.limits.asyncTableCells]).toEqual([60_000, 250_000]);
+    expect([config.limits.tableCells, config.limits.asyncTableCells]).toEqual([100_000, 250_000]);
     expect(config.worker.fillThreadMinBytes).toBe(256 * 1024);
   });
 

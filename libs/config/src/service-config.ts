@@ -258,21 +258,24 @@ export class ServiceConfig {
   /**
    * Table cells a filled document may hold for PDF output in a synchronous request (413
    * `payload_too_large`, reason `conversion_budget`, right after the fill, instead of a timeout
-   * a minute later). Sized to what converts within the default JOB_TIMEOUT_MS of 60 s once long
-   * documents are converted in parts on the pool's instances (a 10,000-row, 4-column statement,
-   * 40,000 cells, in about 10–20 s on the 2-core reference machine); change the two together.
-   * Asynchronous jobs have their own, larger budget (ASYNC_MAX_TABLE_CELLS).
+   * a minute later). Sized to what converts within the default JOB_TIMEOUT_MS of 60 s with long
+   * tables converted in parts on the pool's instances, measured end to end on the 2-core
+   * reference machine with LibreOffice 25.2 (27 Nov 2026, bench:bigdocs): the statement at 10,000
+   * rows (40,004 cells) in 11.2 s, at 24,990 rows (99,960 cells) in 21.1 s, so about twice that
+   * when the other instance is busy; change the two together. Asynchronous jobs have their own,
+   * larger budget (ASYNC_MAX_TABLE_CELLS).
    */
   @IsInt()
   @Min(1)
-  MAX_TABLE_CELLS = 60_000;
+  MAX_TABLE_CELLS = 100_000;
 
   /**
    * Table cells one item of an asynchronous job (POST /api/v1/jobs) may hold for PDF output;
    * beyond it the item fails at once with the same typed error (payload_too_large, reason
    * conversion_budget) as the job's failure. Nobody waits on the line, so the budget is what
-   * converts within ASYNC_CONVERSION_TIMEOUT_MS: a 50,000-row statement (200,000 cells) in about
-   * 60–100 s on the reference machine, with room.
+   * converts within ASYNC_CONVERSION_TIMEOUT_MS: a 50,000-row statement (200,000 cells) in 40 s
+   * on the reference machine (bench:bigdocs, 27 Nov 2026), with room. Not more: the fill's peak
+   * memory grows with the rows (562 MiB at 50,000).
    */
   @IsInt()
   @Min(1)
