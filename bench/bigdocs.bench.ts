@@ -465,7 +465,9 @@ async function service(dir: string, floor: Floor): Promise<void> {
     if (run('huge')) {
       const huge = await svc.post('invoice', corpusRequest('invoice', { rows: 25_100 }));
       const outcome = huge.status === 200 ? '200, a PDF' : describeError(huge.status, huge.body);
-      console.log(`\n  invoice, 25,100 rows (over 100,000 cells), sync POST: ${outcome}, after ${ms(huge.ms)} ms`);
+      console.log(
+        `\n  invoice, 25,100 rows (over 100,000 cells), sync POST: ${outcome}, after ${ms(huge.ms)} ms`,
+      );
     }
   } finally {
     await stopAll(api, worker);
