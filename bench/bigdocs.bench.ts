@@ -246,7 +246,7 @@ function measureFill(name: CorpusName, rows: number): { times: number[]; baselin
 
 function fillPart(names: readonly CorpusName[], sizes: (name: CorpusName) => readonly number[]): void {
   console.log(
-    `\nfill (renderDocx as the worker runs it for a PDF: stored, table styles resolved), ${RUNS} runs per size, a fresh process per size; ${load()}`,
+    `\nfill (renderDocx as the worker runs it for a PDF: stored, table styles resolved, unused styles left out), ${RUNS} runs per size, a fresh process per size; ${load()}`,
   );
   console.log(
     `  ${'document'.padEnd(10)}${'rows'.padStart(7)}  ${'fill, median (range)'.padEnd(30)}ms/row  peak RSS (before the fill)`,
