@@ -311,9 +311,9 @@ def find_cut(doc, part):
     if count <= own:
         return result
     if lead:
-        # The lead page is the table's first page: page 1, or page 2 when LibreOffice put a blank
-        # page before it (an even page number offset on a right-hand first page: 25.2 does, 7.4
-        # did not). The pages before the table are never exported.
+        # The lead page is the table's first page: page 1, unless LibreOffice put a blank page
+        # before it (seen on 25.2 when the table itself carried an even page number offset; the
+        # part's first paragraph carries it now). Pages before the table are never exported.
         lead_page = start_page(0)
         if not starts_page(own, lead_page + 1):
             second = first_row_on(lead_page + 1)
@@ -331,7 +331,7 @@ def find_cut(doc, part):
     floor = max(top, page - CUT_SEARCH_PAGES)
     # The next part reproduces the page before the cut with its rows as lead, so that page must
     # start at a row boundary too (a row split across its top could not be laid out again from
-    # whole rows); on a part's own first page (2) its first row does. The document's page 1, with
+    # whole rows); on a part's own first page its first row does. The document's page 1, with
     # whatever stands before the table, cannot be reproduced by rows alone.
     lowest_before = own if lead else own + 1
     while page > floor:
