@@ -16,7 +16,7 @@ import { decodeFailure } from '@app/contracts';
 import type { RenderOptions } from '@app/engine';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
-import { type ResourceLimits, Worker } from 'node:worker_threads';
+import { Worker } from 'node:worker_threads';
 
 /** renderDocx's options a thread can take (what is kept in a process stays in the thread). */
 export type FillOptions = Omit<RenderOptions, 'compiledTemplates' | 'preparedImages'>;
@@ -63,13 +63,13 @@ export class FillPool {
   private closed = false;
 
   /**
-   * `threads`: at most this many fills at once (the worker's concurrency). `resourceLimits`: each
-   * thread's heap (node:worker_threads); a thread past it dies alone and its fill is rejected.
+   * `threads`: at most this many fills at once (the worker's concurrency). No per-thread heap
+   * limit (node:worker_threads' resourceLimits): on Node 24 a thread that reaches it aborts the
+   * whole process ("FATAL ERROR: Reached heap limit", seen with 64 MB on Node 24.21.0) instead of
+   * dying alone as on Node 20, so it would turn one oversized fill into a lost worker. Fills are
+   * bounded before they start instead (MAX_TABLE_CELLS, the request limits).
    */
-  constructor(
-    private readonly threads: number,
-    private readonly options: { resourceLimits?: ResourceLimits } = {},
-  ) {
+  constructor(private readonly threads: number) {
     if (!Number.isInteger(threads) || threads < 1) throw new Error(`threads must be ≥ 1, got ${threads}`);
   }
 
@@ -107,10 +107,7 @@ export class FillPool {
 
   private spawn(): Worker {
     const { file, execArgv } = threadEntry();
-    const thread = new Worker(file, {
-      ...(execArgv ? { execArgv } : {}),
-      ...(this.options.resourceLimits ? { resourceLimits: this.options.resourceLimits } : {}),
-    });
+    const thread = new Worker(file, execArgv ? { execArgv } : {});
     // Never what keeps the process alive: a fill in progress is awaited by its job.
     thread.unref();
     this.started++;
