@@ -21,6 +21,7 @@ import { CompiledTemplates } from './docx/compiled-templates';
 import { renderCompiled, renderContextOf } from './docx/render-compiled';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
 import { resolveTableStyles } from './docx/table-styles';
+import { readStylesPart } from './docx/styles-part';
 import { pruneUnusedStyles } from './docx/unused-styles';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
@@ -292,10 +293,12 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   imageWriter.finalize(zip);
   rich.finalize();
   if (options.maxTableCells !== undefined) checkTableCells(zip, options.maxTableCells);
+  // Both steps key their caches on styles.xml, which neither changes: read and hashed once.
+  const styles = options.resolveTableStyles || options.pruneUnusedStyles ? readStylesPart(zip) : undefined;
   // For LibreOffice only: the look of the styles, as direct formatting it imports faster.
-  if (options.resolveTableStyles) resolveTableStyles(zip);
+  if (options.resolveTableStyles) resolveTableStyles(zip, styles);
   // After the resolution: the table styles it wrote out are no longer named.
-  if (options.pruneUnusedStyles) pruneUnusedStyles(zip);
+  if (options.pruneUnusedStyles) pruneUnusedStyles(zip, styles);
   try {
     return pkg.toBuffer(options.compression ?? 'DEFLATE');
   } catch (e) {

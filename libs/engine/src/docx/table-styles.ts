@@ -33,7 +33,8 @@
  * each styled table's text only: everything outside the tables stays byte for byte.
  */
 import { Parser } from 'htmlparser2';
-import { digestOf, DigestLru } from './recent-digests';
+import { DigestLru } from './recent-digests';
+import { readStylesPart, type StylesPart } from './styles-part';
 
 interface El {
   name: string;
@@ -787,26 +788,31 @@ export interface ZipLike {
  */
 const SHEETS = new DigestLru<TableStyleSheet>(32);
 
-function styleSheetOf(stylesXml: string): TableStyleSheet {
-  const digest = digestOf(Buffer.from(stylesXml));
-  let sheet = SHEETS.get(digest);
+function styleSheetOf(styles: StylesPart): TableStyleSheet {
+  let sheet = SHEETS.get(styles.digest);
   if (!sheet) {
-    sheet = readStyleSheet(stylesXml);
-    SHEETS.set(digest, sheet);
+    sheet = readStyleSheet(styles.xml);
+    SHEETS.set(styles.digest, sheet);
   }
   return sheet;
 }
 
-/** Resolves the table styles of every part of a package (a PizZip) in place. */
-export function resolveTableStyles(zip: ZipLike): void {
-  const styles = zip.file('word/styles.xml');
-  if (!styles) return;
+/**
+ * Resolves the table styles of every part of a package (a PizZip) in place. `styles`: the
+ * package's styles.xml already read (renderDocx reads it once for this and the style pruner);
+ * otherwise read here, and only when a table names a style.
+ */
+export function resolveTableStyles(zip: ZipLike, styles?: StylesPart): void {
   let sheet: TableStyleSheet | undefined;
   for (const name of Object.keys(zip.files)) {
     if (!TABLE_PARTS.test(name)) continue;
     const xml = zip.file(name)?.asText();
     if (!xml || !xml.includes('<w:tblStyle ')) continue;
-    sheet ??= styleSheetOf(styles.asText());
+    if (!sheet) {
+      const part = styles ?? readStylesPart(zip);
+      if (!part) return;
+      sheet = styleSheetOf(part);
+    }
     zip.file(name, resolveTableStylesInXml(xml, sheet));
   }
 }

@@ -20,9 +20,8 @@
  * scan of its parts; the style graph is read once per styles.xml (kept by digest).
  */
 import type PizZip from 'pizzip';
-import { digestOf, DigestLru } from './recent-digests';
-
-const STYLES = 'word/styles.xml';
+import { DigestLru } from './recent-digests';
+import { readStylesPart, STYLES_PART, type StylesPart } from './styles-part';
 /** Parts whose elements name styles (styles.xml itself aside). */
 const NAMING_PARTS = /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments|numbering)\.xml$/;
 const STYLE_REFERENCE = /<w:(?:pStyle|rStyle|tblStyle|numStyleLink|styleLink)\b[^>]*?\bw:val="([^"]*)"/g;
@@ -35,7 +34,15 @@ interface StyleGraph {
   head: string;
   /** After the last w:style (`</w:styles>`). */
   tail: string;
-  styles: { id: string; xml: string; refs: string[]; isDefault: boolean }[];
+  styles: GraphStyle[];
+  byId: Map<string, GraphStyle>;
+}
+
+interface GraphStyle {
+  id: string;
+  xml: string;
+  refs: string[];
+  isDefault: boolean;
 }
 
 const GRAPHS = new DigestLru<StyleGraph | null>(32);
@@ -66,7 +73,7 @@ function readGraph(xml: string): StyleGraph | null {
     at += gap.length + s.xml.length;
   }
   const head = xml.slice(0, first).replace(/<w:latentStyles\b[^>]*?(?:\/>|>[\s\S]*?<\/w:latentStyles>)/, '');
-  return { head, tail: xml.slice(last), styles };
+  return { head, tail: xml.slice(last), styles, byId: new Map(styles.map((s) => [s.id, s])) };
 }
 
 /** Style ids the document's parts name; null when a field may apply styles it does not name. */
@@ -83,22 +90,22 @@ function namedStyles(zip: PizZip): Set<string> | null {
 
 /**
  * Leaves out of `zip`'s styles.xml the styles no part of it uses, and the latent styles. Returns
- * how many styles went (0 when the sheet was left as it is).
+ * how many styles went (0 when the sheet was left as it is). `styles`: the package's styles.xml
+ * already read (renderDocx reads it once for this and the table-style resolver).
  */
-export function pruneUnusedStyles(zip: PizZip): number {
-  const file = zip.file(STYLES);
-  if (!file) return 0;
+export function pruneUnusedStyles(zip: PizZip, styles?: StylesPart): number {
+  const part = styles ?? readStylesPart(zip);
+  if (!part) return 0;
   const used = namedStyles(zip);
   if (!used) return 0;
-  const xml = file.asText();
-  const digest = digestOf(Buffer.from(xml));
+  const { xml, digest } = part;
   let graph = GRAPHS.get(digest);
   if (graph === undefined) {
     graph = readGraph(xml);
     GRAPHS.set(digest, graph);
   }
   if (!graph) return 0;
-  const byId = new Map(graph.styles.map((s) => [s.id, s]));
+  const { byId } = graph;
   const keep = new Set<string>();
   const visit = (id: string) => {
     if (keep.has(id)) return;
@@ -123,6 +130,6 @@ export function pruneUnusedStyles(zip: PizZip): number {
     PRUNED.set(key, pruned);
   }
   if (removed === 0 && pruned.length === xml.length) return 0;
-  zip.file(STYLES, pruned);
+  zip.file(STYLES_PART, pruned);
   return removed;
 }
