@@ -57,11 +57,15 @@ function styleCount(docx: Buffer): number {
     );
 }
 
-async function expectSamePages(docx: Buffer, label: string): Promise<void> {
+/**
+ * `kept`: how many tables keep their style (those whose style shades every cell, left styled by
+ * the resolution); every other one must have lost it.
+ */
+async function expectSamePages(docx: Buffer, label: string, kept = 0): Promise<void> {
   const after = resolved(docx);
-  // The resolution did something: no table style is left for LibreOffice to apply.
-  expect(styleCount(docx)).toBeGreaterThan(0);
-  expect(styleCount(after)).toBe(0);
+  // The resolution did something: no table style is left for LibreOffice to apply but those kept.
+  expect(styleCount(docx)).toBeGreaterThanOrEqual(Math.max(kept, 1));
+  expect(styleCount(after)).toBe(kept);
   const [a, b] = [
     await pool.convert(docx, { jobId: `${label}-styled`, timeoutMs: 240_000 }),
     await pool.convert(after, { jobId: `${label}-resolved`, timeoutMs: 240_000 }),
@@ -180,3 +184,43 @@ function withBandSize(docx: Buffer, styleIds: string[], size: number): Buffer {
   zip.file('word/styles.xml', styles);
   return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
 }
+
+describe("every table style of Word's default template looks the same resolved", () => {
+  // Read here by pattern, apart from the resolver's parser: the styles whose own w:tcPr (outside
+  // the conditional formats) shades every cell, which the resolution leaves styled.
+  const sheet = new PizZip(readFileSync(corpusFile('invoice'))).file('word/styles.xml')!.asText();
+  const styles = [
+    ...sheet.matchAll(/<w:style w:type="table"[^>]*w:styleId="([^"]+)"[^>]*>([\s\S]*?)<\/w:style>/g),
+  ];
+  const shading = new Set(
+    styles
+      .filter(([, , body]) =>
+        /<w:tcPr>[\s\S]*?<w:shd /.test(body.replace(/<w:tblStylePr[\s\S]*?<\/w:tblStylePr>/g, '')),
+      )
+      .map(([, id]) => id),
+  );
+  // Five styles a document, two tables each, so that tables fall at many places on the page and
+  // across page breaks: the seams between cells shaded one by one showed only at some of them.
+  const groups: string[][] = [];
+  for (let i = 0; i < styles.length; i += 5) groups.push(styles.slice(i, i + 5).map(([, id]) => id));
+
+  it('reads the 100 built-in styles, 49 of them shading every cell', () => {
+    expect(styles).toHaveLength(100);
+    expect(shading.size).toBe(49);
+  });
+
+  it.each(groups.map((g) => [g.join(', '), g] as const))(
+    '%s',
+    async (_, group) => {
+      const blocks = group.flatMap((style) => [
+        para(style, 'Heading1'),
+        table({ style, look: LOOK_ALL, rows: 6, cols: 5 }),
+        para('tblLook as Word writes it, a repeated header row'),
+        table({ style, look: LOOK_DEFAULT, rows: 5, cols: 4, header: true }),
+      ]);
+      const kept = 2 * group.filter((s) => shading.has(s)).length;
+      await expectSamePages(onBase(blocks), group[0], kept);
+    },
+    300_000,
+  );
+});

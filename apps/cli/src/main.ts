@@ -14,7 +14,7 @@ import { extname, resolve } from 'node:path';
 import { ConfigurationError, converterConfigFromEnv, loadConfig, type ServiceConfig } from '@app/config';
 import { isTypedError, UNDEFINED_MODES } from '@app/contracts';
 import type { PdfOptions } from '@app/contracts';
-import { createConverter, finishPdf, needsFinishing, parsePdfOptions } from '@app/converters';
+import { createConverter, finishPdf, needsFinishing, parsePdfOptions, splitMinRowsOf } from '@app/converters';
 import {
   InvalidRequestError,
   MissingTemplateDataError,
@@ -116,6 +116,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
       readBounded(requestPath, config.MAX_REQUEST_BYTES, 'REQUEST.json').toString('utf8'),
     );
     const template = readBounded(templatePath, config.MAX_TEMPLATE_BYTES, 'The template');
+    const converterConfig = converterConfigFromEnv();
     // The .docx the user keeps is deflated; one only handed to the converter need not be.
     const docx = renderDocx(template, request, {
       ...config.renderLimits,
@@ -125,14 +126,16 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
       compression: format === '.docx' ? 'DEFLATE' : 'STORE',
       // As the worker: a PDF of more table cells would not convert within the service's budget.
       ...(format === '.pdf' ? { maxTableCells: config.MAX_TABLE_CELLS } : {}),
-      ...(format === '.pdf' && config.tableStylesResolved ? { resolveTableStyles: true } : {}),
+      ...(format === '.pdf' && config.tableStylesResolved
+        ? { resolveTableStyles: true, resolveShadedTablesFromRows: splitMinRowsOf(converterConfig) }
+        : {}),
       ...(format === '.pdf' && config.unusedStylesPruned ? { pruneUnusedStyles: true } : {}),
     });
     if (format === '.docx') {
       writeFileSync(outPath, docx);
       return 0;
     }
-    const converter = createConverter(converterConfigFromEnv());
+    const converter = createConverter(converterConfig);
     try {
       const converted = await converter.convert(docx, { pdf });
       // The service's finishing step too (prepend/append, watermark, files, encryption).

@@ -12,7 +12,7 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { createConverter } from '@app/converters';
+import { createConverter, splitMinRowsOf } from '@app/converters';
 import {
   type ConverterConfig,
   ConverterConfigError,
@@ -104,6 +104,8 @@ async function main(): Promise<void> {
     },
     // RESOLVE_TABLE_STYLES: table styles as direct formatting before a PDF conversion.
     resolveTableStyles: config.tableStylesResolved,
+    // Long tables in a style that shades every cell are resolved too, so that they can be split.
+    resolveShadedTablesFromRows: splitMinRowsOf(converterConfig),
     // PRUNE_UNUSED_STYLES: the style sheet without what the document does not use.
     pruneUnusedStyles: config.unusedStylesPruned,
     limits: {

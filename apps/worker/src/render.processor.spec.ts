@@ -249,6 +249,53 @@ describe('the template bytes a worker keeps', () => {
     }
   }, 120_000);
 
+  it("keeps a style that shades every cell on a short table, and resolves it from the converter's split threshold on", async () => {
+    // Word's Dark List: its cell shading is LibreOffice's table background, which no direct formatting sets.
+    const zip = new PizZip(readFileSync(join(__dirname, '../../../bench/fixtures/invoice.docx')));
+    const doc = zip.file('word/document.xml')!.asText();
+    const row = (text: string) => `<w:tr><w:tc><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:tc></w:tr>`;
+    const table =
+      '<w:tbl><w:tblPr><w:tblStyle w:val="DarkList"/><w:tblLook w:val="04A0"/></w:tblPr>' +
+      `<w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid>${row('{{ name }}')}${row('b')}${row('c')}</w:tbl>`;
+    zip.file('word/document.xml', doc.replace(/<w:body>.*<w:sectPr/s, `<w:body>${table}<w:p/><w:sectPr`));
+    const template = zip.generate({ type: 'nodebuffer' });
+    await redisServer.client.set(templateKey(q, digestOf(template)), template);
+    const pool = new LibreOfficePool({ instances: 1 });
+    const handed: Buffer[] = [];
+    const recording = {
+      name: 'recording',
+      convert: (docx: Buffer, o?: ConvertOptions) => (handed.push(docx), pool.convert(docx, o)),
+    } as unknown as PdfConverter;
+    try {
+      const processor = (fromRows?: number) =>
+        createRenderProcessor({
+          worker: { id: 'w', redis: redisServer.client, logger: pino({ level: 'silent' }) },
+          converter: recording,
+          budget: { payloadTtlMs: 60_000 },
+          resolveTableStyles: true,
+          resolveShadedTablesFromRows: fromRows,
+        });
+      const pdfJob = (id: string) =>
+        jobOf(id, template, 'Ünïcode', {
+          options: { undefined: 'empty', output: 'pdf' },
+        } as Partial<RenderJob>);
+      const documentXml = (docx: Buffer) => new PizZip(docx).file('word/document.xml')!.asText();
+      for (const [id, fromRows] of [
+        ['dl1', undefined],
+        ['dl2', 4],
+        ['dl3', 3],
+      ] as const) {
+        expect((await processor(fromRows)(await pdfJob(id))).contentType).toBe('application/pdf');
+      }
+      expect(documentXml(handed[0])).toContain('<w:tblStyle w:val="DarkList"/>');
+      expect(documentXml(handed[1])).toContain('<w:tblStyle w:val="DarkList"/>');
+      expect(documentXml(handed[2])).not.toContain('<w:tblStyle ');
+      expect(documentXml(handed[2])).toContain('w:fill="000000"');
+    } finally {
+      await pool.close();
+    }
+  }, 120_000);
+
   describe("an asynchronous job's budgets, apart from a synchronous request's", () => {
     const invoice = readFileSync(join(__dirname, '../../../bench/fixtures/invoice.docx'));
     /** The corpus invoice of `rows` items for PDF output; a background item when `recordKey` is given. */

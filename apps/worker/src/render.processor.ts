@@ -99,6 +99,8 @@ export interface ProcessorDeps {
   finishTmpDir?: string;
   /** Table styles written as direct formatting before a PDF conversion (RESOLVE_TABLE_STYLES). */
   resolveTableStyles?: boolean;
+  /** With it: tables of this many rows or more lose a style that shades every cell (the converter's SPLIT_MIN_ROWS). */
+  resolveShadedTablesFromRows?: number;
   /** Unused styles left out before a PDF conversion (PRUNE_UNUSED_STYLES). */
   pruneUnusedStyles?: boolean;
   /**
@@ -242,7 +244,9 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         ...(options.output !== 'docx' && maxTableCells ? { maxTableCells } : {}),
         ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
         // LibreOffice imports long tables faster with their styles as direct formatting.
-        ...(options.output !== 'docx' && deps.resolveTableStyles ? { resolveTableStyles: true } : {}),
+        ...(options.output !== 'docx' && deps.resolveTableStyles
+          ? { resolveTableStyles: true, resolveShadedTablesFromRows: deps.resolveShadedTablesFromRows }
+          : {}),
         // And imports every style of the sheet, used or not.
         ...(options.output !== 'docx' && deps.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
       };

@@ -1,7 +1,7 @@
 import { availableParallelism } from 'node:os';
 
 import { ConverterConfigError, converterConfigFromEnv } from '@app/config';
-import { createConverter, LibreOfficePool, SplittingConverter } from './index';
+import { createConverter, LibreOfficePool, splitMinRowsOf, SplittingConverter } from './index';
 
 describe('converterConfigFromEnv', () => {
   it('is empty (all defaults) when nothing is set, and treats empty values as unset', () => {
@@ -115,5 +115,12 @@ describe('createConverter', () => {
     const byDefault = createConverter({});
     await byDefault.close();
     expect(byDefault.capacity).toBe(availableParallelism());
+  });
+
+  it('says from how many rows the converter it builds splits a table (the fill resolves long tables from there)', () => {
+    expect(splitMinRowsOf({})).toBe(2500);
+    expect(splitMinRowsOf({ splitMinRows: 300 })).toBe(300);
+    expect(splitMinRowsOf({ splitMinRows: 0 })).toBeUndefined();
+    expect(splitMinRowsOf({ gotenbergUrl: 'http://gotenberg:3000', splitMinRows: 300 })).toBeUndefined();
   });
 });

@@ -40,6 +40,17 @@ export interface ConverterHooks {
  *   const pdf = await converter.convert(docx, { jobId });
  *   await converter.close();
  */
+/**
+ * Rows from which the converter this configuration makes converts a table in parts, or undefined
+ * when it never does (Gotenberg; SPLIT_MIN_ROWS 0). The fill resolves long tables' styles from
+ * there (split conversion cuts only tables without a style).
+ */
+export function splitMinRowsOf(config: ConverterConfig = {}): number | undefined {
+  if (config.gotenbergUrl) return undefined;
+  const rows = config.splitMinRows ?? SPLIT_DEFAULTS.minRows;
+  return rows > 0 ? rows : undefined;
+}
+
 export function createConverter(config: ConverterConfig = {}, hooks: ConverterHooks = {}): PdfConverter {
   validateConverterConfig(config);
   if (config.gotenbergUrl) {
@@ -64,10 +75,9 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
   });
   // Failures show in health() and in the first conversion's error; nothing to throw here.
   pool.start().catch(() => undefined);
-  const split = {
-    minRows: config.splitMinRows ?? SPLIT_DEFAULTS.minRows,
-    partPages: config.splitPartPages ?? SPLIT_DEFAULTS.partPages,
-  };
-  return split.minRows > 0 ? new SplittingConverter(pool, split, hooks.log) : pool;
+  const minRows = splitMinRowsOf(config);
+  if (minRows === undefined) return pool;
+  const split = { minRows, partPages: config.splitPartPages ?? SPLIT_DEFAULTS.partPages };
+  return new SplittingConverter(pool, split, hooks.log);
 }
 export * from './pdf-finish';

@@ -184,6 +184,35 @@ describe('resolveTableStylesInXml', () => {
     expect(resolveTableStylesInXml(plain, sheet)).toBe(plain);
   });
 
+  it('leaves a table styled when its style shades every cell, and resolves the others beside it', () => {
+    // Dark List's w:tcPr/w:shd becomes LibreOffice's table background; Medium Grid 3 Accent 2 has
+    // it through no conditional format but its own tcPr. Light List has none.
+    const dark = tbl('DarkList', LOOK, [
+      [tc('a'), tc('b')],
+      [tc('c'), tc('d')],
+    ]);
+    const grid = tbl('MediumGrid3-Accent2', LOOK, [[tc('e')], [tc('f')]]);
+    const light = tbl('LightList-Accent1', LOOK, [[tc('g')], [tc('h')]]);
+    const xml = `<w:body>${dark}<w:p/>${grid}<w:p/>${light}</w:body>`;
+    for (const rowByRow of [true, false]) {
+      const out = resolveTableStylesInXml(xml, sheet, { rowByRow });
+      expect(out).toContain(dark);
+      expect(out).toContain(grid);
+      expect(out).not.toContain('LightList-Accent1');
+      expect(out).toContain('w:fill="4F81BD"');
+    }
+  });
+
+  it('resolves a table in such a style from shadedFromRows rows on (long tables are split only without a style)', () => {
+    const dark = tbl('DarkList', LOOK, [[tc('a')], [tc('b')], [tc('c')]]);
+    for (const rowByRow of [true, false]) {
+      expect(resolveTableStylesInXml(dark, sheet, { rowByRow, shadedFromRows: 4 })).toBe(dark);
+      const resolved = resolveTableStylesInXml(dark, sheet, { rowByRow, shadedFromRows: 3 });
+      expect(resolved).not.toContain('w:tblStyle');
+      expect(resolved).toContain('<w:shd w:val="clear" w:color="auto" w:fill="000000" w:themeFill="text1"/>');
+    }
+  });
+
   it('resolves nested tables with their own style only', () => {
     const inner = tbl('TableGrid', LOOK, [[tc('in')]]);
     const outer = tbl('LightList-Accent1', LOOK, [
