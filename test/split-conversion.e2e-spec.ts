@@ -12,7 +12,13 @@
  * scripts, so rows per page vary and the converter's predictions of where parts start miss.
  */
 import PizZip from 'pizzip';
-import { LibreOfficePool, planParts, SplittingConverter } from '@app/converters';
+import {
+  LibreOfficePool,
+  planParts,
+  replaceTotalFields,
+  SplittingConverter,
+  totalPagesProperty,
+} from '@app/converters';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus';
 import { buildDocx, p, table } from './support/docx-builder';
@@ -173,5 +179,58 @@ describe('split conversion draws the pages of the whole document', () => {
       expect(pdfToText(parted)).toBe(pdfToText(whole));
     },
     TIMEOUT * 4,
+  );
+});
+
+describe("a part's total prints as LibreOffice's own page count does", () => {
+  /**
+   * The corpus statement's footer ("… · Page X of Y", 8 pt, right-aligned) over `pages` pages:
+   * its 20 rows, then page breaks. As the whole document has it (NUMPAGES), and as a part shows
+   * the total (replaceTotalFields and totalPagesProperty, what the part builder applies).
+   */
+  function pages(count: number, asPart: boolean): Buffer {
+    const zip = new PizZip(corpus('statement', 20));
+    const doc = zip.file('word/document.xml')!.asText();
+    const at = doc.lastIndexOf('<w:sectPr');
+    // As many breaks as pages: the last one's paragraph, empty, does not begin a page of its own.
+    const breaks = '<w:p><w:r><w:br w:type="page"/></w:r></w:p>'.repeat(count);
+    zip.file('word/document.xml', doc.slice(0, at) + breaks + doc.slice(at));
+    if (asPart) {
+      for (const name of Object.keys(zip.files).filter((n) => /^word\/footer\d*\.xml$/.test(n)))
+        zip.file(name, replaceTotalFields(zip.file(name)!.asText(), count));
+      const props = totalPagesProperty(
+        {
+          custom: zip.file('docProps/custom.xml')?.asText(),
+          contentTypes: zip.file('[Content_Types].xml')!.asText(),
+          rootRels: zip.file('_rels/.rels')!.asText(),
+        },
+        count,
+      )!;
+      zip.file('docProps/custom.xml', props.custom);
+      zip.file('[Content_Types].xml', props.contentTypes);
+      zip.file('_rels/.rels', props.rootRels);
+    }
+    return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+  }
+
+  // 186: the 10,000-row statement's count, whose footer sat 0.05 pt left of the whole document's
+  // when parts printed it as text (a field's digits are placed apart from the text around them).
+  it.each([186, 12])(
+    '%i pages',
+    async (count) => {
+      const [whole, part] = await Promise.all([
+        pool.convert(pages(count, false), { jobId: `total-${count}-whole`, timeoutMs: TIMEOUT }),
+        pool.convert(pages(count, true), { jobId: `total-${count}-part`, timeoutMs: TIMEOUT }),
+      ]);
+      expect(pdfPageCount(whole)).toBe(count);
+      expect(pdfPageCount(part)).toBe(count);
+      // The footer is the same on every page but for its page number: a few pages stand for all.
+      const some = [1, 2, Math.ceil(count / 2), count - 1, count];
+      const cmp = comparePages(whole, part, { pages: some });
+      expect({ pages: cmp.pagesB, differing: cmp.differing }).toEqual({ pages: some.length, differing: [] });
+      expect(pdfToText(part)).toBe(pdfToText(whole));
+      expect(pdfToText(part)).toContain(`Page ${count} of ${count}`);
+    },
+    TIMEOUT,
   );
 });

@@ -28,9 +28,29 @@ export interface PageComparison {
   same: boolean;
 }
 
-function rasterise(pdf: Buffer, dir: string, prefix: string): PNG[] {
+function rasterise(pdf: Buffer, dir: string, prefix: string, pages?: number[]): PNG[] {
   const file = join(dir, `${prefix}.pdf`);
   writeFileSync(file, pdf);
+  if (pages) {
+    // Named pages only, in this order (pdftoppm names each by its page number).
+    for (const n of pages)
+      execFileSync('pdftoppm', [
+        '-r',
+        '100',
+        '-png',
+        '-f',
+        String(n),
+        '-l',
+        String(n),
+        file,
+        join(dir, `${prefix}_${n}`),
+      ]);
+    return pages.flatMap((n) =>
+      readdirSync(dir)
+        .filter((f) => f.startsWith(`${prefix}_${n}-`) && f.endsWith('.png'))
+        .map((f) => PNG.sync.read(readFileSync(join(dir, f)))),
+    );
+  }
   execFileSync('pdftoppm', ['-r', '100', '-png', file, join(dir, prefix)], { maxBuffer: 1 << 28 });
   return readdirSync(dir)
     .filter((f) => f.startsWith(`${prefix}-`) && f.endsWith('.png'))
@@ -41,14 +61,15 @@ function rasterise(pdf: Buffer, dir: string, prefix: string): PNG[] {
 export function comparePages(
   a: Buffer,
   b: Buffer,
-  opts: { channelTolerance?: number; maxPixels?: number } = {},
+  /** `pages`: only these (1-based; a page either PDF lacks is left out, so the counts differ). */
+  opts: { channelTolerance?: number; maxPixels?: number; pages?: number[] } = {},
 ): PageComparison {
   const tolerance = opts.channelTolerance ?? 48;
   const maxPixels = opts.maxPixels ?? 0;
   const dir = mkdtempSync(join(tmpdir(), 'pages-'));
   try {
-    const pa = rasterise(a, dir, 'a');
-    const pb = rasterise(b, dir, 'b');
+    const pa = rasterise(a, dir, 'a', opts.pages);
+    const pb = rasterise(b, dir, 'b', opts.pages);
     const differing: PageDiff[] = [];
     for (let i = 0; i < Math.min(pa.length, pb.length); i++) {
       const x = pa[i];

@@ -22,7 +22,13 @@ export {
   type SlotInfo,
   type PartResult,
 } from './libreoffice-pool';
-export { planParts, replaceTotalFields, type PartSpec, type SplitPlan } from './split/docx-parts';
+export {
+  planParts,
+  replaceTotalFields,
+  totalPagesProperty,
+  type PartSpec,
+  type SplitPlan,
+} from './split/docx-parts';
 export { SPLIT_DEFAULTS, SplittingConverter, type SplitSettings } from './split/split-converter';
 
 export interface ConverterHooks {

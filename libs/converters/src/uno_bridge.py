@@ -215,12 +215,22 @@ class Office:
 LAYOUT_FIELDS = ("com.sun.star.text.TextField.PageNumber", "com.sun.star.text.TextField.PageCount")
 
 
+# A part of a split conversion shows the whole document's page count through a DOCPROPERTY field
+# on this custom property (split/docx-parts.ts): a refresh would read the same value again.
+TOTAL_PAGES_PROPERTY = "DocgenTotalPages"
+
+
+def is_total_pages(field):
+    return (field.supportsService("com.sun.star.text.TextField.DocInfo.Custom")
+            and field.getPropertyValue("Name") == TOTAL_PAGES_PROPERTY)
+
+
 def only_layout_fields(fields):
-    """No field, or only page numbers and page counts (Word's PAGE and NUMPAGES)."""
+    """No field, or only page numbers and page counts (Word's PAGE and NUMPAGES, and a part's total)."""
     items = fields.createEnumeration()
     while items.hasMoreElements():
         field = items.nextElement()
-        if not any(field.supportsService(name) for name in LAYOUT_FIELDS):
+        if not any(field.supportsService(name) for name in LAYOUT_FIELDS) and not is_total_pages(field):
             return False
     return True
 

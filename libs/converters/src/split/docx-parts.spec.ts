@@ -1,6 +1,8 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import PizZip from 'pizzip';
 
-import { planParts, replaceTotalFields } from './docx-parts';
+import { planParts, replaceTotalFields, TOTAL_PAGES_PROPERTY, totalPagesProperty } from './docx-parts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
@@ -31,7 +33,16 @@ interface DocOptions {
   settings?: string;
   footer?: string;
   rowProps?: (i: number) => string;
+  /** docProps/custom.xml. */
+  custom?: string;
 }
+
+const CONTENT_TYPES =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+  '<Default Extension="xml" ContentType="application/xml"/></Types>';
+const ROOT_RELS =
+  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+  '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
 
 /** A statement-like document: a paragraph, a table (a repeated header row, `rows` rows), a paragraph. */
 function docx(o: DocOptions = {}): Buffer {
@@ -52,6 +63,9 @@ function docx(o: DocOptions = {}): Buffer {
   zip.file('word/document.xml', document);
   zip.file('word/footer1.xml', o.footer ?? FOOTER);
   zip.file('word/settings.xml', `<w:settings xmlns:w="${W}">${o.settings ?? ''}</w:settings>`);
+  zip.file('[Content_Types].xml', CONTENT_TYPES);
+  zip.file('_rels/.rels', ROOT_RELS);
+  if (o.custom !== undefined) zip.file('docProps/custom.xml', o.custom);
   return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
 }
 
@@ -94,9 +108,34 @@ describe('planParts', () => {
       plan.build({ start: 300, end: 500, lead: 40, pageNumber: 9, totalPages: 12 }),
       'word/footer1.xml',
     );
+    // The total through a DOCPROPERTY field on a custom property set to it, in the result's formatting.
+    expect(footer).toContain(
+      `<w:r><w:rPr><w:b/></w:rPr><w:instrText xml:space="preserve"> DOCPROPERTY ${TOTAL_PAGES_PROPERTY} </w:instrText></w:r>`,
+    );
     expect(footer).toContain('<w:r><w:rPr><w:b/></w:rPr><w:t>12</w:t></w:r>');
     expect(footer).not.toContain('NUMPAGES');
     expect(footer).toContain(' PAGE '); // PAGE stays a field: it counts from w:start
+    const lastPart = plan.build({ start: 300, end: 500, lead: 40, pageNumber: 9, totalPages: 12 });
+    expect(partXml(lastPart, 'docProps/custom.xml')).toContain(
+      `name="${TOTAL_PAGES_PROPERTY}"><vt:lpwstr>12</vt:lpwstr></property>`,
+    );
+    expect(partXml(lastPart, '[Content_Types].xml')).toContain('PartName="/docProps/custom.xml"');
+    expect(partXml(lastPart, '_rels/.rels')).toContain('Target="docProps/custom.xml"');
+    // A part built after it without a total has the package's own properties back.
+    const again = new PizZip(plan.build({ start: 0, end: 200, lead: 0, pageNumber: 1 }));
+    expect(again.file('docProps/custom.xml')).toBeNull();
+    expect(again.file('[Content_Types].xml')!.asText()).toBe(CONTENT_TYPES);
+    expect(again.file('_rels/.rels')!.asText()).toBe(ROOT_RELS);
+  });
+
+  it('prints the total as text when the package has custom properties it cannot add to', () => {
+    const odd =
+      '<op:Properties xmlns:op="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties"/>';
+    const plan = planParts(docx({ custom: odd }), { minRows: 300 })!;
+    const part = plan.build({ start: 300, end: 500, lead: 40, pageNumber: 9, totalPages: 12 });
+    expect(partXml(part, 'word/footer1.xml')).toContain('<w:r><w:rPr><w:b/></w:rPr><w:t>12</w:t></w:r>');
+    expect(partXml(part, 'word/footer1.xml')).not.toContain('DOCPROPERTY');
+    expect(partXml(part, 'docProps/custom.xml')).toBe(odd);
   });
 
   it('ends a part before the last with a paragraph after its table, and starts a part after the first with one', () => {
@@ -192,7 +231,13 @@ describe('replaceTotalFields', () => {
       `<w:p>${complexField([' SECTION', 'PAGES '], '2', '<w:rPr><w:i/></w:rPr>')}</w:p>` +
       '<w:p><w:fldSimple w:instr=" NUMPAGES "><w:r><w:rPr><w:sz w:val="18"/></w:rPr><w:t>2</w:t></w:r></w:fldSimple></w:p>' +
       `<w:p>${complexField([' PAGE '], '1')}</w:p>`;
-    const out = replaceTotalFields(xml, 417);
+    const asField = replaceTotalFields(xml, 417);
+    expect(asField).toBe(
+      `<w:p>${complexField([` DOCPROPERTY ${TOTAL_PAGES_PROPERTY} `], '417', '<w:rPr><w:i/></w:rPr>')}</w:p>` +
+        `<w:p>${complexField([` DOCPROPERTY ${TOTAL_PAGES_PROPERTY} `], '417', '<w:rPr><w:sz w:val="18"/></w:rPr>')}</w:p>` +
+        `<w:p>${complexField([' PAGE '], '1')}</w:p>`,
+    );
+    const out = replaceTotalFields(xml, 417, true);
     expect(out).toBe(
       '<w:p><w:r><w:rPr><w:i/></w:rPr><w:t>417</w:t></w:r></w:p>' +
         '<w:p><w:r><w:rPr><w:sz w:val="18"/></w:rPr><w:t>417</w:t></w:r></w:p>' +
@@ -203,5 +248,36 @@ describe('replaceTotalFields', () => {
   it('leaves a field nested inside another field alone', () => {
     const nested = `<w:p><w:r><w:fldChar w:fldCharType="begin"/></w:r><w:r><w:instrText> IF </w:instrText></w:r>${complexField([' NUMPAGES '], '3')}<w:r><w:instrText> &gt; 1 "many" "one" </w:instrText></w:r><w:r><w:fldChar w:fldCharType="end"/></w:r></w:p>`;
     expect(replaceTotalFields(nested, 9)).toBe(nested);
+  });
+});
+
+describe('totalPagesProperty', () => {
+  const pkg = { contentTypes: CONTENT_TYPES, rootRels: ROOT_RELS };
+
+  it('adds custom properties to a package without them, its content type and relationship once', () => {
+    const out = totalPagesProperty(pkg, 186)!;
+    expect(out.custom).toContain(`pid="2" name="${TOTAL_PAGES_PROPERTY}"><vt:lpwstr>186</vt:lpwstr>`);
+    expect(out.contentTypes.match(/docProps\/custom\.xml/g)).toHaveLength(1);
+    expect(out.rootRels.match(/custom-properties/g)).toHaveLength(1);
+    expect(totalPagesProperty({ ...out, custom: undefined }, 7)!.contentTypes).toBe(out.contentTypes);
+  });
+
+  it("adds to Word's custom properties after their highest pid, and refuses what it cannot read", () => {
+    const word =
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes">' +
+      '<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="2" name="Client"><vt:lpwstr>Müller</vt:lpwstr></property>' +
+      '<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="5" name="Ref"><vt:i4>7</vt:i4></property></Properties>';
+    const out = totalPagesProperty({ ...pkg, custom: word }, 12)!;
+    expect(out.custom).toContain('name="Client"');
+    expect(out.custom).toMatch(
+      new RegExp(`pid="6" name="${TOTAL_PAGES_PROPERTY}"><vt:lpwstr>12</vt:lpwstr></property></Properties>$`),
+    );
+    expect(totalPagesProperty({ ...pkg, custom: '<Properties/>' }, 12)).toBeNull();
+    expect(totalPagesProperty({ ...pkg, custom: out.custom }, 13)).toBeNull(); // the name taken
+  });
+
+  it('names the property the UNO bridge leaves unrefreshed', () => {
+    const bridge = readFileSync(join(__dirname, '../uno_bridge.py'), 'utf8');
+    expect(bridge).toContain(`TOTAL_PAGES_PROPERTY = "${TOTAL_PAGES_PROPERTY}"`);
   });
 });
