@@ -18,9 +18,12 @@ import {
   LOOK_DEFAULT,
   LOOK_LEGACY_NO_HBAND,
   LOOK_NONE,
+  MODERN_TABLE_STYLES,
   onBase,
   para,
+  REPORT_TABLE_9PT,
   table,
+  withTableStyles,
 } from './support/styled-tables';
 
 let pool: LibreOfficePool;
@@ -223,4 +226,29 @@ describe("every table style of Word's default template looks the same resolved",
     },
     300_000,
   );
+});
+
+describe('table styles as Word 2013+ and company templates write them look the same resolved', () => {
+  const blocks = (style: string) => [
+    para(style, 'Heading1'),
+    table({ style, look: LOOK_ALL, rows: 7, cols: 5 }),
+    para('tblLook as Word writes it, a repeated header row, across the page break'),
+    table({ style, look: LOOK_DEFAULT, rows: 30, cols: 4, header: true }),
+    para('no conditional formats'),
+    table({ style, look: LOOK_NONE, rows: 4, cols: 3 }),
+  ];
+
+  it.each(Object.keys(MODERN_TABLE_STYLES))(
+    '%s',
+    async (style) => {
+      await expectSamePages(withTableStyles(onBase(blocks(style)), MODERN_TABLE_STYLES), style);
+    },
+    300_000,
+  );
+
+  it('the report style at 9 pt keeps its style: LibreOffice sizes the whole paragraph by it', async () => {
+    // Resolved, each row was 0.3 pt taller (the paragraph kept the default 11 pt).
+    const docx = withTableStyles(onBase(blocks('Report9pt')), { Report9pt: REPORT_TABLE_9PT });
+    await expectSamePages(docx, 'Report9pt', 3);
+  }, 300_000);
 });

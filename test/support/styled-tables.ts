@@ -73,3 +73,141 @@ export const LOOK_ATTRIBUTES_ONLY =
 export const LOOK_LEGACY_NO_HBAND = '<w:tblLook w:val="0280"/>'; // firstColumn + noHBand, vertical bands on
 export const LOOK_NONE =
   '<w:tblLook w:val="0000" w:firstRow="0" w:lastRow="0" w:firstColumn="0" w:lastColumn="0" w:noHBand="1" w:noVBand="1"/>';
+
+const border = (side: string, val: string, sz: number, color: string) =>
+  `<w:${side} w:val="${val}" w:sz="${sz}" w:space="0" w:color="${color}"/>`;
+const all = (
+  val: string,
+  sz: number,
+  color: string,
+  sides = ['top', 'left', 'bottom', 'right', 'insideH', 'insideV'],
+) => sides.map((s) => border(s, val, sz, color)).join('');
+const cond = (type: string, inner: string) => `<w:tblStylePr w:type="${type}">${inner}</w:tblStylePr>`;
+/**
+ * Table styles of the kinds Word 2013 and later write, authored here after them (Word's own
+ * definitions are not in python-docx's template): Grid Table 4 (inside borders, a filled header
+ * whose inside borders are cleared, a double-ruled total row), List Table 3 (band borders, corner
+ * cells), Plain Table 2 (rules only), and a custom report style with what a company template
+ * sets: a font, cell margins, spacing, vertical alignment, centred capitals in the
+ * header, right-aligned last column, corner cells.
+ */
+export const MODERN_TABLE_STYLES: Record<string, string> = {
+  GridTable4Like:
+    `<w:basedOn w:val="TableNormal"/><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr><w:tblPr><w:tblStyleRowBandSize w:val="1"/><w:tblStyleColBandSize w:val="1"/><w:tblBorders>${all('single', 4, '8EAADB')}</w:tblBorders></w:tblPr>` +
+    cond(
+      'firstRow',
+      `<w:rPr><w:b/><w:bCs/><w:color w:val="FFFFFF"/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${all('single', 4, '4472C4', ['top', 'left', 'bottom', 'right'])}<w:insideH w:val="nil"/><w:insideV w:val="nil"/></w:tcBorders><w:shd w:val="clear" w:color="auto" w:fill="4472C4"/></w:tcPr>`,
+    ) +
+    cond(
+      'lastRow',
+      `<w:rPr><w:b/><w:bCs/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('top', 'double', 4, '4472C4')}</w:tcBorders></w:tcPr>`,
+    ) +
+    cond('firstCol', `<w:rPr><w:b/><w:bCs/></w:rPr>`) +
+    cond('lastCol', `<w:rPr><w:b/><w:bCs/></w:rPr>`) +
+    cond('band1Vert', `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="D9E2F3"/></w:tcPr>`) +
+    cond('band1Horz', `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="D9E2F3"/></w:tcPr>`),
+  ListTable3Like:
+    `<w:basedOn w:val="TableNormal"/><w:pPr><w:spacing w:after="0" w:line="240" w:lineRule="auto"/></w:pPr><w:tblPr><w:tblStyleRowBandSize w:val="1"/><w:tblStyleColBandSize w:val="1"/><w:tblBorders>${all('single', 4, '5B9BD5', ['top', 'left', 'bottom', 'right'])}</w:tblBorders></w:tblPr>` +
+    cond(
+      'firstRow',
+      `<w:rPr><w:b/><w:bCs/><w:color w:val="FFFFFF"/></w:rPr><w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="5B9BD5"/></w:tcPr>`,
+    ) +
+    cond(
+      'lastRow',
+      `<w:rPr><w:b/><w:bCs/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('top', 'double', 4, '5B9BD5')}</w:tcBorders><w:shd w:val="clear" w:color="auto" w:fill="FFFFFF"/></w:tcPr>`,
+    ) +
+    cond(
+      'firstCol',
+      `<w:rPr><w:b/><w:bCs/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders><w:right w:val="nil"/></w:tcBorders></w:tcPr>`,
+    ) +
+    cond(
+      'lastCol',
+      `<w:rPr><w:b/><w:bCs/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders><w:left w:val="nil"/></w:tcBorders></w:tcPr>`,
+    ) +
+    cond(
+      'band1Vert',
+      `<w:tblPr/><w:tcPr><w:tcBorders>${border('left', 'single', 4, '5B9BD5')}${border('right', 'single', 4, '5B9BD5')}</w:tcBorders></w:tcPr>`,
+    ) +
+    cond(
+      'band1Horz',
+      `<w:tblPr/><w:tcPr><w:tcBorders>${border('top', 'single', 4, '5B9BD5')}${border('bottom', 'single', 4, '5B9BD5')}</w:tcBorders></w:tcPr>`,
+    ) +
+    cond('neCell', `<w:tblPr/><w:tcPr><w:tcBorders><w:left w:val="nil"/></w:tcBorders></w:tcPr>`) +
+    cond('nwCell', `<w:tblPr/><w:tcPr><w:tcBorders><w:right w:val="nil"/></w:tcBorders></w:tcPr>`),
+  PlainTable2Like:
+    `<w:basedOn w:val="TableNormal"/><w:tblPr><w:tblStyleRowBandSize w:val="1"/><w:tblStyleColBandSize w:val="1"/><w:tblBorders>${all('single', 4, '7F7F7F', ['top', 'bottom'])}</w:tblBorders></w:tblPr>` +
+    cond(
+      'firstRow',
+      `<w:rPr><w:b/><w:bCs/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('bottom', 'single', 4, '7F7F7F')}</w:tcBorders></w:tcPr>`,
+    ) +
+    cond(
+      'lastRow',
+      `<w:rPr><w:b/><w:bCs/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('top', 'single', 4, '7F7F7F')}</w:tcBorders></w:tcPr>`,
+    ) +
+    cond('firstCol', `<w:rPr><w:b/><w:bCs/></w:rPr>`) +
+    cond('lastCol', `<w:rPr><w:b/><w:bCs/></w:rPr>`) +
+    cond(
+      'band1Vert',
+      `<w:tblPr/><w:tcPr><w:tcBorders>${border('left', 'single', 4, '7F7F7F')}${border('right', 'single', 4, '7F7F7F')}</w:tcBorders></w:tcPr>`,
+    ) +
+    cond(
+      'band2Vert',
+      `<w:tblPr/><w:tcPr><w:tcBorders>${border('left', 'single', 4, '7F7F7F')}${border('right', 'single', 4, '7F7F7F')}</w:tcBorders></w:tcPr>`,
+    ) +
+    cond(
+      'band1Horz',
+      `<w:tblPr/><w:tcPr><w:tcBorders>${border('top', 'single', 4, '7F7F7F')}${border('bottom', 'single', 4, '7F7F7F')}</w:tcBorders></w:tcPr>`,
+    ),
+  ReportTable:
+    `<w:basedOn w:val="TableNormal"/><w:pPr><w:spacing w:before="40" w:after="40"/></w:pPr><w:rPr><w:rFonts w:ascii="Liberation Sans" w:hAnsi="Liberation Sans"/></w:rPr><w:tblPr><w:tblStyleRowBandSize w:val="1"/><w:tblStyleColBandSize w:val="1"/><w:tblCellMar><w:left w:w="85" w:type="dxa"/><w:right w:w="85" w:type="dxa"/></w:tblCellMar><w:tblBorders>${all('single', 6, 'A5A5A5')}</w:tblBorders></w:tblPr><w:tcPr><w:vAlign w:val="center"/></w:tcPr>` +
+    cond(
+      'firstRow',
+      `<w:pPr><w:jc w:val="center"/></w:pPr><w:rPr><w:caps/><w:b/><w:color w:val="1F3864"/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('bottom', 'thick', 12, '1F3864')}</w:tcBorders><w:vAlign w:val="bottom"/></w:tcPr>`,
+    ) +
+    cond('lastCol', `<w:pPr><w:jc w:val="right"/></w:pPr>`) +
+    cond(
+      'lastRow',
+      `<w:rPr><w:i/></w:rPr><w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="EDEDED"/></w:tcPr>`,
+    ) +
+    cond('band2Horz', `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="F2F2F2"/></w:tcPr>`) +
+    cond(
+      'nwCell',
+      `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="1F3864"/></w:tcPr><w:rPr><w:color w:val="FFFFFF"/></w:rPr>`,
+    ) +
+    cond('seCell', `<w:rPr><w:b/><w:u w:val="double"/></w:rPr>`),
+};
+
+/** The report style at 9 pt, its header at 10: what LibreOffice sizes whole paragraphs by (kept styled). */
+export const REPORT_TABLE_9PT =
+  `<w:basedOn w:val="TableNormal"/><w:pPr><w:spacing w:before="40" w:after="40"/></w:pPr><w:rPr><w:rFonts w:ascii="Liberation Sans" w:hAnsi="Liberation Sans"/><w:sz w:val="18"/></w:rPr><w:tblPr><w:tblStyleRowBandSize w:val="1"/><w:tblStyleColBandSize w:val="1"/><w:tblCellMar><w:left w:w="85" w:type="dxa"/><w:right w:w="85" w:type="dxa"/></w:tblCellMar><w:tblBorders>${all('single', 6, 'A5A5A5')}</w:tblBorders></w:tblPr><w:tcPr><w:vAlign w:val="center"/></w:tcPr>` +
+  cond(
+    'firstRow',
+    `<w:pPr><w:jc w:val="center"/></w:pPr><w:rPr><w:caps/><w:b/><w:sz w:val="20"/><w:color w:val="1F3864"/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('bottom', 'thick', 12, '1F3864')}</w:tcBorders><w:vAlign w:val="bottom"/></w:tcPr>`,
+  ) +
+  cond('lastCol', `<w:pPr><w:jc w:val="right"/></w:pPr>`) +
+  cond(
+    'lastRow',
+    `<w:rPr><w:i/></w:rPr><w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="EDEDED"/></w:tcPr>`,
+  ) +
+  cond('band2Horz', `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="F2F2F2"/></w:tcPr>`) +
+  cond(
+    'nwCell',
+    `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="1F3864"/></w:tcPr><w:rPr><w:color w:val="FFFFFF"/></w:rPr>`,
+  ) +
+  cond('seCell', `<w:rPr><w:b/><w:u w:val="double"/></w:rPr>`);
+
+/** `docx` with these table styles (id -> the style's inner XML) added to its styles.xml. */
+export function withTableStyles(docx: Buffer, styles: Record<string, string>): Buffer {
+  const zip = new PizZip(docx);
+  const defs = Object.entries(styles)
+    .map(
+      ([id, body]) =>
+        `<w:style w:type="table" w:customStyle="1" w:styleId="${id}"><w:name w:val="${id}"/>${body}</w:style>`,
+    )
+    .join('');
+  zip.file(
+    'word/styles.xml',
+    zip.file('word/styles.xml')!.asText().replace('</w:styles>', `${defs}</w:styles>`),
+  );
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+}

@@ -127,7 +127,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
       // As the worker: a PDF of more table cells would not convert within the service's budget.
       ...(format === '.pdf' ? { maxTableCells: config.MAX_TABLE_CELLS } : {}),
       ...(format === '.pdf' && config.tableStylesResolved
-        ? { resolveTableStyles: true, resolveShadedTablesFromRows: splitMinRowsOf(converterConfig) }
+        ? { resolveTableStyles: true, resolveAllTableStylesFromRows: splitMinRowsOf(converterConfig) }
         : {}),
       ...(format === '.pdf' && config.unusedStylesPruned ? { pruneUnusedStyles: true } : {}),
     });

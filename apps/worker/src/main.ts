@@ -105,7 +105,7 @@ async function main(): Promise<void> {
     // RESOLVE_TABLE_STYLES: table styles as direct formatting before a PDF conversion.
     resolveTableStyles: config.tableStylesResolved,
     // Long tables in a style that shades every cell are resolved too, so that they can be split.
-    resolveShadedTablesFromRows: splitMinRowsOf(converterConfig),
+    resolveAllTableStylesFromRows: splitMinRowsOf(converterConfig),
     // PRUNE_UNUSED_STYLES: the style sheet without what the document does not use.
     pruneUnusedStyles: config.unusedStylesPruned,
     limits: {

@@ -273,7 +273,7 @@ describe('the template bytes a worker keeps', () => {
           converter: recording,
           budget: { payloadTtlMs: 60_000 },
           resolveTableStyles: true,
-          resolveShadedTablesFromRows: fromRows,
+          resolveAllTableStylesFromRows: fromRows,
         });
       const pdfJob = (id: string) =>
         jobOf(id, template, 'Ünïcode', {

@@ -100,7 +100,7 @@ export interface ProcessorDeps {
   /** Table styles written as direct formatting before a PDF conversion (RESOLVE_TABLE_STYLES). */
   resolveTableStyles?: boolean;
   /** With it: tables of this many rows or more lose a style that shades every cell (the converter's SPLIT_MIN_ROWS). */
-  resolveShadedTablesFromRows?: number;
+  resolveAllTableStylesFromRows?: number;
   /** Unused styles left out before a PDF conversion (PRUNE_UNUSED_STYLES). */
   pruneUnusedStyles?: boolean;
   /**
@@ -245,7 +245,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
         // LibreOffice imports long tables faster with their styles as direct formatting.
         ...(options.output !== 'docx' && deps.resolveTableStyles
-          ? { resolveTableStyles: true, resolveShadedTablesFromRows: deps.resolveShadedTablesFromRows }
+          ? { resolveTableStyles: true, resolveAllTableStylesFromRows: deps.resolveAllTableStylesFromRows }
           : {}),
         // And imports every style of the sheet, used or not.
         ...(options.output !== 'docx' && deps.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),

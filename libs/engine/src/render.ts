@@ -93,12 +93,12 @@ export interface RenderOptions {
    */
   resolveTableStyles?: boolean;
   /**
-   * With resolveTableStyles: a table whose style shades every cell keeps its style (LibreOffice
-   * paints that shading as the table's background, which direct formatting cannot say) unless it
-   * has this many rows or more. The worker passes the converter's SPLIT_MIN_ROWS: split
+   * With resolveTableStyles: a table whose style shades every cell or sets a font size keeps its
+   * style (LibreOffice applies those beyond what direct formatting can say: docx/table-styles.ts)
+   * unless it has this many rows or more. The worker passes the converter's SPLIT_MIN_ROWS: split
    * conversion cuts only tables without a style. Default: always kept.
    */
-  resolveShadedTablesFromRows?: number;
+  resolveAllTableStylesFromRows?: number;
   /**
    * Leave out the styles no part of the filled document uses, and Word's latent styles:
    * LibreOffice imports every style, a quarter of a one-page Word-made invoice's conversion
@@ -304,7 +304,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const styles = options.resolveTableStyles || options.pruneUnusedStyles ? readStylesPart(zip) : undefined;
   // For LibreOffice only: the look of the styles, as direct formatting it imports faster.
   if (options.resolveTableStyles)
-    resolveTableStyles(zip, styles, { shadedFromRows: options.resolveShadedTablesFromRows });
+    resolveTableStyles(zip, styles, { allFromRows: options.resolveAllTableStylesFromRows });
   // After the resolution: the table styles it wrote out are no longer named.
   if (options.pruneUnusedStyles) pruneUnusedStyles(zip, styles);
   try {

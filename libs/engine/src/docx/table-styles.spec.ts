@@ -203,11 +203,30 @@ describe('resolveTableStylesInXml', () => {
     }
   });
 
-  it('resolves a table in such a style from shadedFromRows rows on (long tables are split only without a style)', () => {
+  it('leaves a table styled when its style sets a font size under 12 pt, in the style or a conditional format', () => {
+    const sheetWith = (rPr: string, cond = '') =>
+      readStyleSheet(
+        `<w:styles><w:style w:type="table" w:styleId="S"><w:rPr>${rPr}</w:rPr>${cond}</w:style></w:styles>`,
+      );
+    const table = tbl('S', LOOK, [[tc('a')], [tc('b')]]);
+    expect(resolveTableStylesInXml(table, sheetWith('<w:sz w:val="18"/>'))).toBe(table);
+    expect(
+      resolveTableStylesInXml(
+        table,
+        sheetWith('', '<w:tblStylePr w:type="firstRow"><w:rPr><w:sz w:val="20"/></w:rPr></w:tblStylePr>'),
+      ),
+    ).toBe(table);
+    // 12 pt and more: the runs' size sets the line either way, and the table is resolved.
+    const large = resolveTableStylesInXml(table, sheetWith('<w:sz w:val="28"/><w:b/>'));
+    expect(large).not.toContain('w:tblStyle');
+    expect(large).toContain('<w:sz w:val="28"/>');
+  });
+
+  it('resolves a table in such a style from allFromRows rows on (long tables are split only without a style)', () => {
     const dark = tbl('DarkList', LOOK, [[tc('a')], [tc('b')], [tc('c')]]);
     for (const rowByRow of [true, false]) {
-      expect(resolveTableStylesInXml(dark, sheet, { rowByRow, shadedFromRows: 4 })).toBe(dark);
-      const resolved = resolveTableStylesInXml(dark, sheet, { rowByRow, shadedFromRows: 3 });
+      expect(resolveTableStylesInXml(dark, sheet, { rowByRow, allFromRows: 4 })).toBe(dark);
+      const resolved = resolveTableStylesInXml(dark, sheet, { rowByRow, allFromRows: 3 });
       expect(resolved).not.toContain('w:tblStyle');
       expect(resolved).toContain('<w:shd w:val="clear" w:color="auto" w:fill="000000" w:themeFill="text1"/>');
     }

@@ -28,16 +28,22 @@
  *   that the default paragraph style's font size of 11 or 12 pt and left alignment give way to
  *   the table style (DomainMapperTableHandler::ApplyParagraphPropertiesFromTableStyle).
  * - Direct formatting already present always wins.
- * - A table whose style shades every cell (`w:tcPr/w:shd` outside the conditional formats: 49 of
- *   the 100 built-in styles of Word's default template, Medium Grid, Dark List, Colorful…) keeps
- *   its style. LibreOffice also makes that shading the table's background, painted once under
- *   all cells; cells shaded one by one leave seams that show the page as hairlines at some
- *   positions (seen at 100 dpi on Dark List and Medium Grid 2). No direct formatting sets a
- *   table's background in its DOCX import (`w:tblPr/w:shd` goes to the cells), and a generated
- *   style holding only the shading made LibreOffice slower than the original style did
- *   (1,500 rows of Medium Grid 1 Accent 1: 2.35 s against 2.05 s styled, 1.77 s resolved).
- *   Except from `shadedFromRows` rows on: a long table must lose its style to be converted in
- *   parts (split conversion), which matters more than a hairline.
+ * - Two things of a style LibreOffice applies where no direct formatting reaches, and a table
+ *   whose style has either keeps it (keepsStyle):
+ *   - shading of every cell (`w:tcPr/w:shd` outside the conditional formats: 49 of the 100
+ *     built-in styles of Word's default template, Medium Grid, Dark List, Colorful…). LibreOffice
+ *     also makes it the table's background, painted once under all cells; cells shaded one by one
+ *     leave seams that show the page as hairlines at some positions (seen at 100 dpi on Dark List
+ *     and Medium Grid 2). No direct formatting sets a table's background in its DOCX import
+ *     (`w:tblPr/w:shd` goes to the cells), and a generated style holding only the shading made
+ *     LibreOffice slower than the original style did (1,500 rows of Medium Grid 1 Accent 1:
+ *     2.35 s against 2.05 s styled, 1.77 s resolved);
+ *   - a font size under 12 pt (`w:sz`, in the style or a conditional format). LibreOffice sets it
+ *     on the whole paragraph (ApplyParagraphPropertiesFromTableStyle), whose size also counts in
+ *     the height of its last line; written on the runs and the paragraph mark, the paragraph
+ *     keeps the default 11 pt and a 9 pt table's rows grew 0.3 pt each.
+ *   Except from `allFromRows` rows on: a long table must lose its style to be converted in parts
+ *   (split conversion), which matters more than a hairline or a row a little taller.
  *
  * Hand-written over a small element tree (htmlparser2 in XML mode, entities left as written), on
  * each styled table's text only: everything outside the tables stays byte for byte.
@@ -348,8 +354,20 @@ interface ResolvedTableStyle {
   cond: Map<CondType, Cond>;
   rowBand: number;
   colBand: number;
-  /** The style (along basedOn) shades every cell: `w:tcPr/w:shd` outside its conditional formats. */
-  shadesTable: boolean;
+  /** LibreOffice applies something of it that direct formatting cannot say: see the header comment. */
+  keepsStyle: boolean;
+}
+
+/**
+ * A font size below 12 pt (24 half-points): what LibreOffice puts on a paragraph of the default
+ * 11 or 12 pt in its place. A larger one is the runs' size whatever the paragraph's, and the same
+ * line height either way (Medium List 2's 12 pt header row resolved draws the same page).
+ */
+function smallSize(props: PropMap): boolean {
+  return ['w:sz', 'w:szCs'].some((name) => {
+    const half = Number(props.get(name)?.node?.attrs['w:val']);
+    return Number.isFinite(half) && half < 24;
+  });
 }
 
 function resolveTableStyle(sheet: TableStyleSheet, id: string): ResolvedTableStyle | undefined {
@@ -366,7 +384,10 @@ function resolveTableStyle(sheet: TableStyleSheet, id: string): ResolvedTableSty
     // LibreOffice's band size, not the style's (see the header comment).
     rowBand: 1,
     colBand: 1,
-    shadesTable: defs.some((d) => child(d.tcPr, 'w:shd') !== undefined),
+    keepsStyle:
+      defs.some((d) => child(d.tcPr, 'w:shd') !== undefined) ||
+      defs.some((d) => smallSize(propsOf(d.rPr))) ||
+      [...own.cond.values()].some((c) => smallSize(c.r)),
   };
 }
 
@@ -502,8 +523,8 @@ interface Context {
   paraCache: Map<string, { p: PropMap; r: PropMap }>;
   charCache: Map<string, { p: PropMap; r: PropMap }>;
   tableCache: Map<string, ResolvedTableStyle | undefined>;
-  /** Tables of this many rows or more are resolved even when their style shades every cell. */
-  shadedFromRows: number;
+  /** Tables of this many rows or more are resolved even when their style keepsStyle. */
+  allFromRows: number;
 }
 
 const PPR_LAST = ['w:rPr', 'w:sectPr', 'w:pPrChange'];
@@ -525,7 +546,7 @@ function resolveTableProps(tbl: El, rows: number, ctx: Context): TableInfo | und
   if (!tblPr || !styleEl || id === undefined) return undefined;
   let style = ctx.tableCache.get(id);
   if (!ctx.tableCache.has(id)) ctx.tableCache.set(id, (style = resolveTableStyle(ctx.sheet, id)));
-  if (style?.shadesTable && rows < ctx.shadedFromRows) return undefined; // see the header comment
+  if (style?.keepsStyle && rows < ctx.allFromRows) return undefined; // see the header comment
   tblPr.children.splice(tblPr.children.indexOf(styleEl), 1);
   if (!style) return undefined; // an unknown style: LibreOffice draws the table plain, so does this.
   const ownTbl = propsOf(tblPr);
@@ -762,7 +783,7 @@ export function resolveTableStylesInXml(
     paraCache: new Map(),
     charCache: new Map(),
     tableCache: new Map(),
-    shadedFromRows: opts.shadedFromRows ?? Infinity,
+    allFromRows: opts.allFromRows ?? Infinity,
   };
   const out: string[] = [];
   let depth = 0;
@@ -821,11 +842,12 @@ function styleSheetOf(styles: StylesPart): TableStyleSheet {
 
 export interface ResolveOptions {
   /**
-   * Tables of this many rows (`w:tr`) or more are resolved even when their style shades every
-   * cell, so that split conversion, which cuts only tables without a style, can convert them in
-   * parts; the seams may then show. Default: such tables always keep their style.
+   * Tables of this many rows (`w:tr`) or more are resolved even when their style has what only a
+   * style can say to LibreOffice (whole-table shading, a font size), so that split conversion,
+   * which cuts only tables without a style, can convert them in parts; seams may then show and
+   * rows grow a little. Default: such tables always keep their style.
    */
-  shadedFromRows?: number;
+  allFromRows?: number;
 }
 
 /**
