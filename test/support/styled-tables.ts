@@ -83,6 +83,29 @@ const all = (
   sides = ['top', 'left', 'bottom', 'right', 'insideH', 'insideV'],
 ) => sides.map((s) => border(s, val, sz, color)).join('');
 const cond = (type: string, inner: string) => `<w:tblStylePr w:type="${type}">${inner}</w:tblStylePr>`;
+/** A company report table style; `sizes` (half-points) for its text and its header row. */
+function reportTable(sizes?: { body: number; head: number }): string {
+  const size = (half?: number) => (half ? `<w:sz w:val="${half}"/>` : '');
+  return (
+    `<w:basedOn w:val="TableNormal"/><w:pPr><w:spacing w:before="40" w:after="40"/></w:pPr><w:rPr><w:rFonts w:ascii="Liberation Sans" w:hAnsi="Liberation Sans"/>${size(sizes?.body)}</w:rPr><w:tblPr><w:tblStyleRowBandSize w:val="1"/><w:tblStyleColBandSize w:val="1"/><w:tblCellMar><w:left w:w="85" w:type="dxa"/><w:right w:w="85" w:type="dxa"/></w:tblCellMar><w:tblBorders>${all('single', 6, 'A5A5A5')}</w:tblBorders></w:tblPr><w:tcPr><w:vAlign w:val="center"/></w:tcPr>` +
+    cond(
+      'firstRow',
+      `<w:pPr><w:jc w:val="center"/></w:pPr><w:rPr><w:caps/><w:b/>${size(sizes?.head)}<w:color w:val="1F3864"/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('bottom', 'thick', 12, '1F3864')}</w:tcBorders><w:vAlign w:val="bottom"/></w:tcPr>`,
+    ) +
+    cond('lastCol', `<w:pPr><w:jc w:val="right"/></w:pPr>`) +
+    cond(
+      'lastRow',
+      `<w:rPr><w:i/></w:rPr><w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="EDEDED"/></w:tcPr>`,
+    ) +
+    cond('band2Horz', `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="F2F2F2"/></w:tcPr>`) +
+    cond(
+      'nwCell',
+      `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="1F3864"/></w:tcPr><w:rPr><w:color w:val="FFFFFF"/></w:rPr>`,
+    ) +
+    cond('seCell', `<w:rPr><w:b/><w:u w:val="double"/></w:rPr>`)
+  );
+}
+
 /**
  * Table styles of the kinds Word 2013 and later write, authored here after them (Word's own
  * definitions are not in python-docx's template): Grid Table 4 (inside borders, a filled header
@@ -158,43 +181,11 @@ export const MODERN_TABLE_STYLES: Record<string, string> = {
       'band1Horz',
       `<w:tblPr/><w:tcPr><w:tcBorders>${border('top', 'single', 4, '7F7F7F')}${border('bottom', 'single', 4, '7F7F7F')}</w:tcBorders></w:tcPr>`,
     ),
-  ReportTable:
-    `<w:basedOn w:val="TableNormal"/><w:pPr><w:spacing w:before="40" w:after="40"/></w:pPr><w:rPr><w:rFonts w:ascii="Liberation Sans" w:hAnsi="Liberation Sans"/></w:rPr><w:tblPr><w:tblStyleRowBandSize w:val="1"/><w:tblStyleColBandSize w:val="1"/><w:tblCellMar><w:left w:w="85" w:type="dxa"/><w:right w:w="85" w:type="dxa"/></w:tblCellMar><w:tblBorders>${all('single', 6, 'A5A5A5')}</w:tblBorders></w:tblPr><w:tcPr><w:vAlign w:val="center"/></w:tcPr>` +
-    cond(
-      'firstRow',
-      `<w:pPr><w:jc w:val="center"/></w:pPr><w:rPr><w:caps/><w:b/><w:color w:val="1F3864"/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('bottom', 'thick', 12, '1F3864')}</w:tcBorders><w:vAlign w:val="bottom"/></w:tcPr>`,
-    ) +
-    cond('lastCol', `<w:pPr><w:jc w:val="right"/></w:pPr>`) +
-    cond(
-      'lastRow',
-      `<w:rPr><w:i/></w:rPr><w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="EDEDED"/></w:tcPr>`,
-    ) +
-    cond('band2Horz', `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="F2F2F2"/></w:tcPr>`) +
-    cond(
-      'nwCell',
-      `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="1F3864"/></w:tcPr><w:rPr><w:color w:val="FFFFFF"/></w:rPr>`,
-    ) +
-    cond('seCell', `<w:rPr><w:b/><w:u w:val="double"/></w:rPr>`),
+  ReportTable: reportTable(),
 };
 
 /** The report style at 9 pt, its header at 10: what LibreOffice sizes whole paragraphs by (kept styled). */
-export const REPORT_TABLE_9PT =
-  `<w:basedOn w:val="TableNormal"/><w:pPr><w:spacing w:before="40" w:after="40"/></w:pPr><w:rPr><w:rFonts w:ascii="Liberation Sans" w:hAnsi="Liberation Sans"/><w:sz w:val="18"/></w:rPr><w:tblPr><w:tblStyleRowBandSize w:val="1"/><w:tblStyleColBandSize w:val="1"/><w:tblCellMar><w:left w:w="85" w:type="dxa"/><w:right w:w="85" w:type="dxa"/></w:tblCellMar><w:tblBorders>${all('single', 6, 'A5A5A5')}</w:tblBorders></w:tblPr><w:tcPr><w:vAlign w:val="center"/></w:tcPr>` +
-  cond(
-    'firstRow',
-    `<w:pPr><w:jc w:val="center"/></w:pPr><w:rPr><w:caps/><w:b/><w:sz w:val="20"/><w:color w:val="1F3864"/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('bottom', 'thick', 12, '1F3864')}</w:tcBorders><w:vAlign w:val="bottom"/></w:tcPr>`,
-  ) +
-  cond('lastCol', `<w:pPr><w:jc w:val="right"/></w:pPr>`) +
-  cond(
-    'lastRow',
-    `<w:rPr><w:i/></w:rPr><w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="EDEDED"/></w:tcPr>`,
-  ) +
-  cond('band2Horz', `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="F2F2F2"/></w:tcPr>`) +
-  cond(
-    'nwCell',
-    `<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="1F3864"/></w:tcPr><w:rPr><w:color w:val="FFFFFF"/></w:rPr>`,
-  ) +
-  cond('seCell', `<w:rPr><w:b/><w:u w:val="double"/></w:rPr>`);
+export const REPORT_TABLE_9PT = reportTable({ body: 18, head: 20 });
 
 /** `docx` with these table styles (id -> the style's inner XML) added to its styles.xml. */
 export function withTableStyles(docx: Buffer, styles: Record<string, string>): Buffer {

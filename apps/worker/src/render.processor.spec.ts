@@ -187,23 +187,35 @@ describe('the template bytes a worker keeps', () => {
     );
   });
 
-  it('hands LibreOffice the table styles resolved and the unused styles left out for a PDF (RESOLVE_TABLE_STYLES, PRUNE_UNUSED_STYLES), and keeps them in a .docx', async () => {
-    // The corpus invoice's package: Word's styles.xml, a "Light List Accent 1" table.
+  /** The corpus invoice's package (Word's styles.xml) whose body is one table in `style`, a row per text; stored as the API stores it. */
+  async function invoiceWithTable(style: string, rows: string[]): Promise<Buffer> {
     const zip = new PizZip(readFileSync(join(__dirname, '../../../bench/fixtures/invoice.docx')));
     const doc = zip.file('word/document.xml')!.asText();
     const table =
-      '<w:tbl><w:tblPr><w:tblStyle w:val="LightList-Accent1"/><w:tblLook w:val="04A0"/></w:tblPr>' +
-      '<w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid><w:tr><w:tc><w:p><w:r><w:t>{{ name }}</w:t></w:r></w:p></w:tc></w:tr></w:tbl>';
+      `<w:tbl><w:tblPr><w:tblStyle w:val="${style}"/><w:tblLook w:val="04A0"/></w:tblPr><w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid>` +
+      rows.map((text) => `<w:tr><w:tc><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:tc></w:tr>`).join('') +
+      '</w:tbl>';
     zip.file('word/document.xml', doc.replace(/<w:body>.*<w:sectPr/s, `<w:body>${table}<w:p/><w:sectPr`));
     const template = zip.generate({ type: 'nodebuffer' });
     await redisServer.client.set(templateKey(q, digestOf(template)), template);
-    // The real pool converts; what it was handed is kept to look at.
+    return template;
+  }
+
+  /** The real pool converts; what it was handed is kept to look at. */
+  function recordingPool() {
     const pool = new LibreOfficePool({ instances: 1 });
     const handed: Buffer[] = [];
     const recording = {
       name: 'recording',
       convert: (docx: Buffer, o?: ConvertOptions) => (handed.push(docx), pool.convert(docx, o)),
     } as unknown as PdfConverter;
+    return { pool, handed, recording };
+  }
+
+  it('hands LibreOffice the table styles resolved and the unused styles left out for a PDF (RESOLVE_TABLE_STYLES, PRUNE_UNUSED_STYLES), and keeps them in a .docx', async () => {
+    // A "Light List Accent 1" table.
+    const template = await invoiceWithTable('LightList-Accent1', ['{{ name }}']);
+    const { pool, handed, recording } = recordingPool();
     try {
       const withStyles = (on: boolean) =>
         createRenderProcessor({
@@ -251,21 +263,8 @@ describe('the template bytes a worker keeps', () => {
 
   it("keeps a style that shades every cell on a short table, and resolves it from the converter's split threshold on", async () => {
     // Word's Dark List: its cell shading is LibreOffice's table background, which no direct formatting sets.
-    const zip = new PizZip(readFileSync(join(__dirname, '../../../bench/fixtures/invoice.docx')));
-    const doc = zip.file('word/document.xml')!.asText();
-    const row = (text: string) => `<w:tr><w:tc><w:p><w:r><w:t>${text}</w:t></w:r></w:p></w:tc></w:tr>`;
-    const table =
-      '<w:tbl><w:tblPr><w:tblStyle w:val="DarkList"/><w:tblLook w:val="04A0"/></w:tblPr>' +
-      `<w:tblGrid><w:gridCol w:w="3000"/></w:tblGrid>${row('{{ name }}')}${row('b')}${row('c')}</w:tbl>`;
-    zip.file('word/document.xml', doc.replace(/<w:body>.*<w:sectPr/s, `<w:body>${table}<w:p/><w:sectPr`));
-    const template = zip.generate({ type: 'nodebuffer' });
-    await redisServer.client.set(templateKey(q, digestOf(template)), template);
-    const pool = new LibreOfficePool({ instances: 1 });
-    const handed: Buffer[] = [];
-    const recording = {
-      name: 'recording',
-      convert: (docx: Buffer, o?: ConvertOptions) => (handed.push(docx), pool.convert(docx, o)),
-    } as unknown as PdfConverter;
+    const template = await invoiceWithTable('DarkList', ['{{ name }}', 'b', 'c']);
+    const { pool, handed, recording } = recordingPool();
     try {
       const processor = (fromRows?: number) =>
         createRenderProcessor({
