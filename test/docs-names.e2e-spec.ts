@@ -22,6 +22,7 @@ for (const file of tracked) {
 const OTHER_PROGRAMS: Record<string, string> = {
   SubstFonts: "LibreOffice's font replacement table",
   RichTextParagraph: "docxtpl's Python class",
+  ApplyParagraphPropertiesFromTableStyle: "LibreOffice's DOCX import (writerfilter)",
 };
 
 /** Identifiers and string words of the code, comments left out (they may be stale themselves). */
