@@ -383,16 +383,27 @@ describe('Bull Board', () => {
   it('shows a completed job’s ids, sizes and options, but no template or image bytes', async () => {
     const requestId = `ops-board-${Date.now()}`;
     expect((await renderWithId(requestId)).status).toBe(200);
-    const list = await fetch(`${board()}/api/queues?activeQueue=render&status=completed&page=1`, {
-      headers: basic(USER, PASSWORD),
-    });
-    expect(list.status).toBe(200);
-    const listed = (await list.json()) as {
+    type Listed = {
       queues: Array<{ name: string; jobs: Array<{ id: string; data: { requestId?: string } }> }>;
     };
-    const summary = listed.queues
-      .find((q) => q.name === 'render')
-      ?.jobs.find((j) => j.data.requestId === requestId);
+    let summary: Listed['queues'][number]['jobs'][number] | undefined;
+    // The caller has its PDF as soon as the worker replies; BullMQ marks the job completed just
+    // after, when the processor returns: under load the board may list it a moment later.
+    await waitUntil(
+      async () => {
+        const list = await fetch(`${board()}/api/queues?activeQueue=render&status=completed&page=1`, {
+          headers: basic(USER, PASSWORD),
+        });
+        expect(list.status).toBe(200);
+        const listed = (await list.json()) as Listed;
+        summary = listed.queues
+          .find((q) => q.name === 'render')
+          ?.jobs.find((j) => j.data.requestId === requestId);
+        return summary !== undefined;
+      },
+      10_000,
+      'the job among the completed ones',
+    );
     expect(summary).toBeDefined();
 
     const res = await fetch(`${board()}/api/queues/render/${encodeURIComponent(summary!.id)}`, {
