@@ -1,0 +1,175 @@
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import PizZip from 'pizzip';
+
+import { buildDocx, table } from '../../../../test/support/docx-builder';
+import type { PartRequest } from '../libreoffice-instance';
+import type { LibreOfficePool, PartResult } from '../libreoffice-pool';
+import type { ConvertOptions } from '../pdf-converter';
+import { TOTAL_PAGES_PROPERTY } from './docx-parts';
+import { SplittingConverter } from './split-converter';
+
+/*
+ * The parted conversion's bookkeeping against a pool that lays pages out by rule: ROWS_PER_PAGE
+ * one-line rows a page, the whole document's pages starting at rows 0, 50, 100, … The real
+ * LibreOffice cases (where pages break, what they look like) are test/split-conversion.e2e-spec.ts;
+ * here a part's layout can be made to waver, which LibreOffice does too rarely to test.
+ */
+const ROWS_PER_PAGE = 50;
+const ROWS = 200;
+
+/** A statement-like document: a paragraph, ROWS rows of a table without a style, "Page X of Y". */
+function statement(): Buffer {
+  const rows = Array.from({ length: ROWS }, (_, i) => [`r${i}`, `${i * 10}`]);
+  const docx = buildDocx({
+    body: ['Statement', table(rows), 'Closing balance'],
+    footer: [{ runs: ['Page ', { field: 'PAGE', result: '1' }, ' of ', { field: 'NUMPAGES', result: '1' }] }],
+  });
+  // As the engine hands it over: the table style resolved into direct formatting.
+  const zip = new PizZip(docx);
+  const xml = zip.file('word/document.xml')!.asText();
+  zip.file('word/document.xml', xml.replace(/<w:tblStyle [^>]*\/>/, ''));
+  return zip.generate({ type: 'nodebuffer' });
+}
+
+/** A valid PDF of `pages` empty pages (qpdf joins the parts, for real). */
+function pdfOf(pages: number, dir: string): Buffer {
+  const out = join(dir, `p${pages}-${Math.random().toString(36).slice(2)}.pdf`);
+  const one = join(dir, 'one.pdf');
+  const page = '<< /Type /Page /Parent 2 0 R /MediaBox [0 0 595 842] >>';
+  const objects = ['<< /Type /Catalog /Pages 2 0 R >>', '<< /Type /Pages /Kids [3 0 R] /Count 1 >>', page];
+  let body = '%PDF-1.4\n';
+  const offsets = objects.map((o, i) => {
+    const at = body.length;
+    body += `${i + 1} 0 obj\n${o}\nendobj\n`;
+    return at;
+  });
+  const xref = body.length;
+  body +=
+    `xref\n0 ${objects.length + 1}\n0000000000 65535 f \n` +
+    offsets.map((o) => `${String(o).padStart(10, '0')} 00000 n \n`).join('') +
+    `trailer\n<< /Size ${objects.length + 1} /Root 1 0 R >>\nstartxref\n${xref}\n%%EOF\n`;
+  writeFileSync(one, body);
+  execFileSync('qpdf', ['--empty', '--pages', ...Array<string>(pages).fill(one), '--', out]);
+  return readFileSync(out);
+}
+
+interface Call {
+  start: number;
+  end: number;
+  total?: number;
+  last: boolean;
+}
+
+/** What a part's docx holds: its first own row (after the lead rows), its end, the total it shows. */
+function partOf(docx: Buffer, part: PartRequest): Call {
+  const zip = new PizZip(docx);
+  const rows = [
+    ...zip
+      .file('word/document.xml')!
+      .asText()
+      .matchAll(/>r(\d+)</g),
+  ].map((m) => Number(m[1]));
+  const custom = zip.file('docProps/custom.xml')?.asText() ?? '';
+  const total = new RegExp(`name="${TOTAL_PAGES_PROPERTY}"[^>]*>\\s*<vt:\\w+>(\\d+)<`).exec(custom)?.[1];
+  return {
+    start: rows[part.lead],
+    end: rows[rows.length - 1] + 1,
+    total: total === undefined ? undefined : Number(total),
+    last: part.last,
+  };
+}
+
+/**
+ * A pool that lays parts out by the rule above; `waver(call, n)` may change the layout of the
+ * n-th conversion (from 1) of the same part with the same total.
+ */
+function rulePool(dir: string, waver: (call: Call, n: number) => Partial<PartResult> = () => ({})) {
+  const calls: Call[] = [];
+  const wholes: Buffer[] = [];
+  const pool = {
+    name: 'libreoffice',
+    capacity: 2,
+    conversionTimeoutMs: 30_000,
+    workParent: dir,
+    setup: 'rule pool',
+    async convertPart(docx: Buffer, _options: ConvertOptions, part: PartRequest): Promise<PartResult> {
+      const call = partOf(docx, part);
+      calls.push(call);
+      const n = calls.filter(
+        (c) => c.start === call.start && c.end === call.end && c.total === call.total,
+      ).length;
+      const rows = call.end - call.start;
+      const layout = call.last
+        ? { pages: Math.ceil(rows / ROWS_PER_PAGE) }
+        : {
+            pages: Math.floor((rows - 1) / ROWS_PER_PAGE),
+            cutRow: Math.floor((rows - 1) / ROWS_PER_PAGE) * ROWS_PER_PAGE,
+            rowsPerPage: ROWS_PER_PAGE,
+          };
+      const result = { ...layout, ...waver(call, n) };
+      return { ...result, pdf: pdfOf(result.pages ?? 0, dir) };
+    },
+    async convert(docx: Buffer): Promise<Buffer> {
+      wholes.push(docx);
+      return pdfOf(Math.ceil(ROWS / ROWS_PER_PAGE), dir);
+    },
+  };
+  return { pool: pool as unknown as LibreOfficePool, calls, wholes };
+}
+
+function pageCount(pdf: Buffer, dir: string): number {
+  const file = join(dir, `out-${Math.random().toString(36).slice(2)}.pdf`);
+  writeFileSync(file, pdf);
+  return Number(execFileSync('qpdf', ['--show-npages', file]).toString().trim());
+}
+
+describe('SplittingConverter: a part converted again with the page count', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'split-spec-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const settings = { minRows: 100, partPages: 10 };
+
+  it('joins the parts when every conversion lays them out alike', async () => {
+    const { pool, calls, wholes } = rulePool(dir);
+    const converter = new SplittingConverter(pool, settings);
+    const pdf = await converter.convert(statement());
+    expect(pageCount(pdf, dir)).toBe(ROWS / ROWS_PER_PAGE);
+    expect(wholes).toHaveLength(0);
+    expect(converter.counts).toEqual({ split: 1, parts: 2, fellBack: 0 });
+    // The first part was converted before the total was known, then once again with it.
+    expect(calls.filter((c) => c.start === 0).map((c) => c.total)).toEqual([undefined, 4]);
+  });
+
+  it('converts a part once more when its layout wavered, and still joins the parts', async () => {
+    // The first part's conversion with the total breaks one page later, the next one as before.
+    const { pool, calls, wholes } = rulePool(dir, (call, n) =>
+      call.start === 0 && call.total !== undefined && n === 1 ? { pages: 1, cutRow: 50 } : {},
+    );
+    const converter = new SplittingConverter(pool, settings);
+    const pdf = await converter.convert(statement());
+    expect(pageCount(pdf, dir)).toBe(4);
+    expect(wholes).toHaveLength(0);
+    expect(converter.counts).toEqual({ split: 1, parts: 2, fellBack: 0 });
+    expect(calls.filter((c) => c.start === 0).map((c) => c.total)).toEqual([undefined, 4, 4]);
+  });
+
+  it('converts the document whole when the total breaks the part differently every time', async () => {
+    const logged: string[] = [];
+    const { pool, calls, wholes } = rulePool(dir, (call) =>
+      call.start === 0 && call.total !== undefined ? { pages: 1, cutRow: 50 } : {},
+    );
+    const converter = new SplittingConverter(pool, settings, (m) => logged.push(m));
+    const pdf = await converter.convert(statement());
+    expect(pageCount(pdf, dir)).toBe(4);
+    expect(wholes).toHaveLength(1);
+    expect(converter.counts).toEqual({ split: 0, parts: 0, fellBack: 1 });
+    expect(calls.filter((c) => c.start === 0).map((c) => c.total)).toEqual([undefined, 4, 4]);
+    expect(logged.join('\n')).toMatch(/rows 0–\d+ broke differently with the page count/);
+  });
+});
