@@ -232,6 +232,16 @@ describe('resolveTableStylesInXml', () => {
     }
   });
 
+  it('hands a table that keeps its style back byte for byte, as another program wrote it', () => {
+    // Single quotes and a space before "/>": what a parse and serialize would rewrite.
+    const written = tbl('DarkList', LOOK, [[tc('a')], [tc('b')]]).replace(
+      '<w:tblStyle w:val="DarkList"/>',
+      "<w:tblStyle w:val='DarkList' />",
+    );
+    expect(written).toContain("w:val='DarkList'");
+    expect(resolveTableStylesInXml(written, sheet, { rowByRow: true })).toBe(written);
+  });
+
   it('resolves nested tables with their own style only', () => {
     const inner = tbl('TableGrid', LOOK, [[tc('in')]]);
     const outer = tbl('LightList-Accent1', LOOK, [

@@ -593,6 +593,8 @@ function resolveFlatTable(text: string, ctx: Context): string | undefined {
   const ROW = /<w:tr[ >][^]*?<\/w:tr>/g;
   const rows = text.slice(rowStart).match(ROW)?.length ?? 0;
   const info = resolveTableProps(tbl, rows, ctx);
+  // A table that keeps its style is handed back as written, its head not serialized again.
+  if (!info && child(child(tbl, 'w:tblPr'), 'w:tblStyle')) return text;
   const head = serialize(headNodes);
   let out = head.slice(0, head.lastIndexOf('</w:tbl>'));
   if (!info) return out + text.slice(rowStart);
