@@ -501,6 +501,13 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
     rootRels: zip.file(ROOT_RELS)?.asText() ?? '',
   };
 
+  // Every part converted with the same total gets the same properties: built once a total.
+  const byTotal = new Map<number, Required<PackageProperties> | null>();
+  const propertiesWith = (total: number) => {
+    if (!byTotal.has(total)) byTotal.set(total, totalPagesProperty(ownProperties, total));
+    return byTotal.get(total)!;
+  };
+
   return {
     rows: dataRows,
     headerRows,
@@ -515,7 +522,7 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
       const first = from === 0;
       const last = part.end === dataRows;
       const totalPages = showsTotal ? part.totalPages : undefined;
-      const withTotal = totalPages !== undefined ? totalPagesProperty(ownProperties, totalPages) : null;
+      const withTotal = totalPages !== undefined ? propertiesWith(totalPages) : null;
       const total = (s: string) =>
         totalPages !== undefined ? replaceTotalFields(s, totalPages, withTotal === null) : s;
       const body =
