@@ -46,8 +46,8 @@ const MB = 1024 * 1024;
 /** Requests of the memory check, and what the worker may come to hold more between the 20th and the last (heap used + external). */
 const LEAK_REQUESTS = 200;
 const HELD_GROWTH_LIMIT_MB = 8;
-/** RSS at the last request may exceed the peak of requests 20–110 by this much. */
-const RSS_GROWTH_LIMIT_MB = 16;
+/** RSS outside the V8 heap at the last request may exceed its peak over requests 20–110 by this much. */
+const NATIVE_GROWTH_LIMIT_MB = 16;
 const SAMPLE_AT = [20, 65, 110, 155, 200];
 
 let redis: RedisServer;
@@ -328,7 +328,7 @@ function encrypted(): Buffer {
 }
 
 describe(`the worker's memory over ${LEAK_REQUESTS} requests with appended PDFs`, () => {
-  it('levels off: nothing held per request, RSS no higher at the end than in the first half', async () => {
+  it('levels off: nothing held per request, RSS outside the heap no higher at the end than in the first half', async () => {
     const request = () =>
       postRender(
         api.url,
@@ -343,24 +343,32 @@ describe(`the worker's memory over ${LEAK_REQUESTS} requests with appended PDFs`
     }
     const held = (m: MemoryFigures) => (m.heapUsed + m.external) / MB;
     const rss = (m: MemoryFigures) => m.rss / MB;
+    const native = (m: MemoryFigures) => (m.rss - m.heapPhysical) / MB;
     const line = samples
-      .map(({ at, m }) => `#${at}: held ${held(m).toFixed(1)} MB, RSS ${rss(m).toFixed(0)} MB`)
+      .map(
+        ({ at, m }) =>
+          `#${at}: held ${held(m).toFixed(1)} MB, RSS ${rss(m).toFixed(0)} MB (outside the heap ${native(m).toFixed(0)} MB)`,
+      )
       .join('; ');
     process.stdout.write(`worker memory after GC: ${line}\n`);
     const at = (n: number) => samples.find((s) => s.at === n)!.m;
-    // What a leak would show: memory held growing with the requests, and RSS still climbing in
-    // the second half. The allocators' own RSS moves (glibc's arenas after the first requests'
-    // peaks) level off once the work is steady. The line rides along so a failure shows the figures.
+    // What a leak would show: memory held growing with the requests, or memory outside the heap
+    // still climbing in the second half. The allocators' own moves (glibc's arenas after the first
+    // requests' peaks) level off once the work is steady. The line rides along so a failure shows the figures.
     expect({ line, heldGrowth: held(at(LEAK_REQUESTS)) - held(at(20)) <= HELD_GROWTH_LIMIT_MB }).toEqual({
       line,
       heldGrowth: true,
     });
-    // RSS moves ±20 MB between samples (glibc's arenas keep and return freed memory as they
-    // please): the last sample may not pass the first half's peak by more than the limit.
-    const firstHalfPeak = Math.max(...samples.filter((x) => x.at <= 110).map((x) => rss(x.m)));
-    expect({ line, rssAfterPeak: rss(at(LEAK_REQUESTS)) - firstHalfPeak <= RSS_GROWTH_LIMIT_MB }).toEqual({
+    // A native leak shows as RSS outside the V8 heap still climbing in the second half. RSS itself
+    // is no measure of it: Node 24's V8 keeps the heap it grew to after a full GC (heapTotal
+    // 110 → 174 MB near request 100, RSS following by 50 MB as its pages are touched, then level
+    // at ~250 MB up to 500 requests, heap used flat), and glibc's arenas keep and return freed
+    // memory as they please (±20 MB between samples): the last sample may not pass the first
+    // half's peak by more than the limit.
+    const firstHalfPeak = Math.max(...samples.filter((x) => x.at <= 110).map((x) => native(x.m)));
+    expect({
       line,
-      rssAfterPeak: true,
-    });
+      nativeAfterPeak: native(at(LEAK_REQUESTS)) - firstHalfPeak <= NATIVE_GROWTH_LIMIT_MB,
+    }).toEqual({ line, nativeAfterPeak: true });
   });
 });

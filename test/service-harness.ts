@@ -318,6 +318,8 @@ export interface MemoryFigures {
   heapUsed: number;
   external: number;
   arrayBuffers: number;
+  /** The V8 heap's resident part (v8.getHeapStatistics().total_physical_size). */
+  heapPhysical: number;
 }
 
 /**
