@@ -4,16 +4,21 @@
  * `{{%tr` rows, curly quotes, merges across split tags, the empty paragraphs that space a page,
  * loops across table cells), a `{%p if %}` across table rows and a sub-document, each rendered
  * by docxtpl and by renderDocx, both converted by the same real LibreOffice, every page
- * rasterised (pdftoppm, grey, 50 dpi) and compared pixel by pixel.
+ * rasterised (pdftoppm, grey, 50 dpi) and compared pixel by pixel. Then pictures and the benchmark
+ * corpus, filled as the worker fills for a PDF, at 100 dpi (below).
  */
 import { execFileSync } from 'node:child_process';
 import PizZip from 'pizzip';
-import { LibreOfficePool } from '@app/converters';
+import { PNG } from 'pngjs';
+import { LibreOfficePool, SPLIT_DEFAULTS } from '@app/converters';
 import { renderDocx } from '@app/engine';
+import { corpusRequest, corpusTemplate, type CorpusRequest } from '../bench/corpus';
 import { buildDocx, p, table, type BlockSpec, type DocxSpec } from './support/docx-builder';
 import { pdfPageCount } from './support/converter-fixtures';
 import { renderManyWithDocxtpl, type DocxtplResult } from './support/docxtpl';
 import { LENIENCY_CASES } from './support/leniency-cases';
+import { comparePages } from './support/page-compare';
+import { pdfImages } from './support/pdf-inspect';
 
 jest.setTimeout(180_000);
 
@@ -118,5 +123,112 @@ describe.each(CASES.map((c, i) => [c.name, i] as const))('%s', (_name, i) => {
       expect(page.pixels.some((v) => v < 128)).toBe(true);
       expect(differingPixels(page.pixels, b[k].pixels)).toBeLessThanOrEqual(page.pixels.length / 2000);
     });
+  });
+});
+
+/*
+ * The benchmark corpus as a caller sends it, pictures included (docxtpl's InlineImage at the
+ * width the request gives), filled as the worker fills for a PDF (table styles resolved, unused
+ * styles left out: what LibreOffice is handed), against docxtpl's fill of the same template, both
+ * converted by the same pool: every page at 100 dpi (test/support/page-compare.ts). The logo, the
+ * statement's header and the gallery's pictures found LibreOffice spacing an inline picture that
+ * has distL/distR="0" otherwise than one without them (python-docx writes none).
+ */
+const WORKER_FILL = {
+  resolveTableStyles: true,
+  resolveAllTableStylesFromRows: SPLIT_DEFAULTS.minRows,
+  pruneUnusedStyles: true,
+} as const;
+
+const SIGNATURE_PNG = new PNG({ width: 120, height: 40 });
+for (let x = 0; x < 120; x++) {
+  // A signature-like stroke on white: a sine line two pixels thick.
+  for (let y = 0; y < 40; y++) {
+    const on = Math.abs(y - (20 + 12 * Math.sin(x / 9))) < 1.5;
+    SIGNATURE_PNG.data.set(on ? [20, 40, 120, 255] : [255, 255, 255, 255], (y * 120 + x) * 4);
+  }
+}
+
+const PICTURE_CASES: Array<{ name: string; template: Buffer; request: CorpusRequest }> = [
+  ...(
+    [
+      ['invoice', 20],
+      ['statement', 60],
+      ['gallery', 10],
+      ['writer', 5],
+      ['contract', 15],
+    ] as const
+  ).map(([name, rows]) => ({
+    name: `corpus ${name}, ${rows} rows`,
+    template: corpusTemplate(name),
+    request: corpusRequest(name, { rows }),
+  })),
+  {
+    name: 'a centred picture, and one within a line of text, in a table cell and a header',
+    template: buildDocx({
+      header: [p('{{ logo }}', { align: 'right' })],
+      body: [
+        p('Certificate of completion', { style: 'Title' }),
+        p('{{ seal }}', { align: 'center' }),
+        p('Awarded to {{ name }} on {{ date }}.'),
+        table([
+          ['Signed', 'Witness'],
+          ['{{ sig }} {{ signer }}', 'Signed: {{ sig }}'],
+        ]),
+        p('Issued by {{ signer }}, {{ sig }} (signature), Lyon.'),
+      ],
+    }),
+    request: {
+      template_data: { name: 'Zoë Ødegård-Nakamura', date: '12 mars 2024', signer: 'Jean Dupont' },
+      images: {
+        logo: { data: corpusRequest('invoice').images!.logo.data, width_mm: 30 },
+        seal: { data: corpusRequest('gallery', { rows: 1 }).images!.img0.data, width_mm: 50 },
+        sig: { data: PNG.sync.write(SIGNATURE_PNG).toString('base64'), width_mm: 25 },
+      },
+    },
+  },
+];
+
+describe('pictures and the corpus, filled as the worker fills for a PDF, look like docxtpl + LibreOffice’s', () => {
+  let references: DocxtplResult[] = [];
+  beforeAll(() => {
+    references = renderManyWithDocxtpl(
+      PICTURE_CASES.map((c) => ({
+        template: c.template,
+        context: c.request.template_data,
+        images: c.request.images,
+      })),
+    );
+  });
+
+  it.each(PICTURE_CASES.map((c, i) => [c.name, i] as const))('%s', async (name, i) => {
+    const reference = references[i];
+    if (reference instanceof Error) throw reference;
+    const { template, request } = PICTURE_CASES[i];
+    const ours = renderDocx(template, request as never, WORKER_FILL);
+    const [a, b] = [
+      await pool.convert(reference, { timeoutMs: 120_000 }),
+      await pool.convert(ours, { timeoutMs: 120_000 }),
+    ];
+    // Every picture of the request is in both PDFs (none lost on either side).
+    const pictures = Object.keys(request.images ?? {}).length;
+    expect(pdfImages(b).filter((x) => x.type === 'image').length).toBeGreaterThanOrEqual(pictures);
+    expect(pdfImages(b).filter((x) => x.type === 'image').length).toBe(
+      pdfImages(a).filter((x) => x.type === 'image').length,
+    );
+    // Up to 8 pages (rasterising is ~1 s a page): the first three (the contract's cover and table
+    // of contents), then evenly spread to the last.
+    const n = pdfPageCount(a);
+    const sample =
+      n <= 8
+        ? undefined
+        : [...new Set([1, 2, 3, ...[1, 2, 3, 4].map((k) => Math.round(3 + (k * (n - 3)) / 4))])];
+    const cmp = comparePages(a, b, { pages: sample });
+    expect({ name, pages: pdfPageCount(b), differing: cmp.differing }).toEqual({
+      name,
+      pages: n,
+      differing: [],
+    });
+    expect(cmp.pagesB).toBe(sample?.length ?? n);
   });
 });

@@ -30,6 +30,8 @@ export interface DocxtplJob {
   context: object;
   /** Sub-documents: each .docx goes into the context as `tpl.new_subdoc(path)` under its key. */
   subdocs?: Record<string, Buffer>;
+  /** Pictures as the service takes them (`images`): each an InlineImage under its key. */
+  images?: Record<string, { data: string; width_mm?: number; height_mm?: number }>;
 }
 
 /** One result per job: the rendered document, or the error docxtpl raised. */
@@ -71,7 +73,12 @@ export function renderManyWithDocxtpl(jobs: DocxtplJob[]): DocxtplResult[] {
         subdocs[key] = join(dir, `s${i}-${k}.docx`);
         writeFileSync(subdocs[key], docx);
       });
-      return { template, context, out: join(dir, `o${i}.docx`), subdocs };
+      const images: Record<string, { path: string; width_mm?: number; height_mm?: number }> = {};
+      Object.entries(job.images ?? {}).forEach(([key, { data, ...size }], k) => {
+        images[key] = { path: join(dir, `i${i}-${k}.png`), ...size };
+        writeFileSync(images[key].path, Buffer.from(data, 'base64'));
+      });
+      return { template, context, out: join(dir, `o${i}.docx`), subdocs, images };
     });
     const manifestPath = join(dir, 'jobs.json');
     writeFileSync(manifestPath, JSON.stringify(manifest));

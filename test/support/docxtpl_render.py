@@ -5,7 +5,10 @@ Run with the system interpreter (/usr/bin/python3: python3-docxtpl is a Debian p
 
   docxtpl_render.py render JOBS.json
       JOBS.json: [{"template": path, "context": path, "out": path, "subdocs": {key: path}}, ...]
-      ("subdocs", optional: each .docx becomes tpl.new_subdoc(path) under its key in the context)
+      ("subdocs", optional: each .docx becomes tpl.new_subdoc(path) under its key in the context;
+      "images", optional: {key: {"path": png, "width_mm": n, "height_mm": n}}, each an
+      InlineImage(tpl, path, width=Mm(n), height=Mm(n)) under its key, as a docxtpl user places
+      the pictures the service takes as `images`)
       Renders each job (several per process, to pay Python's start-up once) and prints one JSON
       line per job: {"ok": true} or {"ok": false, "error_class": ..., "error": ...}.
 
@@ -20,13 +23,22 @@ import statistics
 import sys
 import time
 
-from docxtpl import DocxTemplate
+from docx.shared import Mm
+from docxtpl import DocxTemplate, InlineImage
 
 
-def render_bytes(template_bytes, context, subdocs=None):
+def render_bytes(template_bytes, context, subdocs=None, images=None):
     tpl = DocxTemplate(io.BytesIO(template_bytes))
     for key, path in (subdocs or {}).items():
         context[key] = tpl.new_subdoc(path)
+    for key, image in (images or {}).items():
+        width, height = image.get("width_mm"), image.get("height_mm")
+        context[key] = InlineImage(
+            tpl,
+            image["path"],
+            width=Mm(width) if width else None,
+            height=Mm(height) if height else None,
+        )
     tpl.render(context, autoescape=True)
     out = io.BytesIO()
     tpl.save(out)
@@ -43,7 +55,9 @@ def cmd_render(jobs_path):
         try:
             with open(job["template"], "rb") as fh:
                 template = fh.read()
-            result = render_bytes(template, load_json(job["context"]), job.get("subdocs"))
+            result = render_bytes(
+                template, load_json(job["context"]), job.get("subdocs"), job.get("images")
+            )
             with open(job["out"], "wb") as fh:
                 fh.write(result)
             print(json.dumps({"ok": True}), flush=True)
