@@ -18,6 +18,7 @@ import {
   LOOK_DEFAULT,
   LOOK_LEGACY_NO_HBAND,
   LOOK_NONE,
+  mergedTable,
   MODERN_TABLE_STYLES,
   onBase,
   para,
@@ -220,8 +221,12 @@ describe("every table style of Word's default template looks the same resolved",
         table({ style, look: LOOK_ALL, rows: 6, cols: 5 }),
         para('tblLook as Word writes it, a repeated header row'),
         table({ style, look: LOOK_DEFAULT, rows: 5, cols: 4, header: true }),
+        para('Cells merged across columns'),
+        mergedTable(style, LOOK_ALL),
+        para('Cells merged down rows too (the table keeps its style)'),
+        mergedTable(style, LOOK_ALL, true),
       ]);
-      const kept = 2 * group.filter((s) => shading.has(s)).length;
+      const kept = 3 * group.filter((s) => shading.has(s)).length + group.length;
       await expectSamePages(onBase(blocks), group[0], kept);
     },
     300_000,

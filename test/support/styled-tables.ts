@@ -47,6 +47,35 @@ export function table(spec: TableSpec): string {
   );
 }
 
+/**
+ * A table with merged cells, in `style`: across columns (`w:gridSpan`) at the start, middle and
+ * end of rows and over a whole row, and, with `down`, also down rows (`w:vMerge`) in the first and
+ * a middle column, one merge crossing a merge across.
+ */
+export function mergedTable(style: string, look: string, down = false): string {
+  const span = (n: number) => `<w:gridSpan w:val="${n}"/>`;
+  const start = '<w:vMerge w:val="restart"/>';
+  const more = '<w:vMerge/>';
+  const rows: string[][] = [
+    ['Head 1', 'Head 2', 'Head 3', 'Head 4'].map((t) => cell(t)),
+    [cell('Zwei Spalten', { tcPr: span(2) }), cell('b'), cell('c')],
+    [cell('1'), cell('Двe', { tcPr: span(2) }), cell('4')],
+    [cell('p'), cell('q'), cell('两列', { tcPr: span(2) })],
+    [cell('Whole row', { tcPr: span(4) })],
+  ];
+  if (down)
+    rows.push(
+      [cell('Down', { tcPr: start }), cell('x'), cell('y', { tcPr: start }), cell('z')],
+      [cell('', { tcPr: more }), cell('x2'), cell('', { tcPr: more }), cell('z2')],
+      [cell('', { tcPr: more }), cell('across', { tcPr: span(2) }), cell('z3')],
+    );
+  rows.push([cell('e'), cell('f'), cell('g'), cell('h')]);
+  return (
+    `<w:tbl><w:tblPr><w:tblStyle w:val="${style}"/><w:tblW w:w="0" w:type="auto"/>${look}</w:tblPr>` +
+    `<w:tblGrid>${'<w:gridCol w:w="1800"/>'.repeat(4)}</w:tblGrid>${rows.map((r) => `<w:tr>${r.join('')}</w:tr>`).join('')}</w:tbl>`
+  );
+}
+
 export function para(text: string, style?: string): string {
   return `<w:p>${style ? `<w:pPr><w:pStyle w:val="${style}"/></w:pPr>` : ''}<w:r><w:t xml:space="preserve">${text}</w:t></w:r></w:p>`;
 }

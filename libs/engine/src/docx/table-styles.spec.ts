@@ -232,6 +232,25 @@ describe('resolveTableStylesInXml', () => {
     }
   });
 
+  it('leaves a table with cells merged down rows styled, however long, and resolves one merged across columns', () => {
+    const merged = (tcPr: string) =>
+      `<w:tc><w:tcPr><w:tcW w:w="2000" w:type="dxa"/>${tcPr}</w:tcPr><w:p><w:r><w:t>m</w:t></w:r></w:p></w:tc>`;
+    const down = tbl('LightList-Accent1', LOOK, [
+      [tc('a'), tc('b')],
+      [merged('<w:vMerge w:val="restart"/>'), tc('c')],
+      [merged('<w:vMerge/>'), tc('d')],
+    ]);
+    const across = tbl('LightList-Accent1', LOOK, [[tc('a'), tc('b')], [merged('<w:gridSpan w:val="2"/>')]]);
+    for (const rowByRow of [true, false]) {
+      expect(resolveTableStylesInXml(down, sheet, { rowByRow, allFromRows: 2 })).toBe(down);
+      expect(resolveTableStylesInXml(across, sheet, { rowByRow })).not.toContain('w:tblStyle');
+      // The outer table of a nested pair has its own cells merged down; the inner one is resolved.
+      const outer = down.replace('<w:t>d</w:t></w:r></w:p>', `<w:t>d</w:t></w:r></w:p>${across}<w:p/>`);
+      const out = resolveTableStylesInXml(outer, sheet, { rowByRow });
+      expect(out.match(/<w:tblStyle /g)).toHaveLength(1);
+    }
+  });
+
   it('hands a table that keeps its style back byte for byte, as another program wrote it', () => {
     // Single quotes and a space before "/>": what a parse and serialize would rewrite.
     const written = tbl('DarkList', LOOK, [[tc('a')], [tc('b')]]).replace(
