@@ -213,6 +213,36 @@ export const MODERN_TABLE_STYLES: Record<string, string> = {
   ReportTable: reportTable(),
 };
 
+/**
+ * Company styles based on Word's built-ins, as a template's author makes them (Modify Style, New
+ * Style based on…): on Light List Accent 1 with a header and last row of their own, one more level
+ * on that, centred with wider cell margins and a font, and on Table Grid with banding and a header.
+ * LibreOffice takes from the base its run, table and cell properties, not its paragraph properties
+ * nor its conditional formats, and no style's table alignment.
+ */
+export const BASED_TABLE_STYLES: Record<string, string> = {
+  CompanyList:
+    '<w:basedOn w:val="LightList-Accent1"/><w:uiPriority w:val="99"/><w:tblPr/>' +
+    cond(
+      'firstRow',
+      '<w:rPr><w:color w:val="FFFF00"/></w:rPr><w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="C00000"/></w:tcPr>',
+    ) +
+    cond(
+      'lastRow',
+      `<w:rPr><w:i/></w:rPr><w:tblPr/><w:tcPr><w:tcBorders>${border('top', 'double', 6, '000000')}</w:tcBorders></w:tcPr>`,
+    ),
+  CompanyListCentred:
+    '<w:basedOn w:val="CompanyList"/><w:pPr><w:jc w:val="center"/></w:pPr><w:rPr><w:rFonts w:ascii="Cambria" w:hAnsi="Cambria"/></w:rPr>' +
+    '<w:tblPr><w:jc w:val="center"/><w:tblCellMar><w:left w:w="200" w:type="dxa"/><w:right w:w="200" w:type="dxa"/></w:tblCellMar></w:tblPr>',
+  GridBanded:
+    '<w:basedOn w:val="TableGrid"/><w:tblPr><w:tblStyleRowBandSize w:val="1"/></w:tblPr>' +
+    cond('band1Horz', '<w:tblPr/><w:tcPr><w:shd w:val="clear" w:color="auto" w:fill="EDEDED"/></w:tcPr>') +
+    cond(
+      'firstRow',
+      '<w:pPr><w:jc w:val="center"/></w:pPr><w:rPr><w:b/><w:caps/></w:rPr><w:tblPr/><w:tcPr><w:vAlign w:val="bottom"/></w:tcPr>',
+    ),
+};
+
 /** The report style at 9 pt, its header at 10: what LibreOffice sizes whole paragraphs by (kept styled). */
 export const REPORT_TABLE_9PT = reportTable({ body: 18, head: 20 });
 

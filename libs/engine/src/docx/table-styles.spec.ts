@@ -173,10 +173,12 @@ describe('resolveTableStylesInXml', () => {
 
   it('drops an unknown style, survives a basedOn cycle, and leaves unstyled tables alone', () => {
     const cyclic = readStyleSheet(
-      '<w:styles><w:style w:type="table" w:styleId="A"><w:basedOn w:val="B"/><w:tblPr><w:jc w:val="center"/></w:tblPr></w:style>' +
+      '<w:styles><w:style w:type="table" w:styleId="A"><w:basedOn w:val="B"/><w:tblPr><w:tblInd w:w="720" w:type="dxa"/></w:tblPr></w:style>' +
         '<w:style w:type="table" w:styleId="B"><w:basedOn w:val="A"/></w:style></w:styles>',
     );
-    expect(resolveTableStylesInXml(tbl('A', '', [[tc('x')]]), cyclic)).toContain('<w:jc w:val="center"/>');
+    expect(resolveTableStylesInXml(tbl('A', '', [[tc('x')]]), cyclic)).toContain(
+      '<w:tblInd w:w="720" w:type="dxa"/>',
+    );
     const unknown = resolveTableStylesInXml(tbl('Nope', '', [[tc('x')]]), sheet);
     expect(unknown).not.toContain('tblStyle');
     expect(unknown).toContain('<w:t>x</w:t>');
@@ -248,6 +250,40 @@ describe('resolveTableStylesInXml', () => {
       const outer = down.replace('<w:t>d</w:t></w:r></w:p>', `<w:t>d</w:t></w:r></w:p>${across}<w:p/>`);
       const out = resolveTableStylesInXml(outer, sheet, { rowByRow });
       expect(out.match(/<w:tblStyle /g)).toHaveLength(1);
+    }
+  });
+
+  it('takes from a base table style what LibreOffice does: run, table and cell properties, not paragraph properties nor conditional formats', () => {
+    const based = readStyleSheet(
+      '<w:styles><w:style w:type="table" w:styleId="Base">' +
+        '<w:pPr><w:spacing w:after="0"/></w:pPr><w:rPr><w:i/></w:rPr>' +
+        '<w:tblPr><w:tblInd w:w="300" w:type="dxa"/><w:jc w:val="center"/>' +
+        '<w:tblBorders><w:top w:val="single" w:sz="12" w:space="0" w:color="FF0000"/></w:tblBorders></w:tblPr>' +
+        '<w:tcPr><w:vAlign w:val="center"/></w:tcPr>' +
+        '<w:tblStylePr w:type="firstRow"><w:rPr><w:b/></w:rPr></w:tblStylePr></w:style>' +
+        '<w:style w:type="table" w:styleId="Company"><w:basedOn w:val="Base"/>' +
+        '<w:tblStylePr w:type="lastRow"><w:rPr><w:caps/></w:rPr></w:tblStylePr></w:style></w:styles>',
+    );
+    // First and last row formats on (0x0060).
+    for (const rowByRow of [true, false]) {
+      const out = resolveTableStylesInXml(
+        tbl('Company', '<w:tblLook w:val="0060"/>', [[tc('head')], [tc('body')], [tc('foot')]]),
+        based,
+        {
+          rowByRow,
+        },
+      );
+      expect(out).not.toContain('w:tblStyle');
+      // Inherited: the base's runs, table indent and borders, cell alignment; the own last row.
+      expect(out.match(/<w:i\/>/g)).toHaveLength(6); // each cell's run and paragraph mark
+      expect(out).toContain('<w:tblInd w:w="300" w:type="dxa"/>');
+      expect(out).toContain('w:color="FF0000"');
+      expect(out.match(/<w:vAlign w:val="center"\/>/g)).toHaveLength(3);
+      expect(out).toContain('<w:caps/>');
+      // Not: the base's paragraph spacing, its first-row bold, and no style's table alignment.
+      expect(out).not.toContain('w:spacing');
+      expect(out).not.toContain('<w:b/>');
+      expect(out).not.toContain('<w:jc ');
     }
   });
 

@@ -44,6 +44,10 @@
  *     keeps the default 11 pt and a 9 pt table's rows grew 0.3 pt each.
  *   Except from `allFromRows` rows on: a long table must lose its style to be converted in parts
  *   (split conversion), which matters more than a hairline or a row a little taller.
+ * - A style based on another table style (`w:basedOn`, a company style on Table Grid or Light
+ *   List) takes from it what LibreOffice does, not what Word does: its run, table and cell
+ *   properties, but neither its paragraph properties (Table Grid's single spacing) nor its
+ *   conditional formats (measured on 25.2: a style based on one that sets each, against that one).
  * - A table with cells merged down rows (`w:vMerge`) keeps its style, however long: LibreOffice
  *   borders a merged cell of Light List and Medium Shading 2 (14 of the 100 built-in styles)
  *   otherwise than the cells written out (seen at 100 dpi), and such a table is never converted
@@ -380,10 +384,16 @@ function resolveTableStyle(sheet: TableStyleSheet, id: string): ResolvedTableSty
   const own = sheet.styles.get(id);
   if (!own || own.type !== 'table') return undefined;
   const tblPrs = defs.map((d) => d.tblPr);
+  const tbl = merged(...tblPrs.map((t) => propsOf(t)));
+  // LibreOffice does not align a table by its style's w:jc (25.2: centred and right-aligned styles
+  // drew the table at the left margin); written on the table, it would.
+  tbl.delete('w:jc');
   return {
-    p: merged(...defs.map((d) => propsOf(d.pPr))),
+    // What LibreOffice takes from the styles a table style is based on (see the header comment):
+    // their run, table and cell properties, not their paragraph properties nor conditional formats.
+    p: propsOf(own.pPr),
     r: merged(...defs.map((d) => propsOf(d.rPr))),
-    tbl: merged(...tblPrs.map((t) => propsOf(t))),
+    tbl,
     tc: merged(...defs.map((d) => propsOf(d.tcPr))),
     cond: own.cond,
     // LibreOffice's band size, not the style's (see the header comment).
