@@ -23,6 +23,7 @@ import {
   MODERN_TABLE_STYLES,
   onBase,
   para,
+  REPORT_TABLE_12PT,
   REPORT_TABLE_9PT,
   table,
   withTableStyles,
@@ -204,14 +205,21 @@ describe("every table style of Word's default template looks the same resolved",
       )
       .map(([, id]) => id),
   );
+  // And those that set a font size (Medium List 2's 12 pt header), also left styled.
+  const sized = new Set(styles.filter(([, , body]) => /<w:sz /.test(body)).map(([, id]) => id));
   // Five styles a document, two tables each, so that tables fall at many places on the page and
   // across page breaks: the seams between cells shaded one by one showed only at some of them.
   const groups: string[][] = [];
   for (let i = 0; i < styles.length; i += 5) groups.push(styles.slice(i, i + 5).map(([, id]) => id));
 
-  it('reads the 100 built-in styles, 49 of them shading every cell', () => {
+  it('reads the 100 built-in styles, 49 of them shading every cell, 7 setting a font size', () => {
     expect(styles).toHaveLength(100);
     expect(shading.size).toBe(49);
+    expect([...sized].sort()).toEqual(
+      ['', '-Accent1', '-Accent2', '-Accent3', '-Accent4', '-Accent5', '-Accent6'].map(
+        (a) => `MediumList2${a}`,
+      ),
+    );
   });
 
   it.each(groups.map((g) => [g.join(', '), g] as const))(
@@ -227,7 +235,7 @@ describe("every table style of Word's default template looks the same resolved",
         para('Cells merged down rows too (the table keeps its style)'),
         mergedTable(style, LOOK_ALL, true),
       ]);
-      const kept = 3 * group.filter((s) => shading.has(s)).length + group.length;
+      const kept = 3 * group.filter((s) => shading.has(s) || sized.has(s)).length + group.length;
       await expectSamePages(onBase(blocks), group[0], kept);
     },
     300_000,
@@ -262,9 +270,17 @@ describe('table styles as Word 2013+ and company templates write them look the s
     300_000,
   );
 
-  it('the report style at 9 pt keeps its style: LibreOffice sizes the whole paragraph by it', async () => {
-    // Resolved, each row was 0.3 pt taller (the paragraph kept the default 11 pt).
-    const docx = withTableStyles(onBase(blocks('Report9pt')), { Report9pt: REPORT_TABLE_9PT });
-    await expectSamePages(docx, 'Report9pt', 3);
-  }, 300_000);
+  it.each([
+    ['9 pt', REPORT_TABLE_9PT],
+    ['12 pt, its header at 14', REPORT_TABLE_12PT],
+  ])(
+    'the report style at %s keeps its style: LibreOffice sizes the whole paragraph by it',
+    async (_, style) => {
+      // Resolved, each 9 pt row was 0.3 pt taller (the paragraph kept the default 11 pt), and 12, 14
+      // and 16 pt moved rows too.
+      const docx = withTableStyles(onBase(blocks('ReportSized')), { ReportSized: style });
+      await expectSamePages(docx, 'ReportSized', 3);
+    },
+    300_000,
+  );
 });

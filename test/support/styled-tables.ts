@@ -246,6 +246,9 @@ export const BASED_TABLE_STYLES: Record<string, string> = {
 /** The report style at 9 pt, its header at 10: what LibreOffice sizes whole paragraphs by (kept styled). */
 export const REPORT_TABLE_9PT = reportTable({ body: 18, head: 20 });
 
+/** The report style at 12 pt, its header at 14: sizes over the default 11 pt (kept styled too). */
+export const REPORT_TABLE_12PT = reportTable({ body: 24, head: 28 });
+
 /** `docx` with these table styles (id -> the style's inner XML) added to its styles.xml. */
 export function withTableStyles(docx: Buffer, styles: Record<string, string>): Buffer {
   const zip = new PizZip(docx);

@@ -142,9 +142,11 @@ describe('resolveTableStylesInXml', () => {
         '<w:rPr><w:sz w:val="32"/><w:color w:val="00B050"/></w:rPr></w:style></w:styles>',
     );
     const s = readStyleSheet(custom);
+    // A style that sets a size is kept below allFromRows rows; a long table is resolved anyway.
     const out = resolveTableStylesInXml(
       tbl('Big', LOOK, [[tc('n'), tc('h', '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>')]]),
       s,
+      { allFromRows: 1 },
     );
     const [plain, heading] = cellsOf(out);
     expect(plain).toMatch(/<w:r><w:rPr><w:sz w:val="32"\/><w:color w:val="00B050"\/><\/w:rPr>/);
@@ -205,23 +207,24 @@ describe('resolveTableStylesInXml', () => {
     }
   });
 
-  it('leaves a table styled when its style sets a font size under 12 pt, in the style or a conditional format', () => {
+  it('leaves a table styled when its style sets a font size, in the style or a conditional format', () => {
     const sheetWith = (rPr: string, cond = '') =>
       readStyleSheet(
         `<w:styles><w:style w:type="table" w:styleId="S"><w:rPr>${rPr}</w:rPr>${cond}</w:style></w:styles>`,
       );
     const table = tbl('S', LOOK, [[tc('a')], [tc('b')]]);
-    expect(resolveTableStylesInXml(table, sheetWith('<w:sz w:val="18"/>'))).toBe(table);
+    for (const half of [18, 24, 28])
+      expect(resolveTableStylesInXml(table, sheetWith(`<w:sz w:val="${half}"/>`))).toBe(table);
     expect(
       resolveTableStylesInXml(
         table,
-        sheetWith('', '<w:tblStylePr w:type="firstRow"><w:rPr><w:sz w:val="20"/></w:rPr></w:tblStylePr>'),
+        sheetWith('', '<w:tblStylePr w:type="firstRow"><w:rPr><w:sz w:val="24"/></w:rPr></w:tblStylePr>'),
       ),
     ).toBe(table);
-    // 12 pt and more: the runs' size sets the line either way, and the table is resolved.
-    const large = resolveTableStylesInXml(table, sheetWith('<w:sz w:val="28"/><w:b/>'));
-    expect(large).not.toContain('w:tblStyle');
-    expect(large).toContain('<w:sz w:val="28"/>');
+    // A complex-script size alone does not size the paragraph's Latin text: resolved.
+    const cs = resolveTableStylesInXml(table, sheetWith('<w:szCs w:val="28"/><w:b/>'));
+    expect(cs).not.toContain('w:tblStyle');
+    expect(cs).toContain('<w:szCs w:val="28"/>');
   });
 
   it('resolves a table in such a style from allFromRows rows on (long tables are split only without a style)', () => {

@@ -38,10 +38,11 @@
  *     (`w:tblPr/w:shd` goes to the cells), and a generated style holding only the shading made
  *     LibreOffice slower than the original style did (1,500 rows of Medium Grid 1 Accent 1:
  *     2.35 s against 2.05 s styled, 1.77 s resolved);
- *   - a font size under 12 pt (`w:sz`, in the style or a conditional format). LibreOffice sets it
- *     on the whole paragraph (ApplyParagraphPropertiesFromTableStyle), whose size also counts in
- *     the height of its last line; written on the runs and the paragraph mark, the paragraph
- *     keeps the default 11 pt and a 9 pt table's rows grew 0.3 pt each.
+ *   - a font size (`w:sz`, in the style or a conditional format). LibreOffice sets it on the
+ *     whole paragraph (ApplyParagraphPropertiesFromTableStyle), whose size also counts in the
+ *     height of its lines; written on the runs and the paragraph mark, the paragraph keeps the
+ *     default 11 pt: a 9 pt table's rows grew 0.3 pt each, and 12, 14 and 16 pt (in the style, a
+ *     header or a band) moved rows too.
  *   Except from `allFromRows` rows on: a long table must lose its style to be converted in parts
  *   (split conversion), which matters more than a hairline or a row a little taller.
  * - A style based on another table style (`w:basedOn`, a company style on Table Grid or Light
@@ -367,16 +368,9 @@ interface ResolvedTableStyle {
   keepsStyle: boolean;
 }
 
-/**
- * A font size below 12 pt (24 half-points): what LibreOffice puts on a paragraph of the default
- * 11 or 12 pt in its place. A larger one is the runs' size whatever the paragraph's, and the same
- * line height either way (Medium List 2's 12 pt header row resolved draws the same page).
- */
-function smallSize(props: PropMap): boolean {
-  return ['w:sz', 'w:szCs'].some((name) => {
-    const half = Number(props.get(name)?.node?.attrs['w:val']);
-    return Number.isFinite(half) && half < 24;
-  });
+/** A font size (w:sz): what LibreOffice puts on the whole paragraph (see the header comment). */
+function setsSize(props: PropMap): boolean {
+  return props.has('w:sz');
 }
 
 function resolveTableStyle(sheet: TableStyleSheet, id: string): ResolvedTableStyle | undefined {
@@ -401,8 +395,8 @@ function resolveTableStyle(sheet: TableStyleSheet, id: string): ResolvedTableSty
     colBand: 1,
     keepsStyle:
       defs.some((d) => child(d.tcPr, 'w:shd') !== undefined) ||
-      defs.some((d) => smallSize(propsOf(d.rPr))) ||
-      [...own.cond.values()].some((c) => smallSize(c.r)),
+      defs.some((d) => setsSize(propsOf(d.rPr))) ||
+      [...own.cond.values()].some((c) => setsSize(c.r)),
   };
 }
 
