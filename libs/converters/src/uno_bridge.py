@@ -197,7 +197,14 @@ class Office:
             self.proc.wait(timeout=0.2)
             return True
         except subprocess.TimeoutExpired:
+            pass
+        # Not reaped yet is not alive: a SIGKILLed soffice under load has taken longer to exit
+        # (a killed instance answered 502 instead of being retried). One UNO round trip tells.
+        try:
+            self.ping()
             return False
+        except Exception:
+            return True
 
     def quit(self):
         try:
