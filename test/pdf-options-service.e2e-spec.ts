@@ -352,9 +352,8 @@ describe(`the worker's memory over ${LEAK_REQUESTS} requests with appended PDFs`
       .join('; ');
     process.stdout.write(`worker memory after GC: ${line}\n`);
     const at = (n: number) => samples.find((s) => s.at === n)!.m;
-    // What a leak would show: memory held growing with the requests, or memory outside the heap
-    // still climbing in the second half. The allocators' own moves (glibc's arenas after the first
-    // requests' peaks) level off once the work is steady. The line rides along so a failure shows the figures.
+    // What a leak would show: memory held growing with the requests (below), or memory outside the
+    // heap still climbing in the second half (after). The line rides along so a failure shows the figures.
     expect({ line, heldGrowth: held(at(LEAK_REQUESTS)) - held(at(20)) <= HELD_GROWTH_LIMIT_MB }).toEqual({
       line,
       heldGrowth: true,

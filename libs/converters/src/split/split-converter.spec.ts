@@ -4,6 +4,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
 
+import { pdfPageCount } from '../../../../test/support/converter-fixtures';
 import { buildDocx, table } from '../../../../test/support/docx-builder';
 import type { PartRequest } from '../libreoffice-instance';
 import type { LibreOfficePool, PartResult } from '../libreoffice-pool';
@@ -120,12 +121,6 @@ function rulePool(dir: string, waver: (call: Call, n: number) => Partial<PartRes
   return { pool: pool as unknown as LibreOfficePool, calls, wholes };
 }
 
-function pageCount(pdf: Buffer, dir: string): number {
-  const file = join(dir, `out-${Math.random().toString(36).slice(2)}.pdf`);
-  writeFileSync(file, pdf);
-  return Number(execFileSync('qpdf', ['--show-npages', file]).toString().trim());
-}
-
 describe('SplittingConverter: a part converted again with the page count', () => {
   let dir: string;
   beforeEach(() => {
@@ -139,7 +134,7 @@ describe('SplittingConverter: a part converted again with the page count', () =>
     const { pool, calls, wholes } = rulePool(dir);
     const converter = new SplittingConverter(pool, settings);
     const pdf = await converter.convert(statement());
-    expect(pageCount(pdf, dir)).toBe(ROWS / ROWS_PER_PAGE);
+    expect(pdfPageCount(pdf)).toBe(ROWS / ROWS_PER_PAGE);
     expect(wholes).toHaveLength(0);
     expect(converter.counts).toEqual({ split: 1, parts: 2, fellBack: 0 });
     // The first part was converted before the total was known, then once again with it.
@@ -153,7 +148,7 @@ describe('SplittingConverter: a part converted again with the page count', () =>
     );
     const converter = new SplittingConverter(pool, settings);
     const pdf = await converter.convert(statement());
-    expect(pageCount(pdf, dir)).toBe(4);
+    expect(pdfPageCount(pdf)).toBe(4);
     expect(wholes).toHaveLength(0);
     expect(converter.counts).toEqual({ split: 1, parts: 2, fellBack: 0 });
     expect(calls.filter((c) => c.start === 0).map((c) => c.total)).toEqual([undefined, 4, 4]);
@@ -166,7 +161,7 @@ describe('SplittingConverter: a part converted again with the page count', () =>
     );
     const converter = new SplittingConverter(pool, settings, (m) => logged.push(m));
     const pdf = await converter.convert(statement());
-    expect(pageCount(pdf, dir)).toBe(4);
+    expect(pdfPageCount(pdf)).toBe(4);
     expect(wholes).toHaveLength(1);
     expect(converter.counts).toEqual({ split: 0, parts: 0, fellBack: 1 });
     expect(calls.filter((c) => c.start === 0).map((c) => c.total)).toEqual([undefined, 4, 4]);
