@@ -1,8 +1,8 @@
 import { randomBytes } from 'node:crypto';
-import { readFileSync } from 'node:fs';
+import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
-import { join } from 'node:path';
+import { dirname, join } from 'node:path';
 
 import { findJemalloc } from '@app/config';
 import { ConversionFailedError } from './errors';
@@ -23,6 +23,21 @@ async function waitFor(what: string, check: () => boolean, timeoutMs = 20_000): 
   while (!check()) {
     if (Date.now() > deadline) throw new Error(`timed out waiting for ${what}`);
     await new Promise((r) => setTimeout(r, 20));
+  }
+}
+
+/** The first LibreOffice lock file that appears in a job directory under `parent` (polled). */
+async function waitForLockFile(parent: string, timeoutMs = 20_000): Promise<string> {
+  const deadline = Date.now() + timeoutMs;
+  for (;;) {
+    for (const pool of readdirSync(parent).filter((d) => d.startsWith('docx-pdf-lo-'))) {
+      for (const job of readdirSync(join(parent, pool)).filter((d) => d.startsWith('job-'))) {
+        const lock = join(parent, pool, job, '.~lock.out.pdf#');
+        if (existsSync(lock)) return lock;
+      }
+    }
+    if (Date.now() > deadline) throw new Error(`no LibreOffice lock file under ${parent}`);
+    await new Promise((r) => setTimeout(r, 2));
   }
 }
 
@@ -191,6 +206,37 @@ describe('LibreOfficePool with two instances', () => {
     pdfs.forEach(expectPdfOfInvoice);
     expect(pool.stats().failures).toBe(failures);
     expect(pool.stats().restarts).toBe(restarts + 1);
+  });
+
+  it('retries a conversion whose soffice is SIGKILLed mid-export, past the lock file it leaves', async () => {
+    // LibreOffice writes `.~lock.out.pdf#` beside the PDF it exports; a killed soffice cannot
+    // remove it, and an export to the same path then aborts (IOException 0x11b) as if the
+    // document were at fault: a 502 under test/supervised-start's SIGKILL, before the retry wrote
+    // to a path of its own.
+    const lines = Array.from({ length: 300 }, (_, i) => ({ item: `Line ${i + 1}`, qty: 1, price: 2 }));
+    const long = makeInvoiceDocx({ ...SAMPLE_INVOICE, lines });
+    const { restarts, failures } = pool.stats();
+    let killed: { pid: number; lock: string } | undefined;
+    for (let tries = 0; !killed && tries < 5; tries++) {
+      const conversion = pool.convert(long);
+      const lock = await waitForLockFile(workParent);
+      const victim = pool.describe().find((s) => s.state === 'busy')!.pid!;
+      process.kill(victim, 'SIGSTOP');
+      if (existsSync(lock)) {
+        process.kill(victim, 'SIGKILL');
+        killed = { pid: victim, lock };
+      } else {
+        process.kill(victim, 'SIGCONT'); // the export ended before it stopped: once more
+      }
+      const pdf = await conversion;
+      expect(pdfToText(pdf)).toContain('Line 300');
+    }
+    expect(killed).toBeDefined();
+    await waitFor('the killed soffice to be gone', () => !processAlive(killed!.pid));
+    expect(pool.stats().failures).toBe(failures);
+    expect(pool.stats().restarts).toBe(restarts + 1);
+    // The job directory goes (in the background), lock file and all.
+    await waitFor('the job directory removed', () => !existsSync(dirname(killed!.lock)));
   });
 
   it('times out a hung conversion, kills the stuck instance and frees its slot', async () => {

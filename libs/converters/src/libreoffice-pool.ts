@@ -226,12 +226,15 @@ export class LibreOfficePool implements PdfConverter {
       // journal (1.7 ms per job in a profile under load), which no caller needs to wait for.
       const dir = mkdtempSync(join(await this.privateDir(), 'job-'));
       const inPath = join(dir, 'in.docx');
-      const outPath = join(dir, 'out.pdf');
+      const outPaths: string[] = [];
       try {
         writeFileSync(inPath, docx);
-        const layout = await this.runOnInstance(
+        const { layout, outPath } = await this.runOnInstance(
           inPath,
-          outPath,
+          (attempt) => {
+            outPaths.push(join(dir, attempt === 1 ? 'out.pdf' : `out-${attempt}.pdf`));
+            return outPaths[outPaths.length - 1];
+          },
           libreOfficeExport(options.pdf),
           timeoutMs,
           jobId,
@@ -252,7 +255,7 @@ export class LibreOfficePool implements PdfConverter {
         this.counters.conversions++;
         return { pdf, ...layout };
       } finally {
-        const removal = removeJobDir(dir, [inPath, outPath]).finally(() => this.removals.delete(removal));
+        const removal = removeJobDir(dir, [inPath, ...outPaths]).finally(() => this.removals.delete(removal));
         this.removals.add(removal);
       }
     } catch (e) {
@@ -329,22 +332,28 @@ export class LibreOfficePool implements PdfConverter {
 
   // --- conversion on one instance, with one retry after a crash -------------------------------
 
+  /**
+   * `outPathFor(attempt)`: where an attempt writes. A retry never writes where the crashed
+   * attempt did: a SIGKILLed soffice leaves LibreOffice's lock file (`.~lock.out.pdf#`) there,
+   * and the next instance's export then aborts (IOException 0x11b, Io Abort) as a document error.
+   */
   private async runOnInstance(
     inPath: string,
-    outPath: string,
+    outPathFor: (attempt: number) => string,
     exportSpec: LibreOfficeExport,
     timeoutMs: number,
     jobId?: string,
     part?: PartRequest,
-  ): Promise<PartLayout> {
+  ): Promise<{ layout: PartLayout; outPath: string }> {
     const ctx = { backend: 'libreoffice', ...(jobId ? { jobId } : {}) };
     for (let attempt = 1; ; attempt++) {
       const slot = await this.acquire(attempt > 1, jobId);
       const instance = slot.instance!;
+      const outPath = outPathFor(attempt);
       try {
         const layout = await instance.convert(inPath, outPath, exportSpec, timeoutMs, part);
         slot.served++;
-        return layout;
+        return { layout, outPath };
       } catch (e) {
         if (!(e instanceof InstanceError)) throw e;
         if (e.kind === 'crashed' && attempt === 1) continue; // retry once, on a fresh instance

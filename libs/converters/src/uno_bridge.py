@@ -198,8 +198,8 @@ class Office:
             return True
         except subprocess.TimeoutExpired:
             pass
-        # Not reaped yet is not alive: a SIGKILLed soffice under load has taken longer to exit
-        # (a killed instance answered 502 instead of being retried). One UNO round trip tells.
+        # Not reaped yet is not alive: the watch thread holds the wait, and a SIGKILLed soffice
+        # with a large heap takes a while to exit. One UNO round trip tells.
         try:
             self.ping()
             return False
