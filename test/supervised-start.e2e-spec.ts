@@ -76,14 +76,18 @@ function load(url: string, callers = 4) {
   };
 }
 
-/** Only PDFs of the invoice and typed 503s with Retry-After. */
-function expectPdfOrTyped503(answers: Answer[]): void {
+/**
+ * Only PDFs of the invoice and typed 503s with Retry-After. `log` (npm start's lines since the
+ * fault) goes into the failure message: its warnings and errors say why an answer was wrong.
+ */
+function expectPdfOrTyped503(answers: Answer[], log: string[]): void {
   const wrong = answers.filter(
     (a) =>
       !(a.status === 200 && a.pdf) &&
       !(a.status === 503 && a.errorType === 'service_unavailable' && Number(a.retryAfter) > 0),
   );
-  expect(wrong).toEqual([]);
+  const why = wrong.length ? log.filter((l) => /"level":(40|50)|error|fail/i.test(l)).slice(-40) : [];
+  expect({ wrong, why }).toEqual({ wrong: [], why: [] });
 }
 
 describe('npm start supervises its parts', () => {
@@ -151,7 +155,7 @@ describe('npm start supervises its parts', () => {
     } catch {
       // nothing left
     }
-    expectPdfOrTyped503(answers);
+    expectPdfOrTyped503(answers, start.lines.slice(from));
     expect(answers.filter((a) => a.status === 200).length).toBeGreaterThanOrEqual(6);
     expect(part(ENTRY.worker)).not.toBe(worker);
     await servesAgain();
@@ -159,6 +163,7 @@ describe('npm start supervises its parts', () => {
   });
 
   it("leaves a SIGKILLed LibreOffice to the worker's pool; meanwhile every request gets its PDF or a typed 503", async () => {
+    const from = start.lines.length;
     const worker = part(ENTRY.worker);
     const traffic = load(url);
     await waitUntil(async () => traffic.answers.filter((a) => a.status === 200).length >= 2, 60_000, 'PDFs');
@@ -173,7 +178,7 @@ describe('npm start supervises its parts', () => {
       'PDFs from the new LibreOffice',
     );
     const answers = await traffic.stop();
-    expectPdfOrTyped503(answers);
+    expectPdfOrTyped503(answers, start.lines.slice(from));
     expect(part(ENTRY.worker)).toBe(worker); // the worker itself did not die
     expect(start.output()).toMatch(/LibreOffice instance 0 \(pid \d+\) is replaced/);
   });
@@ -193,7 +198,7 @@ describe('npm start supervises its parts', () => {
       'PDFs after Redis restarted',
     );
     const answers = await traffic.stop();
-    expectPdfOrTyped503(answers);
+    expectPdfOrTyped503(answers, start.lines.slice(from));
     // The restarted Redis read its append-only file back.
     expect(start.output().slice(start.lines.slice(0, from).join('\n').length)).toMatch(
       /\[redis\][^\n]*(DB loaded from append only file|Reading RDB base file|DB loaded from disk)/,
