@@ -25,6 +25,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
 import { FillPool } from '../apps/worker/src/fill/fill-pool';
 import { CORPUS_NAMES, type CorpusName, corpusRequest, corpusTemplate } from './corpus';
+import { peakRssBytes } from './report';
 
 type Row = {
   rows: number;
@@ -72,7 +73,7 @@ async function child(rows: number, offload: boolean): Promise<void> {
   const parseMs = performance.now() - t0;
   gc();
   const rssBefore = process.memoryUsage().rss;
-  const peakBefore = process.resourceUsage().maxRSS * 1024;
+  const peakBefore = peakRssBytes();
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
   // One tick for the monitor's timer to start.
@@ -86,7 +87,7 @@ async function child(rows: number, offload: boolean): Promise<void> {
   await new Promise((r) => setTimeout(r, 20));
   h.disable();
   await pool?.close();
-  const peakAfter = process.resourceUsage().maxRSS * 1024;
+  const peakAfter = peakRssBytes();
   const row: Row = {
     rows,
     parseMs,

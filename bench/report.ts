@@ -1,4 +1,5 @@
 /** What every benchmark prints: the machine and the run, and samples as median and range. */
+import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
 
 /** One line naming the machine and the run, printed before any figure. */
@@ -47,7 +48,18 @@ export function elapsedMs(fn: () => unknown): number {
   return Number(process.hrtime.bigint() - start) / 1e6;
 }
 
-/** Peak resident set size of this process so far, in MiB (Linux: VmHWM). */
+/**
+ * Peak resident set size of this process's own memory so far, in bytes (Linux: VmHWM). Not
+ * getrusage's maxRSS: Linux carries the parent's peak into it across execve, so a child of a large
+ * process (a Jest worker of ~450 MB) reported its parent's peak as its own.
+ */
+export function peakRssBytes(): number {
+  const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
+  if (!hwm) throw new Error('no VmHWM in /proc/self/status');
+  return Number(hwm[1]) * 1024;
+}
+
+/** peakRssBytes() in MiB. */
 export function peakRssMiB(): number {
-  return process.resourceUsage().maxRSS / 1024;
+  return peakRssBytes() / 2 ** 20;
 }

@@ -21,9 +21,10 @@ function measure(rows: number): Measured {
     process.execPath,
     [
       '--expose-gc',
-      // GC on the main thread only: with concurrent marking on helper threads, a loaded machine
-      // delays collections and the peak moves with the load (5,000 rows rose 271 MB under a full
-      // test run against 60 MB idle); on the main thread it is the same under any load.
+      // GC on the main thread only: when collections run depends on the allocations alone, not
+      // on how fast helper threads mark on a loaded machine. (The peak that once moved with the
+      // full run, 271 MB against 60 MB for 5,000 rows, was the Jest worker's own, inherited
+      // through execve by getrusage: fill-memory.ts reads VmHWM instead.)
       '--single-threaded-gc',
       '--require',
       require.resolve('tsx/cjs'),
