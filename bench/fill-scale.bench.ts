@@ -25,7 +25,7 @@ import { monitorEventLoopDelay } from 'node:perf_hooks';
 import { cpus, loadavg } from 'node:os';
 import { FillPool } from '../apps/worker/src/fill/fill-pool';
 import { CORPUS_NAMES, type CorpusName, corpusRequest, corpusTemplate } from './corpus';
-import { peakRssBytes } from './report';
+import { peakRssMiB } from './report';
 
 type Row = {
   rows: number;
@@ -73,7 +73,7 @@ async function child(rows: number, offload: boolean): Promise<void> {
   const parseMs = performance.now() - t0;
   gc();
   const rssBefore = process.memoryUsage().rss;
-  const peakBefore = peakRssBytes();
+  const peakBeforeMb = peakRssMiB();
   const h = monitorEventLoopDelay({ resolution: 10 });
   h.enable();
   // One tick for the monitor's timer to start.
@@ -87,14 +87,14 @@ async function child(rows: number, offload: boolean): Promise<void> {
   await new Promise((r) => setTimeout(r, 20));
   h.disable();
   await pool?.close();
-  const peakAfter = peakRssBytes();
+  const peakAfterMb = peakRssMiB();
   const row: Row = {
     rows,
     parseMs,
     fillMs,
     rssBeforeMb: rssBefore / 2 ** 20,
-    peakBeforeMb: peakBefore / 2 ** 20,
-    peakAfterMb: peakAfter / 2 ** 20,
+    peakBeforeMb,
+    peakAfterMb,
     maxLagMs: h.max / 1e6,
     bytes,
   };

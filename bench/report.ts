@@ -1,6 +1,7 @@
 /** What every benchmark prints: the machine and the run, and samples as median and range. */
-import { readFileSync } from 'node:fs';
 import * as os from 'node:os';
+
+import { peakRssMb } from '../test/support/hostile-process';
 
 /** One line naming the machine and the run, printed before any figure. */
 export function machineLine(): string {
@@ -49,17 +50,10 @@ export function elapsedMs(fn: () => unknown): number {
 }
 
 /**
- * Peak resident set size of this process's own memory so far, in bytes (Linux: VmHWM). Not
+ * Peak resident set size of this process's own memory so far, in MiB (Linux: VmHWM). Not
  * getrusage's maxRSS: Linux carries the parent's peak into it across execve, so a child of a large
  * process (a Jest worker of ~450 MB) reported its parent's peak as its own.
  */
-export function peakRssBytes(): number {
-  const hwm = /^VmHWM:\s+(\d+) kB$/m.exec(readFileSync('/proc/self/status', 'utf8'));
-  if (!hwm) throw new Error('no VmHWM in /proc/self/status');
-  return Number(hwm[1]) * 1024;
-}
-
-/** peakRssBytes() in MiB. */
 export function peakRssMiB(): number {
-  return peakRssBytes() / 2 ** 20;
+  return peakRssMb(process.pid);
 }
