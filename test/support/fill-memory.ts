@@ -8,12 +8,11 @@
  */
 import { CompiledTemplates, parseDataJson, renderDocx } from '@app/engine';
 import { corpusRequest, corpusTemplate } from '../../bench/corpus';
-import { peakRssMb, resetPeakRss } from './hostile-process';
+import { procStatusKb, resetPeakRss } from './hostile-process';
 
 const gc = (globalThis as { gc?: () => void }).gc;
 if (!gc) throw new Error('run with --expose-gc');
 const rows = Number(process.argv[2]);
-
 const template = corpusTemplate('invoice');
 const options = {
   imagesVerified: true,
@@ -35,7 +34,7 @@ const heapBefore = process.memoryUsage().heapUsed;
 const bytes = renderDocx(template, request as never, options).length;
 // This process's own peak (VmHWM): getrusage's maxRSS carries the parent's across execve, and
 // under a Jest worker of ~450 MB a 5,000-row fill "rose" 275 MB, as much as 20,000 rows.
-const peak = peakRssMb(process.pid) * 2 ** 20;
+const peak = procStatusKb(process.pid, 'VmHWM') * 1024;
 // Twice: the first pass leaves the fill's large strings for the next (Node 20).
 gc();
 gc();

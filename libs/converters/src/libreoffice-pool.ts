@@ -72,6 +72,15 @@ async function removeJobDir(dir: string, files: string[]): Promise<void> {
   await rmdir(dir).catch(() => rm(dir, { recursive: true, force: true }).catch(() => undefined));
 }
 
+/**
+ * Where attempt `attempt` of a job exports. A retry never writes where the crashed attempt did: a
+ * SIGKILLed soffice leaves LibreOffice's lock file (`.~lock.out.pdf#`) there, and the next
+ * instance's export then aborts (IOException 0x11b, Io Abort) as if the document were at fault.
+ */
+function outPathOf(dir: string, attempt: number): string {
+  return join(dir, attempt === 1 ? 'out.pdf' : `out-${attempt}.pdf`);
+}
+
 export const POOL_DEFAULTS = {
   /**
    * Conversions before an instance is replaced, by allocator. A restart costs ~0.56 s of CPU and a
@@ -226,15 +235,11 @@ export class LibreOfficePool implements PdfConverter {
       // journal (1.7 ms per job in a profile under load), which no caller needs to wait for.
       const dir = mkdtempSync(join(await this.privateDir(), 'job-'));
       const inPath = join(dir, 'in.docx');
-      const outPaths: string[] = [];
       try {
         writeFileSync(inPath, docx);
         const { layout, outPath } = await this.runOnInstance(
           inPath,
-          (attempt) => {
-            outPaths.push(join(dir, attempt === 1 ? 'out.pdf' : `out-${attempt}.pdf`));
-            return outPaths[outPaths.length - 1];
-          },
+          dir,
           libreOfficeExport(options.pdf),
           timeoutMs,
           jobId,
@@ -255,7 +260,11 @@ export class LibreOfficePool implements PdfConverter {
         this.counters.conversions++;
         return { pdf, ...layout };
       } finally {
-        const removal = removeJobDir(dir, [inPath, ...outPaths]).finally(() => this.removals.delete(removal));
+        // A retry's files (and the lock file a killed soffice left) go with removeJobDir's
+        // recursive fallback.
+        const removal = removeJobDir(dir, [inPath, outPathOf(dir, 1)]).finally(() =>
+          this.removals.delete(removal),
+        );
         this.removals.add(removal);
       }
     } catch (e) {
@@ -332,14 +341,10 @@ export class LibreOfficePool implements PdfConverter {
 
   // --- conversion on one instance, with one retry after a crash -------------------------------
 
-  /**
-   * `outPathFor(attempt)`: where an attempt writes. A retry never writes where the crashed
-   * attempt did: a SIGKILLed soffice leaves LibreOffice's lock file (`.~lock.out.pdf#`) there,
-   * and the next instance's export then aborts (IOException 0x11b, Io Abort) as a document error.
-   */
+  /** Converts `inPath`, writing each attempt's PDF in `dir` (outPathOf). */
   private async runOnInstance(
     inPath: string,
-    outPathFor: (attempt: number) => string,
+    dir: string,
     exportSpec: LibreOfficeExport,
     timeoutMs: number,
     jobId?: string,
@@ -349,7 +354,7 @@ export class LibreOfficePool implements PdfConverter {
     for (let attempt = 1; ; attempt++) {
       const slot = await this.acquire(attempt > 1, jobId);
       const instance = slot.instance!;
-      const outPath = outPathFor(attempt);
+      const outPath = outPathOf(dir, attempt);
       try {
         const layout = await instance.convert(inPath, outPath, exportSpec, timeoutMs, part);
         slot.served++;
