@@ -338,7 +338,7 @@ describe('GET /version', () => {
     expect(body.features).toEqual({
       undefined_behavior_options: ['silent', 'property_missing', 'debug', 'strict'],
       default_undefined_behavior: 'silent',
-      missing_fields_handling: 'configurable',
+      missing_fields_handling: true,
     });
     expect(body.capabilities).toEqual(
       expect.arrayContaining(['lint', 'inspect', 'linter_options', 'playground']),

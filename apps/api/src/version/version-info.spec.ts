@@ -7,9 +7,13 @@ describe('versionInfo', () => {
     expect(info.features).toEqual({
       undefined_behavior_options: ['silent', 'property_missing', 'debug', 'strict'],
       default_undefined_behavior: 'silent',
-      missing_fields_handling: 'configurable',
+      missing_fields_handling: true,
     });
-    expect(info.capabilities).toEqual(expect.arrayContaining(['lint', 'inspect', 'docx_output']));
+    expect(info.capabilities).toEqual(
+      expect.arrayContaining(['lint', 'inspect', 'docx_output', 'missing_fields_configurable']),
+    );
+    // A boolean, as the seed's own tests read it: the string "configurable" read as false there.
+    expect(info.features.missing_fields_handling).toBe(true);
     expect(info.capabilities).not.toContain('playground');
     expect(versionInfo(null, true).capabilities).toContain('playground');
   });

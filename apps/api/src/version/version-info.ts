@@ -50,7 +50,7 @@ export const VersionInfoSchema = Type.Object(
       {
         undefined_behavior_options: strings(),
         default_undefined_behavior: Type.String({ example: 'silent' }),
-        missing_fields_handling: Type.String({ example: 'configurable' }),
+        missing_fields_handling: Type.Boolean({ example: true }),
       },
       { description: "The seed system's features object" },
     ),
@@ -115,12 +115,14 @@ export function versionInfo(
     features: {
       undefined_behavior_options: [...UNDEFINED_BEHAVIORS],
       default_undefined_behavior: SEED_NAME[defaultUndefined] ?? 'silent',
-      // Missing fields follow undefined_behavior, per request or the service's default.
-      missing_fields_handling: 'configurable',
+      // The seed's boolean, as its own clients check it; that the handling is configurable per
+      // request (undefined_behavior) is said in capabilities.
+      missing_fields_handling: true,
     },
     capabilities: [
       'images',
       'undefined_behavior',
+      'missing_fields_configurable',
       'linter_options',
       'lint',
       'lint_pdf_report',
