@@ -3,7 +3,7 @@ import tseslint from 'typescript-eslint';
 import prettier from 'eslint-config-prettier';
 
 /*
- * Who may import whom (the layout in README "Project layout"):
+ * Who may import whom (the layout in docs/architecture.md, "What each library owns"):
  *   apps/* → libs/* through their @app/* alias, never another app;
  *   libs/* → other libs through @app/*, never an app;
  *   production code → never test code; a library only through its index (no deep @app/x/y).
