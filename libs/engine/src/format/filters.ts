@@ -168,8 +168,38 @@ function num2wordsFilter(st: RenderState, v: Value, a: Value[], k: Record<string
   }
 }
 
+const ROMAN: [number, string][] = [
+  [1000, 'M'],
+  [900, 'CM'],
+  [500, 'D'],
+  [400, 'CD'],
+  [100, 'C'],
+  [90, 'XC'],
+  [50, 'L'],
+  [40, 'XL'],
+  [10, 'X'],
+  [9, 'IX'],
+  [5, 'V'],
+  [4, 'IV'],
+  [1, 'I'],
+];
+
+/** `n | to_roman` (Python's roman.toRoman, as docxtpl users register it): a dozen lines, no library. */
+function toRoman(st: RenderState, v: Value): Value {
+  if (missing(st, v)) return v;
+  const p = plain(v);
+  const n = typeof p === 'string' && /^\s*\d+\s*$/.test(p) ? Number(p) : p;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 3999)
+    throw new FormatValueError('to_roman', p, 'must be a whole number from 1 to 3999');
+  let rest = n;
+  let out = '';
+  for (const [value, letters] of ROMAN) for (; rest >= value; rest -= value) out += letters;
+  return out;
+}
+
 export const FORMAT_FILTERS: Record<string, FilterFn> = {
   num2words: num2wordsFilter,
+  to_roman: toRoman,
   dateformat: (st, v, a, k) => strftimeFilter(st, 'dateformat', v, a, k),
   datetimeformat: (st, v, a, k) => strftimeFilter(st, 'datetimeformat', v, a, k),
   format_date: (st, v, a, k) => {

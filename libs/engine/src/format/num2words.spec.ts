@@ -149,6 +149,13 @@ describe('num2words in a template', () => {
     );
   });
 
+  it('is also the global function some templates call: num2words(total, lang=...)', () => {
+    expect(one("{{ num2words(total, lang='fr') }}", { total: 80 })).toBe('quatre-vingts');
+    expect(one("{{ num2words(n, True, 'de') }}", { n: 3 })).toBe('dritte');
+    // Data of that name wins, as for any global.
+    expect(one('{{ num2words }}', { num2words: 'given' })).toBe('given');
+  });
+
   it('prints a missing value as any missing value, and refuses bad input with a typed template error', () => {
     expect(one('[{{ nothing | num2words }}]')).toBe('[]');
     const cases: [string, Record<string, unknown>, RegExp][] = [

@@ -1,4 +1,4 @@
-/** dateformat / datetimeformat in a template: defaults, empty input, and typed errors. */
+/** dateformat / datetimeformat and to_roman in a template: defaults, empty input, and typed errors. */
 import { buildDocx, p } from '../../../../test/support/docx-builder';
 import { docxText } from '../../../../test/support/docx-text';
 import { TemplateRuntimeError } from '../errors';
@@ -33,6 +33,26 @@ describe('dateformat and datetimeformat', () => {
       }
       expect(err).toBeInstanceOf(TemplateRuntimeError);
       expect((err as Error).message).toMatch(message);
+    }
+  });
+});
+
+describe('to_roman', () => {
+  it('writes 1 to 3999 as Roman numerals and refuses the rest', () => {
+    expect(
+      one(
+        '{{ 1 | to_roman }} {{ 4 | to_roman }} {{ 1994 | to_roman }} {{ "12" | to_roman }} {{ 3999 | to_roman }}',
+      ),
+    ).toBe('I IV MCMXCIV XII MMMCMXCIX');
+    for (const bad of ['0', '4000', '1.5', '"XII"']) {
+      let err: unknown;
+      try {
+        one(`{{ ${bad} | to_roman }}`);
+      } catch (e) {
+        err = e;
+      }
+      expect(err).toBeInstanceOf(TemplateRuntimeError);
+      expect((err as Error).message).toMatch(/to_roman: .*must be a whole number from 1 to 3999/);
     }
   });
 });
