@@ -37,6 +37,8 @@ declare -A WANT=(
   [zxing-cpp-tools]=/usr/bin/ZXingReader
   # Babel, for the formatting filters' differential test (comes with python3-docxtpl; named here too).
   [python3-babel]=/usr/lib/python3/dist-packages/babel/__init__.py
+  # Python's num2words, the num2words filter's reference table (test/num2words-table.e2e-spec.ts).
+  [python3-num2words]=/usr/lib/python3/dist-packages/num2words/__init__.py
   # A worker with a skewed clock in the fault tests (libfaketime).
   [faketime]=/usr/bin/faketime
   # The playground's browser test (playwright-core drives Debian's chromium).

@@ -25,6 +25,17 @@ import { formatDate, formatDatetime, formatTime } from './dates';
 import { FormatValueError } from './errors';
 import { parseLocale, parseTimeZone } from './locale';
 import { formatCompactDecimal, formatCurrency, formatDecimal, formatPercent } from './numbers';
+import {
+  NUM2WORDS_FORMS,
+  NUM2WORDS_LANGS,
+  num2words,
+  num2wordsLang,
+  Num2WordsError,
+  parseDecimalString,
+  type Num2WordsForm,
+  type PyNumber,
+} from './num2words';
+import { strftimeFilter } from './strftime';
 
 /** A template value as plain JSON for the formatters (a Python float `2.0` is the number 2). */
 function plain(v: Value): unknown {
@@ -103,7 +114,94 @@ function codeText(filter: string, v: Value): string {
   throw new FormatValueError(filter, p, 'must be text or a whole number');
 }
 
+/** A template value as Python's num2words receives it: int, float, or a string it reads as a Decimal. */
+function pyNumberOf(filter: string, v: Value): PyNumber {
+  if (v instanceof PyFloat) return { kind: 'float', float: v.value };
+  if (typeof v === 'number') {
+    if (!Number.isFinite(v)) throw new FormatValueError(filter, v, 'must be a finite number');
+    return Number.isInteger(v) ? { kind: 'int', int: BigInt(v) } : { kind: 'float', float: v };
+  }
+  if (typeof v === 'string') {
+    const d = parseDecimalString(v);
+    if (d) return d;
+  }
+  throw new FormatValueError(filter, plain(v), 'must be a number, or a number written in digits ("1234.56")');
+}
+
+/** Python's num2words(number, ordinal=False, lang='en', to='cardinal', currency='EUR', cents=True, separator). */
+function num2wordsFilter(st: RenderState, v: Value, a: Value[], k: Record<string, Value>): Value {
+  const f = 'num2words';
+  if (missing(st, v)) return v;
+  const x = pyNumberOf(f, v);
+  const langArg = plain(arg(a, k, 1, 'lang', 'en'));
+  const lang = typeof langArg === 'string' ? num2wordsLang(langArg) : undefined;
+  if (!lang)
+    throw new FormatValueError(
+      f,
+      plain(v),
+      `unknown lang ${JSON.stringify(langArg)} (known: ${NUM2WORDS_LANGS.join(', ')})`,
+    );
+  const ordinalFlag = flag(arg(a, k, 0, 'ordinal', false));
+  const toArg = plain(arg(a, k, 2, 'to', 'cardinal'));
+  if (typeof toArg !== 'string' || !(NUM2WORDS_FORMS as readonly string[]).includes(toArg))
+    throw new FormatValueError(
+      f,
+      plain(v),
+      `unknown to=${JSON.stringify(toArg)} (known: ${NUM2WORDS_FORMS.join(', ')})`,
+    );
+  const currency = k.currency === undefined ? 'EUR' : plain(k.currency);
+  if (typeof currency !== 'string')
+    throw new FormatValueError(f, plain(v), 'currency must be a code like "EUR"');
+  const separator = k.separator === undefined ? undefined : plain(k.separator);
+  try {
+    return num2words(x, {
+      lang,
+      to: ordinalFlag ? 'ordinal' : (toArg as Num2WordsForm),
+      currency,
+      cents: flag(k.cents ?? true),
+      separator: separator === undefined ? undefined : String(separator),
+    });
+  } catch (e) {
+    if (e instanceof Num2WordsError || e instanceof RangeError)
+      throw new FormatValueError(f, plain(v), e.message);
+    throw e;
+  }
+}
+
+const ROMAN: [number, string][] = [
+  [1000, 'M'],
+  [900, 'CM'],
+  [500, 'D'],
+  [400, 'CD'],
+  [100, 'C'],
+  [90, 'XC'],
+  [50, 'L'],
+  [40, 'XL'],
+  [10, 'X'],
+  [9, 'IX'],
+  [5, 'V'],
+  [4, 'IV'],
+  [1, 'I'],
+];
+
+/** `n | to_roman` (Python's roman.toRoman, as docxtpl users register it): a dozen lines, no library. */
+function toRoman(st: RenderState, v: Value): Value {
+  if (missing(st, v)) return v;
+  const p = plain(v);
+  const n = typeof p === 'string' && /^\s*\d+\s*$/.test(p) ? Number(p) : p;
+  if (typeof n !== 'number' || !Number.isInteger(n) || n < 1 || n > 3999)
+    throw new FormatValueError('to_roman', p, 'must be a whole number from 1 to 3999');
+  let rest = n;
+  let out = '';
+  for (const [value, letters] of ROMAN) for (; rest >= value; rest -= value) out += letters;
+  return out;
+}
+
 export const FORMAT_FILTERS: Record<string, FilterFn> = {
+  num2words: num2wordsFilter,
+  to_roman: toRoman,
+  dateformat: (st, v, a, k) => strftimeFilter(st, 'dateformat', v, a, k),
+  datetimeformat: (st, v, a, k) => strftimeFilter(st, 'datetimeformat', v, a, k),
   format_date: (st, v, a, k) => {
     if (missing(st, v)) return v;
     return formatDate(

@@ -33,7 +33,7 @@ export interface TemplateVariables {
 export const IMAGE_LIKE_NAME =
   /(logo|image|img|photo|picture|pic|signature|stamp|seal|qr|barcode|icon|chart)/i;
 
-const NUMERIC_FILTERS = new Set(['round', 'abs', 'int', 'float', 'sum', 'filesizeformat']);
+const NUMERIC_FILTERS = new Set(['round', 'abs', 'int', 'float', 'sum', 'filesizeformat', 'num2words']);
 const ARITHMETIC = new Set(['+', '-', '*', '/', '//', '%', '**']);
 const DICT_METHODS = new Set(['items', 'keys', 'values']);
 

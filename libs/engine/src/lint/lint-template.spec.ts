@@ -22,6 +22,20 @@ describe('lintDocxTemplate', () => {
     );
   });
 
+  it('knows the filters docxtpl users register (num2words, dateformat, datetimeformat), and suggests them', () => {
+    const sound = lintDocxTemplate(
+      buildDocx([
+        p("{{ total | num2words(lang='ru', to='currency', currency='RUB') }}"),
+        p("{{ d | dateformat('%d.%m.%Y') }} {{ d | datetimeformat }}"),
+      ]),
+    );
+    expect(sound.errors).toEqual([]);
+    const typo = lintDocxTemplate(buildDocx([p("{{ total | num2word(lang='ru') }}")]));
+    expect(typo.errors.map((e) => [e.code, e.suggestion])).toEqual([
+      ['unknown_filter', "Did you mean the filter 'num2words'?"],
+    ]);
+  });
+
   it('finds every problem at once, each with its location and a suggestion', () => {
     const report = lintDocxTemplate(
       buildDocx([

@@ -109,6 +109,15 @@ function globalFn(name: string, st: RenderState): Value | undefined {
         if (!args.length) throw new JinjaRuntimeError('at least one item has to be provided');
         return new Cycler(args);
       });
+    case 'num2words': {
+      // Python's num2words registered as a global (`{{ num2words(total, lang='ru') }}`): the filter
+      // of that name, once a layer has registered it.
+      const fn = FILTERS.num2words;
+      if (!fn) return undefined;
+      return new Callable('num2words', (args, kwargs) =>
+        fn(st, args[0] ?? new Undefined('number'), args.slice(1), kwargs),
+      );
+    }
     case 'joiner':
       return new Callable('joiner', (args) => {
         let used = false;
