@@ -132,7 +132,8 @@ export class JinjaModule {
             u.across === 'table cells'
               ? 'tag is split across table cells (docxtpl would join the cells and drop one from the row)'
               : 'tag is split across paragraphs around a hyperlink, field, text box or table, which cannot be joined',
-          tag: u.tag,
+          // The half an author sees where the tag opens (lint locates it there).
+          tag: u.opening,
           context: u.context,
           part: path,
         })),

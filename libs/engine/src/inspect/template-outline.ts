@@ -59,6 +59,8 @@ export interface TemplateTag {
   syntaxError?: string;
   /** The paragraph holds nothing but this tag. */
   alone: boolean;
+  /** Word split it across this many paragraphs, joined into the first as docxtpl joins them. */
+  splitParagraphs?: number;
 }
 
 export interface TemplateOutline {
@@ -172,8 +174,9 @@ export function templateOutline(zip: PizZip): TemplateOutline {
   const paragraphs: TemplateParagraph[] = [];
   const tags: TemplateTag[] = [];
   for (const part of templatedParts(zip)) {
-    const marked = markJinjaTags(zip.file(part)!.asText()).xml;
+    const { xml: marked, joined } = markJinjaTags(zip.file(part)!.asText());
     const own = partParagraphs(part, marked, paragraphs.length + 1);
+    const firstOwnTag = tags.length;
     for (const para of own) {
       const plain = para.text.replace(new RegExp(`[${TAG_START}${TAG_END}]`, 'g'), (c) =>
         c === TAG_START ? '{' : '}',
@@ -197,6 +200,12 @@ export function templateOutline(zip: PizZip): TemplateOutline {
         });
       }
       paragraphs.push({ ...para, text: plain });
+    }
+    // The scanner lists the tags it joined in document order: they are the part's tags so written.
+    let next = firstOwnTag;
+    for (const j of joined) {
+      while (next < tags.length && tags[next].source !== j.tag) next++;
+      if (next < tags.length) tags[next++].splitParagraphs = j.paragraphs;
     }
   }
   return { paragraphs, tags };

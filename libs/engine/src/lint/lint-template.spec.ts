@@ -43,7 +43,7 @@ describe('lintDocxTemplate', () => {
       [3, 25, 'mismatched_tag', 'mismatched_block'],
       [4, 1, 'syntax_error', 'syntax_error'],
       [5, 1, 'syntax_error', 'unknown_tag'],
-      [6, 1, 'syntax_error', 'tag_split_across_paragraphs'],
+      [6, 1, 'syntax_error', 'tag_not_closed'],
       [7, 1, 'nested_error', 'block_crosses_table_cells'],
     ]);
     expect(report.errors[0].suggestion).toBe("Did you mean the filter 'round'?");
@@ -55,6 +55,35 @@ describe('lintDocxTemplate', () => {
     });
     expect(report.errors[7].suggestion).toMatch(/^Did you mean '\{%tr if a %\}'/);
     expect(report.errors.every((e) => e.suggestion && e.message && e.context)).toBe(true);
+  });
+
+  it('warns about a tag Word split across paragraphs, which renders joined as in docxtpl (issue 34)', () => {
+    const report = lintDocxTemplate(
+      buildDocx([p('Intro'), table([[[p('{{ item.sa'), p('}} left')], 'x']]), p('{# a'), p('b'), p('#}')]),
+    );
+    expect(report.success).toBe(true);
+    expect(report.errors).toEqual([]);
+    expect(report.warnings.map((w) => [w.code, w.line_number, w.column, w.tag])).toEqual([
+      ['tag_split_across_paragraphs', 2, 1, '{{ item.sa}}'],
+      ['tag_split_across_paragraphs', 4, 1, '{# ab#}'],
+    ]);
+    expect(report.warnings[0].location?.table).toEqual({ table: 1, row: 1, cell: 1 });
+    expect(report.warnings[1].message).toContain('split across 3 paragraphs');
+  });
+
+  it('refuses a tag split across table cells or into a hyperlink, where its first half is', () => {
+    const report = lintDocxTemplate(
+      buildDocx([
+        p('Intro'),
+        table([['{{ a', '}} b']]),
+        p('{% if x'),
+        { runs: [{ raw: '<w:hyperlink w:anchor="x"><w:r><w:t>%}</w:t></w:r></w:hyperlink>' }] },
+      ]),
+    );
+    expect(report.errors.map((e) => [e.code, e.line_number, e.column, e.tag])).toEqual([
+      ['tag_split_across_cells', 2, 1, '{{ a'],
+      ['tag_split_unjoinable', 4, 1, '{% if x'],
+    ]);
   });
 
   it('finds a tag Word split across runs like the renderer does', () => {

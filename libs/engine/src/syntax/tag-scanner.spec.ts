@@ -125,7 +125,9 @@ describe('markJinjaTags', () => {
       const cell = (t: string) => `<w:tc><w:tcPr/>${para(t)}</w:tc>`;
       const xml = `<w:tbl><w:tr>${cell('{{ a')}${cell('}} b')}</w:tr></w:tbl>`;
       const { xml: out, tagCount, unjoinable } = markJinjaTags(xml);
-      expect(unjoinable).toEqual([{ tag: '{{ a}}', context: '{{ a', across: 'table cells' }]);
+      expect(unjoinable).toEqual([
+        { tag: '{{ a}}', opening: '{{ a', context: '{{ a', across: 'table cells' },
+      ]);
       expect(tagCount).toBe(0);
       expect(out).toBe(xml);
     });

@@ -31,6 +31,8 @@ export interface JoinedTag {
 /** A tag split across paragraphs whose join docxtpl would turn into a broken or different document. */
 export interface UnjoinableTag {
   tag: string;
+  /** Its first half: from the opener to the end of the paragraph it opens in. */
+  opening: string;
   context: string;
   /** What lies between its halves: table cells (docxtpl drops a cell), or another boundary. */
   across: 'table cells' | 'other';
@@ -292,7 +294,12 @@ export function markJinjaTags(xml: string): ScanResult {
     );
     if (blocked) {
       const gap = xml.slice(blocked[0], blocked[1]);
-      unjoinable.push({ tag, context, across: /<\/w:tc>/.test(gap) ? 'table cells' : 'other' });
+      unjoinable.push({
+        tag,
+        opening: text.slice(at),
+        context,
+        across: /<\/w:tc>/.test(gap) ? 'table cells' : 'other',
+      });
       continue;
     }
     edits.push(toXml(a), toXml(b - 1));

@@ -1,0 +1,84 @@
+/**
+ * Tags Word split across paragraphs (issue 34), beyond the body cases of
+ * test/support/split-tag-cases.ts (which test/dialect-leniency.e2e-spec.ts renders against docxtpl):
+ * in headers and footers, as docxtpl renders them; across table cells, where docxtpl's join drops
+ * a cell from the row (checked here), refused with a typed error; and what lint says of each.
+ */
+import { buildDocx, p, table } from './support/docx-builder';
+import { docxText } from './support/docx-text';
+import { renderManyWithDocxtpl } from './support/docxtpl';
+import { lintDocxTemplate, renderDocx, TemplateSyntaxError } from '@app/engine';
+
+describe('a tag split across paragraphs in a header and a footer renders as docxtpl renders it', () => {
+  const template = buildDocx({
+    header: [p('Dossier {{ dossier.re', { style: 'Header' }), p('f }} — confidentiel')],
+    footer: [p('{% if draft'), p('%}BROUILLON{% endif %} page'), p('fin')],
+    body: [p('Corps {{ dossier.ref }}')],
+  });
+  const data = { dossier: { ref: 'D-42' }, draft: true };
+
+  it('gives docxtpl’s header and footer paragraphs', () => {
+    const [theirs] = renderManyWithDocxtpl([{ template, context: data }]);
+    if (theirs instanceof Error) throw theirs;
+    const want = docxText(theirs);
+    expect(want.headers).toEqual([['Dossier D-42 — confidentiel']]);
+    expect(want.footers).toEqual([['BROUILLON page', 'fin']]);
+    const ours = docxText(renderDocx(template, { template_data: data }));
+    expect(ours.headers).toEqual(want.headers);
+    expect(ours.footers).toEqual(want.footers);
+    expect(ours.body).toEqual(want.body);
+  });
+
+  it('lints with a warning for each, no error', () => {
+    const report = lintDocxTemplate(template);
+    expect(report.errors).toEqual([]);
+    expect(report.warnings.map((w) => [w.code, w.location?.part, w.tag])).toEqual([
+      ['tag_split_across_paragraphs', 'word/header1.xml', '{{ dossier.ref }}'],
+      ['tag_split_across_paragraphs', 'word/footer1.xml', '{% if draft%}'],
+    ]);
+  });
+});
+
+describe('a tag split across table cells', () => {
+  const template = buildDocx([table([['{{ a', '}} b', 'c']]), p('after')]);
+
+  it('docxtpl joins the cells: the row loses a cell', () => {
+    const [theirs] = renderManyWithDocxtpl([{ template, context: { a: 'A' } }]);
+    if (theirs instanceof Error) throw theirs;
+    expect(docxText(theirs).body).toEqual(['A b | c', 'after']);
+  });
+
+  it('is refused with a typed error naming the tag, and by lint', () => {
+    let error: unknown;
+    try {
+      renderDocx(template, { template_data: { a: 'A' } });
+    } catch (e) {
+      error = e;
+    }
+    expect(error).toBeInstanceOf(TemplateSyntaxError);
+    expect((error as TemplateSyntaxError).message).toMatch(/split across table cells.*\{\{ a/);
+    const report = lintDocxTemplate(template);
+    expect(report.errors.map((e) => [e.error_type, e.code, e.tag, e.location?.table])).toEqual([
+      ['syntax_error', 'tag_split_across_cells', '{{ a', { table: 1, row: 1, cell: 1 }],
+    ]);
+  });
+});
+
+describe('a lost brace is still reported where it is, not joined with a later tag', () => {
+  const template = buildDocx([p('Hi {{ name }'), p('Total: {{ total }}')]);
+
+  it('docxtpl refuses it too', () => {
+    const [theirs] = renderManyWithDocxtpl([{ template, context: { name: 'A', total: 1 } }]);
+    expect(theirs).toBeInstanceOf(Error);
+  });
+
+  it('is refused, and lint names the missing brace in its paragraph', () => {
+    expect(() => renderDocx(template, { template_data: { name: 'A', total: 1 } })).toThrow(
+      /not closed before the end of its paragraph/,
+    );
+    const report = lintDocxTemplate(template);
+    expect(report.errors.map((e) => [e.code, e.line_number, e.suggestion])).toEqual([
+      ['tag_not_closed', 1, "Did you mean '}}'? The tag's closing delimiter has one character missing"],
+    ]);
+  });
+});
