@@ -2,7 +2,8 @@
  * Tags Word split across paragraphs (issue 34), beyond the body cases of
  * test/support/split-tag-cases.ts (which test/dialect-leniency.e2e-spec.ts renders against docxtpl):
  * in headers and footers, as docxtpl renders them; across table cells, where docxtpl's join drops
- * a cell from the row (checked here), refused with a typed error; and what lint says of each.
+ * a cell from the row (checked here), refused with a typed error; what lint says of each; and
+ * the join adding no space, so a statement split between words is refused by both.
  */
 import { buildDocx, p, table } from './support/docx-builder';
 import { docxText } from './support/docx-text';
@@ -80,5 +81,19 @@ describe('a lost brace is still reported where it is, not joined with a later ta
     expect(report.errors.map((e) => [e.code, e.line_number, e.suggestion])).toEqual([
       ['tag_not_closed', 1, "Did you mean '}}'? The tag's closing delimiter has one character missing"],
     ]);
+  });
+});
+
+describe('the paragraphs meet without a space, as in docxtpl', () => {
+  const template = buildDocx([
+    table([[[p('{%tr for item'), p('in items %}')]], ['{{ item }}'], ['{%tr endfor %}']]),
+  ]);
+
+  it('so `{%tr for item` / `in items %}` is a syntax error in both', () => {
+    const [theirs] = renderManyWithDocxtpl([{ template, context: { items: [1] } }]);
+    expect(theirs).toBeInstanceOf(Error);
+    expect(() => renderDocx(template, { template_data: { items: [1] } })).toThrow(
+      /expected 'in' after the loop variable in \{%tr for itemin items %\}/,
+    );
   });
 });

@@ -57,6 +57,8 @@ export const SPLIT_TAG_CASES: LeniencyCase[] = [
       p('{%p endif %}'),
       p('A {# a comment'),
       p('over {{ two }} paragraphs #} B'),
+      p('{#p a comment taking'),
+      p('its paragraphs #}'),
       p('end'),
     ],
     context: { paid: true, note: 'fragile' },
@@ -71,6 +73,18 @@ export const SPLIT_TAG_CASES: LeniencyCase[] = [
     ],
     context: { x: true },
     want: ['a | b', 'a yes b'],
+  },
+  {
+    name: '{%tr for … %} itself split in its cell (no space is added where the paragraphs meet)',
+    doc: [
+      table([
+        [[p('{%tr for item '), p('in items %}')], ''],
+        ['{{ item }}', 'x'],
+        ['{%tr endfor %}', ''],
+      ]),
+    ],
+    context: { items: [1, 2] },
+    want: ['1 | x', '2 | x'],
   },
   {
     name: '{%- … -%} split across paragraphs',
