@@ -1,14 +1,61 @@
 /**
  * Tags Word split across paragraphs (issue 34), beyond the body cases of
  * test/support/split-tag-cases.ts (which test/dialect-leniency.e2e-spec.ts renders against docxtpl):
- * in headers and footers, as docxtpl renders them; across table cells, where docxtpl's join drops
+ * in a Word-written document (test/fixtures/contract-toc.docx) and in headers and footers, as
+ * docxtpl renders them; across table cells, where docxtpl's join drops
  * a cell from the row (checked here), refused with a typed error; what lint says of each; and
  * the join adding no space, so a statement split between words is refused by both.
  */
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import PizZip from 'pizzip';
+import { corpusRequest } from '../bench/corpus';
 import { buildDocx, p, table } from './support/docx-builder';
 import { docxText } from './support/docx-text';
+import { paragraphSequence } from './support/leniency-cases';
 import { renderManyWithDocxtpl } from './support/docxtpl';
 import { lintDocxTemplate, renderDocx, TemplateSyntaxError } from '@app/engine';
+
+describe('tags split across paragraphs in a Word-written contract render as docxtpl renders them', () => {
+  // Word's own XML (rsids, proofing marks, a TOC field, a signature table): `{{ party.` / `name }}`
+  // under the title, the later half with paragraph properties of its own, and a table cell's
+  // `For {{ party.` / `name }}`.
+  const zip = new PizZip(readFileSync(join(__dirname, 'fixtures', 'contract-toc.docx')));
+  const xml = zip.file('word/document.xml')!.asText();
+  const underTitle = '<w:t>{{ party.</w:t></w:r><w:r w:rsidR="0029639D">';
+  const inCell = '<w:t>For {{ party.name }}</w:t>';
+  zip.file(
+    'word/document.xml',
+    xml
+      .replace(
+        underTitle,
+        '<w:t>{{ party.</w:t></w:r></w:p><w:p w:rsidR="0029639D"><w:pPr><w:spacing w:after="240"/></w:pPr><w:r w:rsidR="0029639D">',
+      )
+      .replace(
+        inCell,
+        '<w:t>For {{ party.</w:t></w:r></w:p><w:p><w:r><w:rPr><w:i/></w:rPr><w:t>name }}</w:t>',
+      ),
+  );
+  const template = zip.generate({ type: 'nodebuffer' });
+  const data = corpusRequest('contract', { rows: 3 }).template_data;
+
+  it('gives docxtpl’s paragraphs, text, style and spacing', () => {
+    expect(xml.split(underTitle)).toHaveLength(2);
+    expect(xml.split(inCell)).toHaveLength(2);
+    const [theirs] = renderManyWithDocxtpl([{ template, context: data }]);
+    if (theirs instanceof Error) throw theirs;
+    const ours = renderDocx(template, { template_data: data });
+    const party = (data.party as { name: string; address: string }).name;
+    const address = (data.party as { name: string; address: string }).address;
+    // Joined into the first paragraph each time: the name and what followed it on one line.
+    expect(docxText(theirs).body).toContain(`${party}, ${address}`);
+    expect(docxText(theirs).body).toEqual(
+      expect.arrayContaining([`For ${party} | For ${(data.counterparty as { name: string }).name}`]),
+    );
+    expect(docxText(ours).body).toEqual(docxText(theirs).body);
+    expect(paragraphSequence(ours)).toEqual(paragraphSequence(theirs));
+  });
+});
 
 describe('a tag split across paragraphs in a header and a footer renders as docxtpl renders it', () => {
   const template = buildDocx({
