@@ -59,13 +59,27 @@ describe('lintDocxTemplate', () => {
 
   it('warns about a tag Word split across paragraphs, which renders joined as in docxtpl (issue 34)', () => {
     const report = lintDocxTemplate(
-      buildDocx([p('Intro'), table([[[p('{{ item.sa'), p('}} left')], 'x']]), p('{# a'), p('b'), p('#}')]),
+      buildDocx({
+        body: [
+          p('Intro'),
+          table([[[p('{{ item.sa'), p('}} left')], 'x']]),
+          p('{# a'),
+          p('b'),
+          p('#}'),
+          p('{{ a + }}'),
+        ],
+        footer: [p('{{ b + }}')],
+      }),
     );
-    expect(report.success).toBe(true);
-    expect(report.errors).toEqual([]);
+    expect(report.success).toBe(false);
+    // Lines are Word's paragraphs: the ones after a joined tag keep their numbers.
+    expect(report.errors.map((e) => [e.code, e.line_number, e.location?.paragraph])).toEqual([
+      ['syntax_error', 8, 8],
+      ['syntax_error', 9, 1],
+    ]);
     expect(report.warnings.map((w) => [w.code, w.line_number, w.column, w.tag])).toEqual([
       ['tag_split_across_paragraphs', 2, 1, '{{ item.sa}}'],
-      ['tag_split_across_paragraphs', 4, 1, '{# ab#}'],
+      ['tag_split_across_paragraphs', 5, 1, '{# ab#}'],
     ]);
     expect(report.warnings[0].location?.table).toEqual({ table: 1, row: 1, cell: 1 });
     expect(report.warnings[1].message).toContain('split across 3 paragraphs');
