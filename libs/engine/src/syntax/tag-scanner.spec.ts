@@ -137,6 +137,20 @@ describe('markJinjaTags', () => {
       expect(markJinjaTags(xml).unjoinable.map((u) => u.across)).toEqual(['other']);
     });
 
+    it('reads past their paragraphs at most twice the text for all openers together', () => {
+      // 2,000 paragraphs each opening a comment that never closes, 4,000 characters each: without
+      // the bound every opener would read the 50 paragraphs after it (400 million characters).
+      // The bound spent, a split tag after them is no longer looked for past its paragraph.
+      const xml =
+        Array.from({ length: 2000 }, () => para(`{#${'x'.repeat(4000)}`)).join('') +
+        para('{{ a') +
+        para('}}');
+      const { unclosed, joined } = markJinjaTags(xml);
+      expect(joined).toEqual([]);
+      expect(unclosed).toHaveLength(2001);
+      expect(unclosed[2000].tag).toBe('{{ a');
+    });
+
     it(`stops looking for the closer after ${MAX_SPLIT_PARAGRAPHS} paragraphs`, () => {
       const between = (n: number) => Array.from({ length: n }, () => para('text')).join('');
       expect(markJinjaTags(para('{#') + between(MAX_SPLIT_PARAGRAPHS - 1) + para('#}')).joined).toHaveLength(

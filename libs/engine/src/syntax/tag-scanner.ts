@@ -112,6 +112,9 @@ function firstAbove(xs: readonly number[], x: number): number {
 function scanText(full: string, breaks: readonly number[]): Scan {
   const tags: [number, number][] = [];
   const unclosed: Scan['unclosed'] = [];
+  // Characters read past an opener's paragraph, for all openers together: twice the text, so that
+  // a part of many unclosed openers costs linear time; real templates use a fraction of it.
+  let crossBudget = 2 * full.length + 10_000;
   let i = 0;
   while (i < full.length - 1) {
     if (full[i] !== '{' || !'{%#'.includes(full[i + 1])) {
@@ -135,7 +138,7 @@ function scanText(full: string, breaks: readonly number[]): Scan {
         nextBreak++;
         crossed++;
       }
-      if (crossed > MAX_SPLIT_PARAGRAPHS) break;
+      if (crossed > MAX_SPLIT_PARAGRAPHS || (crossed && --crossBudget < 0)) break;
       const ch = full[j];
       if (crossed && kind !== '#' && ch === '{' && '{%#'.includes(full[j + 1] ?? '')) break;
       if (quote) {
