@@ -3,7 +3,8 @@
  * test/support/split-tag-cases.ts (which test/dialect-leniency.e2e-spec.ts renders against docxtpl):
  * in a Word-written document (test/fixtures/contract-toc.docx) and in headers and footers, as
  * docxtpl renders them; across table cells, where docxtpl's join drops
- * a cell from the row (checked here), refused with a typed error; what lint says of each; and
+ * a cell from the row (checked here), and into a hyperlink, where docxtpl loses the rest of the
+ * document, both refused with a typed error; what lint says of each; and
  * the join adding no space, so a statement split between words is refused by both.
  */
 import { readFileSync } from 'node:fs';
@@ -108,6 +109,30 @@ describe('a tag split across table cells', () => {
     const report = lintDocxTemplate(template);
     expect(report.errors.map((e) => [e.error_type, e.code, e.tag, e.location?.table])).toEqual([
       ['syntax_error', 'tag_split_across_cells', '{{ a', { table: 1, row: 1, cell: 1 }],
+    ]);
+  });
+});
+
+describe('a tag whose later half is in a hyperlink', () => {
+  const template = buildDocx([
+    p('{% if x'),
+    { runs: [{ raw: '<w:hyperlink w:anchor="x"><w:r><w:t>%}</w:t></w:r></w:hyperlink>' }] },
+    p('yes{% endif %}'),
+    p('after'),
+  ]);
+
+  it('docxtpl loses the rest of the document', () => {
+    const [theirs] = renderManyWithDocxtpl([{ template, context: { x: true } }]);
+    if (theirs instanceof Error) throw theirs;
+    expect(docxText(theirs).body).toEqual(['']);
+  });
+
+  it('is refused with a typed error, and by lint', () => {
+    expect(() => renderDocx(template, { template_data: { x: true } })).toThrow(TemplateSyntaxError);
+    // The refused `{% if x …` is no tag, so its endif has no block: reported too.
+    expect(lintDocxTemplate(template).errors.map((e) => [e.code, e.tag])).toEqual([
+      ['tag_split_unjoinable', '{% if x'],
+      ['mismatched_block', '{% endif %}'],
     ]);
   });
 });
