@@ -98,6 +98,8 @@ describe('lintDocxTemplate', () => {
       ['tag_split_across_cells', 2, 1, '{{ a'],
       ['tag_split_unjoinable', 4, 1, '{% if x'],
     ]);
+    // Counted as tags, as unclosed ones are.
+    expect(report.summary.jinja_tags_count).toBe(2);
   });
 
   it('finds a tag Word split across runs like the renderer does', () => {

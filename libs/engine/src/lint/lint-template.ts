@@ -472,7 +472,8 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
       template_size: text.length,
       lines_count: outline.paragraphs.length,
       jinja_tags_count:
-        outline.tags.length + problems.filter((p) => /not closed before/.test(p.message)).length,
+        outline.tags.length +
+        problems.filter((p) => /not closed before|is split across/.test(p.message)).length,
       completeness_score: Math.max(0, 100 - 25 * errors.length - 2 * warnings.length),
       processing_time_ms: Math.round((performance.now() - started) * 10) / 10,
       parts: [...new Set(outline.paragraphs.map((p) => p.part))],
