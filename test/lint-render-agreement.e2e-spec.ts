@@ -14,6 +14,7 @@ import { join, relative } from 'node:path';
 import { buildDocx, messy, p, table, SPLIT as S } from './support/docx-builder';
 import { DIALECT_CASES } from './support/dialect-cases';
 import { LENIENCY_CASES } from './support/leniency-cases';
+import { SPLIT_TAG_CASES } from './support/split-tag-cases';
 import { lintDocxTemplate, renderDocx, TemplateSyntaxError } from '@app/engine';
 
 const ROOT = join(__dirname, '..');
@@ -48,7 +49,7 @@ const corpus: Template[] = ['bench/fixtures', 'test/fixtures', 'examples'].flatM
     data: dataFor(path),
   })),
 );
-const builderCases: Template[] = [...DIALECT_CASES, ...LENIENCY_CASES].map((c) => ({
+const builderCases: Template[] = [...DIALECT_CASES, ...LENIENCY_CASES, ...SPLIT_TAG_CASES].map((c) => ({
   name: `builder: ${c.name}`,
   docx: buildDocx(c.doc),
   data: c.context,
@@ -65,6 +66,11 @@ const broken: Template[] = [
   ['{{%r if x %}}x{{%r endif %}}'],
   ['{% if a %}'.repeat(11) + 'deep' + '{% endif %}'.repeat(11)],
 ].map(([text]) => ({ name: `broken: ${text}`, docx: buildDocx([messy(text)]), data: {} }));
+broken.push({
+  name: 'broken: a tag split across two table cells',
+  docx: buildDocx([table([['{{ a', '}} b']])]),
+  data: {},
+});
 broken.push({
   name: 'broken: an if from a paragraph into a table cell',
   docx: buildDocx([p('{% if a %}'), table([['x', 'y{% endif %}']])]),

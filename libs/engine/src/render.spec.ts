@@ -100,6 +100,45 @@ describe('1. {{ expr }} wherever text can be, however Word split it', () => {
     expect(text.footnotes).toEqual(['Footnote A']);
   });
 
+  it('joins a tag Word split across paragraphs into the first, as docxtpl does (issue 34)', () => {
+    const doc = render(
+      {
+        header: [p('Ref {{ re'), p('f }}')],
+        body: [
+          table([
+            ['{%tr for item in items %}', ''],
+            [[p('{{ item.sa'), p('}} kg', { style: 'Heading2' })], '{{ item.n }}'],
+            ['{%tr endfor %}', ''],
+          ]),
+          p('Total: {{ to', { style: 'Heading1' }),
+          p(''),
+          p('tal }} EUR'),
+        ],
+      },
+      {
+        ref: 'R1',
+        total: 9,
+        items: [
+          { sa: 'A', n: 1 },
+          { sa: 'B', n: 2 },
+        ],
+      },
+    );
+    expect(docxText(doc).body).toEqual(['A kg | 1', 'B kg | 2', 'Total: 9 EUR']);
+    expect(docxText(doc).headers).toEqual([['Ref R1']]);
+    // The first paragraph's properties: the split cell's paragraph has none, the total's Heading1.
+    expect(documentXml(doc)).not.toContain('Heading2');
+    expect(documentXml(doc)).toMatch(/<w:pStyle w:val="Heading1"\/>(?:(?!<\/w:p>).)*Total: 9 EUR/);
+  });
+
+  it('refuses a tag split across table cells, whose join would drop a cell', () => {
+    const e = caught(() => render([table([['{{ a', '}}']])], { a: 1 }));
+    expect(e).toBeInstanceOf(TemplateSyntaxError);
+    expect((e as TemplateSyntaxError).problems.map((x) => [x.tag, x.message])).toEqual([
+      ['{{ a', 'tag is split across table cells (docxtpl would join the cells and drop one from the row)'],
+    ]);
+  });
+
   it('leaves lone braces and non-Jinja text alone', () => {
     expect(body(['Set {a} and {b}, 50% off, #1 } {', '{ {x} }'], {})).toEqual([
       'Set {a} and {b}, 50% off, #1 } {',

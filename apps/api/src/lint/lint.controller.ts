@@ -40,9 +40,9 @@ export class LintController {
   @ApiOperation({
     summary: 'Lint a template: every problem at once, without data',
     description:
-      'Syntax errors, unclosed or mismatched blocks, unknown filters, tests and tags, tags split across paragraphs and ' +
-      'blocks crossing table cells, each with its location (part, paragraph, table cell, line and column of the ' +
-      'template text) and a suggestion; warnings for likely mistakes. The report is 200 whether or not the template ' +
+      'Syntax errors, unclosed or mismatched blocks, unknown filters, tests and tags, tags never closed or split across ' +
+      'table cells, blocks crossing table cells, each with its location (part, paragraph, table cell, line and column of the ' +
+      'template text) and a suggestion; warnings for likely mistakes (a tag split across paragraphs renders, joined as docxtpl joins it). The report is 200 whether or not the template ' +
       'passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`.',
   })
   @ApiConsumes('multipart/form-data')

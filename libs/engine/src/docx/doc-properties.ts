@@ -29,5 +29,6 @@ export function markPropertyTags(xml: string): ScanResult {
     unclosed.push(...r.unclosed);
     return open + r.xml.slice('<w:p><w:t>'.length, -'</w:t></w:p>'.length) + close;
   });
-  return { xml: out, tagCount, unclosed };
+  // One paragraph per property: nothing is joined across them.
+  return { xml: out, tagCount, unclosed, joined: [], unjoinable: [] };
 }

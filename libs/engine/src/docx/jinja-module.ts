@@ -112,20 +112,33 @@ export class JinjaModule {
       if (xml.includes(TAG_START) || xml.includes(TAG_END)) {
         throw new JinjaRuntimeError(`${path} contains the reserved characters U+FDD0/U+FDD1`);
       }
-      const { xml: marked, tagCount, unclosed } = properties ? markPropertyTags(xml) : markJinjaTags(xml);
+      const {
+        xml: marked,
+        tagCount,
+        unclosed,
+        unjoinable,
+      } = properties ? markPropertyTags(xml) : markJinjaTags(xml);
       this.tagCount += tagCount;
       if (tagCount) this.zip.file(path, marked);
-      if (unclosed.length) {
-        this.scanProblems.set(
-          path,
-          unclosed.map((u) => ({
-            message: 'tag is not closed before the end of its paragraph',
-            tag: u.tag,
-            context: u.context,
-            part: path,
-          })),
-        );
-      }
+      const problems: TemplateProblem[] = [
+        ...unclosed.map((u) => ({
+          message: 'tag is not closed before the end of its paragraph',
+          tag: u.tag,
+          context: u.context,
+          part: path,
+        })),
+        ...unjoinable.map((u) => ({
+          message:
+            u.across === 'table cells'
+              ? 'tag is split across table cells (docxtpl would join the cells and drop one from the row)'
+              : 'tag is split across paragraphs around a hyperlink, field, text box or table, which cannot be joined',
+          // The half an author sees where the tag opens (lint locates it there).
+          tag: u.opening,
+          context: u.context,
+          part: path,
+        })),
+      ];
+      if (problems.length) this.scanProblems.set(path, problems);
     }
   }
 

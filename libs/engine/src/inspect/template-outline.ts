@@ -59,6 +59,8 @@ export interface TemplateTag {
   syntaxError?: string;
   /** The paragraph holds nothing but this tag. */
   alone: boolean;
+  /** Word split it across this many paragraphs, joined into the first as docxtpl joins them. */
+  splitParagraphs?: number;
 }
 
 export interface TemplateOutline {
@@ -171,9 +173,12 @@ function parseTag(
 export function templateOutline(zip: PizZip): TemplateOutline {
   const paragraphs: TemplateParagraph[] = [];
   const tags: TemplateTag[] = [];
+  // Paragraphs a split tag joined away (in the parts before): lines count Word's paragraphs.
+  let joinedAway = 0;
   for (const part of templatedParts(zip)) {
-    const marked = markJinjaTags(zip.file(part)!.asText()).xml;
-    const own = partParagraphs(part, marked, paragraphs.length + 1);
+    const { xml: marked, joined } = markJinjaTags(zip.file(part)!.asText());
+    const own = partParagraphs(part, marked, paragraphs.length + joinedAway + 1);
+    const [firstOwnTag, firstOwnParagraph] = [tags.length, paragraphs.length];
     for (const para of own) {
       const plain = para.text.replace(new RegExp(`[${TAG_START}${TAG_END}]`, 'g'), (c) =>
         c === TAG_START ? '{' : '}',
@@ -197,6 +202,25 @@ export function templateOutline(zip: PizZip): TemplateOutline {
         });
       }
       paragraphs.push({ ...para, text: plain });
+    }
+    // The scanner lists the tags it joined in document order: they are the part's tags so written.
+    // Each joined tag's paragraph stands for j.paragraphs of Word's: the ones after it move on.
+    let next = firstOwnTag;
+    for (const j of joined) {
+      while (next < tags.length && tags[next].source !== j.tag) next++;
+      if (next === tags.length) break;
+      const tag = tags[next++];
+      tag.splitParagraphs = j.paragraphs;
+      const at = tag.location.paragraph;
+      const later = [
+        ...paragraphs.slice(firstOwnParagraph),
+        ...tags.slice(firstOwnTag).map((t) => t.location),
+      ].filter((l) => l.paragraph > at);
+      for (const l of later) {
+        l.paragraph += j.paragraphs - 1;
+        l.line += j.paragraphs - 1;
+      }
+      joinedAway += j.paragraphs - 1;
     }
   }
   return { paragraphs, tags };

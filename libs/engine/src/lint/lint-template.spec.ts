@@ -57,7 +57,7 @@ describe('lintDocxTemplate', () => {
       [3, 25, 'mismatched_tag', 'mismatched_block'],
       [4, 1, 'syntax_error', 'syntax_error'],
       [5, 1, 'syntax_error', 'unknown_tag'],
-      [6, 1, 'syntax_error', 'tag_split_across_paragraphs'],
+      [6, 1, 'syntax_error', 'tag_not_closed'],
       [7, 1, 'nested_error', 'block_crosses_table_cells'],
     ]);
     expect(report.errors[0].suggestion).toBe("Did you mean the filter 'round'?");
@@ -69,6 +69,51 @@ describe('lintDocxTemplate', () => {
     });
     expect(report.errors[7].suggestion).toMatch(/^Did you mean '\{%tr if a %\}'/);
     expect(report.errors.every((e) => e.suggestion && e.message && e.context)).toBe(true);
+  });
+
+  it('warns about a tag Word split across paragraphs, which renders joined as in docxtpl (issue 34)', () => {
+    const report = lintDocxTemplate(
+      buildDocx({
+        body: [
+          p('Intro'),
+          table([[[p('{{ item.sa'), p('}} left')], 'x']]),
+          p('{# a'),
+          p('b'),
+          p('#}'),
+          p('{{ a + }}'),
+        ],
+        footer: [p('{{ b + }}')],
+      }),
+    );
+    expect(report.success).toBe(false);
+    // Lines are Word's paragraphs: the ones after a joined tag keep their numbers.
+    expect(report.errors.map((e) => [e.code, e.line_number, e.location?.paragraph])).toEqual([
+      ['syntax_error', 8, 8],
+      ['syntax_error', 9, 1],
+    ]);
+    expect(report.warnings.map((w) => [w.code, w.line_number, w.column, w.tag])).toEqual([
+      ['tag_split_across_paragraphs', 2, 1, '{{ item.sa}}'],
+      ['tag_split_across_paragraphs', 5, 1, '{# ab#}'],
+    ]);
+    expect(report.warnings[0].location?.table).toEqual({ table: 1, row: 1, cell: 1 });
+    expect(report.warnings[1].message).toContain('split across 3 paragraphs');
+  });
+
+  it('refuses a tag split across table cells or into a hyperlink, where its first half is', () => {
+    const report = lintDocxTemplate(
+      buildDocx([
+        p('Intro'),
+        table([['{{ a', '}} b']]),
+        p('{% if x'),
+        { runs: [{ raw: '<w:hyperlink w:anchor="x"><w:r><w:t>%}</w:t></w:r></w:hyperlink>' }] },
+      ]),
+    );
+    expect(report.errors.map((e) => [e.code, e.line_number, e.column, e.tag])).toEqual([
+      ['tag_split_across_cells', 2, 1, '{{ a'],
+      ['tag_split_unjoinable', 4, 1, '{% if x'],
+    ]);
+    // Counted as tags, as unclosed ones are.
+    expect(report.summary.jinja_tags_count).toBe(2);
   });
 
   it('finds a tag Word split across runs like the renderer does', () => {

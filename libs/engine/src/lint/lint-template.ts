@@ -86,14 +86,26 @@ function classify(problem: TemplateProblem): Pick<LintError, 'error_type' | 'cod
     const half = /^\{\{[^}]*\}(?!\})/.test(tag) || /^\{%[^%]*%(?!\})|^\{%[^}]*\}(?!\})/.test(tag);
     return {
       error_type: 'syntax_error',
-      code: 'tag_split_across_paragraphs',
+      code: 'tag_not_closed',
       suggestion: /^[^"]*"[^"]*$|^[^']*'[^']*$/.test(tag)
         ? `Close the string in the tag with the quote it opens with, then the tag with '${closer}'`
         : half
           ? `Did you mean '${closer}'? The tag's closing delimiter has one character missing`
-          : `Close the tag with '${closer}' in the paragraph it opens in (a tag cannot span a line break or paragraph)`,
+          : `Close the tag with '${closer}' (no '${closer}' follows it before the next tag)`,
     };
   }
+  if (/split across table cells/.test(m))
+    return {
+      error_type: 'syntax_error',
+      code: 'tag_split_across_cells',
+      suggestion: 'Write the whole tag in one table cell',
+    };
+  if (/split across paragraphs around/.test(m))
+    return {
+      error_type: 'syntax_error',
+      code: 'tag_split_unjoinable',
+      suggestion: 'Write the whole tag in one paragraph, outside hyperlinks, fields and text boxes',
+    };
   if ((match = /^'(\w+)' has no 'end(\w+)'/.exec(m)))
     return {
       error_type: 'unclosed_tag',
@@ -199,7 +211,8 @@ function locate(
   if (!problem.tag) return null;
   const key = `${problem.part}\u0000${problem.tag}`;
   const skip = seen.get(key) ?? 0;
-  const split = /not closed before the end/.test(problem.message);
+  // A tag left open, or the first half of one split across cells: it runs to the paragraph's end.
+  const split = /not closed before the end|is split across/.test(problem.message);
   let n = 0;
   for (const para of outline.paragraphs) {
     if (para.part !== problem.part) continue;
@@ -392,6 +405,20 @@ function warningsOf(outline: TemplateOutline, options: LintOptions): LintWarning
       });
     }
   }
+
+  // Renders (docxtpl joins such a tag too), but the paragraphs after the first are gone.
+  for (const t of outline.tags) {
+    if (!t.splitParagraphs) continue;
+    warnings.push({
+      warning_type: 'suspicious_syntax',
+      ...finding({
+        message: `'${t.source}' is split across ${t.splitParagraphs} paragraphs; as docxtpl, the paragraphs are joined into the first (its formatting kept, the others' lost)`,
+        code: 'tag_split_across_paragraphs',
+        suggestion: 'Retype the tag on one line in Word (a paragraph break inside a tag is easy to miss)',
+        tag: t,
+      }),
+    });
+  }
   return warnings;
 }
 
@@ -445,7 +472,8 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
       template_size: text.length,
       lines_count: outline.paragraphs.length,
       jinja_tags_count:
-        outline.tags.length + problems.filter((p) => /not closed before/.test(p.message)).length,
+        outline.tags.length +
+        problems.filter((p) => /not closed before|is split across/.test(p.message)).length,
       completeness_score: Math.max(0, 100 - 25 * errors.length - 2 * warnings.length),
       processing_time_ms: Math.round((performance.now() - started) * 10) / 10,
       parts: [...new Set(outline.paragraphs.map((p) => p.part))],

@@ -1,6 +1,6 @@
 /**
  * Finds the Jinja tags (`{{ … }}`, `{% … %}`, `{# … #}`) in the text of a WordprocessingML part,
- * however Word split them across runs, and marks each with a private delimiter pair so that
+ * however Word split them across runs (or paragraphs: see scanText), and marks each with a private delimiter pair so that
  * docxtemplater's lexer (which supports a single delimiter pair) finds exactly these tags and
  * nothing else: a lone `{` or `}` in the document stays text.
  *
@@ -14,15 +14,36 @@ export const TAG_START = '\uFDD0';
 export const TAG_END = '\uFDD1';
 
 export interface UnclosedTag {
-  /** The text from the opener to the end of its paragraph. */
+  /** The text from the opener to the end of its paragraph (no closer follows it). */
   tag: string;
   context: string;
+}
+
+/** A tag Word split across paragraphs, joined as docxtpl joins it (into the first paragraph). */
+export interface JoinedTag {
+  tag: string;
+  /** The first paragraph's text from around the opener. */
+  context: string;
+  /** How many paragraphs became one. */
+  paragraphs: number;
+}
+
+/** A tag split across paragraphs whose join docxtpl would turn into a broken or different document. */
+export interface UnjoinableTag {
+  tag: string;
+  /** Its first half: from the opener to the end of the paragraph it opens in. */
+  opening: string;
+  context: string;
+  /** What lies between its halves: table cells (docxtpl drops a cell), or another boundary. */
+  across: 'table cells' | 'other';
 }
 
 export interface ScanResult {
   xml: string;
   tagCount: number;
   unclosed: UnclosedTag[];
+  joined: JoinedTag[];
+  unjoinable: UnjoinableTag[];
 }
 
 const ENTITIES: Record<string, string> = { amp: '&', lt: '<', gt: '>', quot: '"', apos: "'" };
@@ -37,8 +58,15 @@ export function decodeXmlText(s: string): string {
   });
 }
 
-// Text nodes and paragraph boundaries; a tag never spans paragraphs.
+// Text nodes and paragraph boundaries.
 const TOKENS = /<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>|<w:p[\s>/]|<\/w:p>/g;
+
+/**
+ * How many paragraph boundaries a tag may run across before its opener counts as unclosed.
+ * docxtpl sets none; ours bounds the closer search, and a tag (or comment) spanning more
+ * paragraphs than this is a mistake, not Word's doing.
+ */
+export const MAX_SPLIT_PARAGRAPHS = 50;
 
 const DOUBLE_QUOTES = '"\u201c\u201d\u201e';
 const SINGLE_QUOTES = "'\u2018\u2019\u201a";
@@ -49,15 +77,44 @@ interface Piece {
   /** Offset of the text in the XML. */
   xmlStart: number;
   text: string;
+  /** Which paragraph of the part holds it (a count of paragraph boundaries). */
+  paragraph: number;
+}
+
+interface Scan {
+  tags: [number, number][];
+  /** Openers without a closer: where each is and where its paragraph ends. */
+  unclosed: { at: number; paragraphEnd: number }[];
+}
+
+/** The first index of sorted `xs` whose value is greater than `x`. */
+function firstAbove(xs: readonly number[], x: number): number {
+  let lo = 0;
+  let hi = xs.length;
+  while (lo < hi) {
+    const mid = (lo + hi) >> 1;
+    if (xs[mid] <= x) lo = mid + 1;
+    else hi = mid;
+  }
+  return lo;
 }
 
 /**
- * Scans one paragraph's text (the raw, still-escaped text of its w:t nodes joined) and returns
- * the [opener, closerEnd) offsets of each complete tag, plus unclosed openers.
+ * Scans a part's text (the raw, still-escaped text of its w:t nodes joined; `breaks` are the
+ * offsets where a new paragraph starts) and returns the [opener, closerEnd) offsets of each
+ * complete tag, plus unclosed openers.
+ *
+ * A tag's closer may sit in a later paragraph, as docxtpl joins such tags (Word leaves them after
+ * an Enter typed and deleted inside a tag). An expression or statement that reaches another
+ * paragraph stops at the next opener there: `{{ name }` and a later `{{ x }}` is a lost brace,
+ * reported where it is, not one tag swallowing the text between. A comment runs to its `#}`.
  */
-function scanParagraph(full: string): { tags: [number, number][]; unclosed: number[] } {
+function scanText(full: string, breaks: readonly number[]): Scan {
   const tags: [number, number][] = [];
-  const unclosed: number[] = [];
+  const unclosed: Scan['unclosed'] = [];
+  // Characters read past an opener's paragraph, for all openers together: twice the text, so that
+  // a part of many unclosed openers costs linear time; real templates use a fraction of it.
+  let crossBudget = 2 * full.length + 10_000;
   let i = 0;
   while (i < full.length - 1) {
     if (full[i] !== '{' || !'{%#'.includes(full[i + 1])) {
@@ -70,11 +127,20 @@ function scanParagraph(full: string): { tags: [number, number][]; unclosed: numb
     if (full[i + 1] === '{' && EXTRA_BRACE.test(full.slice(i + 1, i + 6))) i++;
     const kind = full[i + 1];
     const closer = kind === '{' ? '}}' : kind === '%' ? '%}' : '#}';
+    let nextBreak = firstAbove(breaks, i);
+    const paragraphEnd = breaks[nextBreak] ?? full.length;
+    let crossed = 0;
     let j = i + 2;
     let quote: '"' | "'" | '' = '';
     let end = -1;
     while (j < full.length) {
+      while (nextBreak < breaks.length && breaks[nextBreak] <= j) {
+        nextBreak++;
+        crossed++;
+      }
+      if (crossed > MAX_SPLIT_PARAGRAPHS || (crossed && --crossBudget < 0)) break;
       const ch = full[j];
+      if (crossed && kind !== '#' && ch === '{' && '{%#'.includes(full[j + 1] ?? '')) break;
       if (quote) {
         // Straight, typographic or entity-escaped quotes of the same family close the string.
         const family = quote === '"' ? DOUBLE_QUOTES : SINGLE_QUOTES;
@@ -104,8 +170,13 @@ function scanParagraph(full: string): { tags: [number, number][]; unclosed: numb
       j++;
     }
     if (end < 0) {
-      unclosed.push(i);
-      i += 2;
+      // A `{` ending one paragraph and a `{` starting the next are a tag only when it closes
+      // (docxtpl joins `{` / `{ x }}` too); otherwise they are two braces of text.
+      if (paragraphEnd === i + 1) i++;
+      else {
+        unclosed.push({ at: i, paragraphEnd });
+        i += 2;
+      }
       continue;
     }
     tags.push([i, end]);
@@ -115,11 +186,10 @@ function scanParagraph(full: string): { tags: [number, number][]; unclosed: numb
 }
 
 /**
- * Whether the XML between two texts of a split tag can go, leaving well-formed XML: it ends the
- * text (and its run) and starts another, with only whole elements between (formatting, proofing
- * marks, bookmarks). A hyperlink, field or tracked change boundary keeps the tag as Word split it.
+ * The elements the XML between two texts of a split tag ends and starts, with whole elements in
+ * between left out: `/w:t /w:r w:r w:t` from one run to the next. Null when elements interleave.
  */
-function joinable(gap: string): boolean {
+function gapShape(gap: string): string | null {
   const open: string[] = [];
   const unmatched: string[] = [];
   for (const m of gap.matchAll(/<(\/?)([\w:]+)[^>]*?(\/?)>/g)) {
@@ -127,11 +197,29 @@ function joinable(gap: string): boolean {
     if (selfClosing) continue;
     if (!closing) open.push(name);
     else if (open.length && open[open.length - 1] === name) open.pop();
-    else if (open.length) return false;
+    else if (open.length) return null;
     else unmatched.push(`/${name}`);
   }
-  const shape = [...unmatched, ...open].join(' ');
+  return [...unmatched, ...open].join(' ');
+}
+
+/**
+ * Whether the XML between two texts of a split tag can go, leaving well-formed XML: it ends the
+ * text (and its run) and starts another, with only whole elements between (formatting, proofing
+ * marks, bookmarks). A hyperlink, field or tracked change boundary keeps the tag as Word split it.
+ */
+function joinable(gap: string): boolean {
+  const shape = gapShape(gap);
   return shape === '/w:t /w:r w:r w:t' || shape === '/w:t w:t';
+}
+
+/**
+ * The same across paragraphs: the gap ends a run and its paragraph and starts another paragraph
+ * and run, whole elements between (runs without text, empty paragraphs, bookmarks). Cutting it
+ * is docxtpl's join: the first paragraph keeps its properties, the later one's go.
+ */
+function paragraphJoinable(gap: string): boolean {
+  return gapShape(gap) === '/w:t /w:r /w:p w:p w:r w:t';
 }
 
 function contextAround(text: string, from: number, to: number): string {
@@ -144,60 +232,96 @@ export function markJinjaTags(xml: string): ScanResult {
   const edits: number[] = []; // XML offsets whose character becomes TAG_START / TAG_END (alternating)
   const cuts: [number, number][] = []; // XML ranges that go (between the pieces of a split tag)
   const unclosed: UnclosedTag[] = [];
+  const joined: JoinedTag[] = [];
+  const unjoinable: UnjoinableTag[] = [];
   let tagCount = 0;
-  let pieces: Piece[] = [];
 
-  const flush = () => {
-    if (!pieces.length) return;
-    let full = '';
-    const starts: number[] = [];
-    for (const p of pieces) {
-      starts.push(full.length);
-      full += p.text;
-    }
-    const pieceOf = (k: number): number => {
-      let idx = starts.length - 1;
-      while (starts[idx] > k) idx--;
-      return idx;
-    };
-    const toXml = (k: number): number => {
-      const idx = pieceOf(k);
-      return pieces[idx].xmlStart + (k - starts[idx]);
-    };
-    const { tags, unclosed: open } = scanParagraph(full);
-    for (const [a, b] of tags) {
-      edits.push(toXml(a), toXml(b - 1));
-      tagCount++;
-      // As docxtpl: a tag Word split joins the run it starts in, and the text after it in its
-      // last run comes along (with the first run's formatting), the runs between going.
-      const [first, lastPiece] = [pieceOf(a), pieceOf(b - 1)];
-      const gaps: [number, number][] = [];
-      for (let k = first; k < lastPiece; k++)
-        gaps.push([pieces[k].xmlStart + pieces[k].text.length, pieces[k + 1].xmlStart]);
-      if (gaps.every(([from, to]) => joinable(xml.slice(from, to)))) cuts.push(...gaps);
-    }
-    for (const a of open) {
-      const text = decodeXmlText(full);
-      const decodedStart = decodeXmlText(full.slice(0, a)).length;
-      unclosed.push({
-        tag: text.slice(decodedStart),
-        context: contextAround(text, decodedStart, text.length),
-      });
-    }
-    pieces = [];
-  };
-
+  // The part's text, piece by piece, and where its paragraphs start.
+  const pieces: Piece[] = [];
+  const starts: number[] = [];
+  const breaks: number[] = [];
+  let full = '';
+  let paragraph = 0;
   TOKENS.lastIndex = 0;
   for (let m = TOKENS.exec(xml); m; m = TOKENS.exec(xml)) {
     if (m[1] === undefined) {
-      flush();
+      paragraph++;
       continue;
     }
-    if (m[1].length) pieces.push({ xmlStart: m.index + m[0].indexOf('>') + 1, text: m[1] });
+    if (!m[1].length) continue;
+    const last = pieces[pieces.length - 1];
+    if (last && last.paragraph !== paragraph) breaks.push(full.length);
+    pieces.push({ xmlStart: m.index + m[0].indexOf('>') + 1, text: m[1], paragraph });
+    starts.push(full.length);
+    full += m[1];
   }
-  flush();
+  if (!pieces.length) return { xml, tagCount, unclosed, joined, unjoinable };
 
-  if (!edits.length) return { xml, tagCount, unclosed };
+  const pieceOf = (k: number): number => firstAbove(starts, k) - 1;
+  const toXml = (k: number): number => {
+    const idx = pieceOf(k);
+    return pieces[idx].xmlStart + (k - starts[idx]);
+  };
+  /** The decoded text of the paragraph holding offset `k`, and where `k` is in it. */
+  const paragraphOf = (k: number) => {
+    const b = firstAbove(breaks, k);
+    const from = breaks[b - 1] ?? 0;
+    const text = decodeXmlText(full.slice(from, breaks[b] ?? full.length));
+    return { text, at: decodeXmlText(full.slice(from, k)).length };
+  };
+
+  const { tags, unclosed: open } = scanText(full, breaks);
+  for (const [a, b] of tags) {
+    // As docxtpl: a tag Word split joins the run it starts in, and the text after it in its
+    // last run comes along (with the first run's formatting), the runs between going.
+    const [first, lastPiece] = [pieceOf(a), pieceOf(b - 1)];
+    const gaps: [number, number][] = [];
+    for (let k = first; k < lastPiece; k++)
+      gaps.push([pieces[k].xmlStart + pieces[k].text.length, pieces[k + 1].xmlStart]);
+    if (pieces[first].paragraph === pieces[lastPiece].paragraph) {
+      edits.push(toXml(a), toXml(b - 1));
+      tagCount++;
+      if (gaps.every(([from, to]) => joinable(xml.slice(from, to)))) cuts.push(...gaps);
+      continue;
+    }
+    // Across paragraphs, as docxtpl's patch_xml: the paragraphs become the first one. Where the
+    // XML between is more than paragraphs (a table cell, a hyperlink, a text box), docxtpl's cut
+    // would drop a cell or break the XML: refused.
+    const tag = decodeXmlText(full.slice(a, b));
+    const { text, at } = paragraphOf(a);
+    const context = contextAround(text, at, text.length);
+    const blocked = gaps.find(([from, to], k) =>
+      pieces[first + k].paragraph === pieces[first + k + 1].paragraph
+        ? !joinable(xml.slice(from, to))
+        : !paragraphJoinable(xml.slice(from, to)),
+    );
+    if (blocked) {
+      const gap = xml.slice(blocked[0], blocked[1]);
+      unjoinable.push({
+        tag,
+        opening: text.slice(at),
+        context,
+        across: /<\/w:tc>/.test(gap) ? 'table cells' : 'other',
+      });
+      continue;
+    }
+    edits.push(toXml(a), toXml(b - 1));
+    tagCount++;
+    cuts.push(...gaps);
+    const paragraphs =
+      1 + gaps.reduce((n, [from, to]) => n + (xml.slice(from, to).match(/<w:p[\s>/]/g)?.length ?? 0), 0);
+    joined.push({ tag, context, paragraphs });
+  }
+  for (const { at, paragraphEnd } of open) {
+    const { text, at: decodedStart } = paragraphOf(at);
+    const decodedEnd = decodedStart + decodeXmlText(full.slice(at, paragraphEnd)).length;
+    unclosed.push({
+      tag: text.slice(decodedStart, decodedEnd),
+      context: contextAround(text, decodedStart, decodedEnd),
+    });
+  }
+
+  if (!edits.length) return { xml, tagCount, unclosed, joined, unjoinable };
   // Marks and cuts never overlap (marks are in text, cuts between texts): apply them in order.
   const events: [number, number, string][] = edits.map((pos, k) => [
     pos,
@@ -213,5 +337,5 @@ export function markJinjaTags(xml: string): ScanResult {
     last = to;
   }
   out += xml.slice(last);
-  return { xml: out, tagCount, unclosed };
+  return { xml: out, tagCount, unclosed, joined, unjoinable };
 }
