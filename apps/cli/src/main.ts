@@ -7,12 +7,13 @@
  * optional "documents": {"name": {"data": "<base64 .docx>"}} (sub-documents), optionally with
  * "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}, "locale": "de_DE", "timezone": "Europe/Berlin"}
  * (the formatting filters' defaults; else DEFAULT_LOCALE / DEFAULT_TIMEZONE). Writes the document and exits 0, or prints
- * the typed error body as JSON on stderr and exits 1 (2 for wrong usage).
+ * the typed error body as JSON on stderr and exits 1 (2 for wrong usage; EXIT_TRY_LATER, 75, when no
+ * LibreOffice instance could start: nothing is wrong with the document, run it again later).
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigurationError, converterConfigFromEnv, loadConfig, type ServiceConfig } from '@app/config';
-import { isTypedError, UNDEFINED_MODES } from '@app/contracts';
+import { converterUnavailableError, isTypedError, UNDEFINED_MODES } from '@app/contracts';
 import type { PdfOptions } from '@app/contracts';
 import { createConverter, finishPdf, needsFinishing, parsePdfOptions, splitMinRowsOf } from '@app/converters';
 import {
@@ -25,6 +26,15 @@ import {
   type RenderOptions,
   type RenderRequest,
 } from '@app/engine';
+
+/**
+ * sysexits.h's EX_TEMPFAIL ("a temporary failure; the user is invited to retry"): no LibreOffice
+ * instance could start, on a starved or broken machine. A script can tell it from a bad template (1).
+ */
+export const EXIT_TRY_LATER = 75;
+
+/** Seconds the CLI suggests waiting when the converter gives no estimate of its own. */
+const TRY_LATER_FALLBACK_SECONDS = 30;
 
 function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   let json: unknown;
@@ -145,6 +155,15 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     }
     return 0;
   } catch (e) {
+    const later = isTypedError(e) ? converterUnavailableError(e, TRY_LATER_FALLBACK_SECONDS) : undefined;
+    if (later) {
+      process.stderr.write(JSON.stringify(later.toBody(), null, 2) + '\n');
+      process.stderr.write(
+        `LibreOffice could not be started; the document is fine. Try again in ${later.retryAfterSeconds} s ` +
+          `(exit code ${EXIT_TRY_LATER}).\n`,
+      );
+      return EXIT_TRY_LATER;
+    }
     if (isTypedError(e)) {
       process.stderr.write(JSON.stringify(e.toBody(), null, 2) + '\n');
       return 1;
