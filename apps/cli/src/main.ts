@@ -13,7 +13,7 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigurationError, converterConfigFromEnv, loadConfig, type ServiceConfig } from '@app/config';
-import { converterUnavailableError, isTypedError, UNDEFINED_MODES } from '@app/contracts';
+import { converterUnavailableError, isTypedError, type TypedError, UNDEFINED_MODES } from '@app/contracts';
 import type { PdfOptions } from '@app/contracts';
 import { createConverter, finishPdf, needsFinishing, parsePdfOptions, splitMinRowsOf } from '@app/converters';
 import {
@@ -35,6 +35,24 @@ export const EXIT_TRY_LATER = 75;
 
 /** Seconds the CLI suggests waiting when the converter gives no estimate of its own. */
 const TRY_LATER_FALLBACK_SECONDS = 30;
+
+/**
+ * Prints a typed error's body on stderr; returns the exit code: EXIT_TRY_LATER, with a line
+ * saying so, when no LibreOffice instance could start, else 1.
+ */
+export function reportTypedError(
+  e: TypedError,
+  write: (text: string) => unknown = (text) => process.stderr.write(text),
+): number {
+  const later = converterUnavailableError(e, TRY_LATER_FALLBACK_SECONDS);
+  write(JSON.stringify((later ?? e).toBody(), null, 2) + '\n');
+  if (!later) return 1;
+  write(
+    `LibreOffice could not be started; nothing is wrong with the document. Try again in ` +
+      `${later.retryAfterSeconds} s (exit code ${EXIT_TRY_LATER}).\n`,
+  );
+  return EXIT_TRY_LATER;
+}
 
 function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   let json: unknown;
@@ -155,19 +173,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     }
     return 0;
   } catch (e) {
-    const later = isTypedError(e) ? converterUnavailableError(e, TRY_LATER_FALLBACK_SECONDS) : undefined;
-    if (later) {
-      process.stderr.write(JSON.stringify(later.toBody(), null, 2) + '\n');
-      process.stderr.write(
-        `LibreOffice could not be started; the document is fine. Try again in ${later.retryAfterSeconds} s ` +
-          `(exit code ${EXIT_TRY_LATER}).\n`,
-      );
-      return EXIT_TRY_LATER;
-    }
-    if (isTypedError(e)) {
-      process.stderr.write(JSON.stringify(e.toBody(), null, 2) + '\n');
-      return 1;
-    }
+    if (isTypedError(e)) return reportTypedError(e);
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') {
       process.stderr.write(`${err.message}\n`);
