@@ -45,6 +45,8 @@ export interface LibreOfficePoolOptions {
   startTimeoutMs?: number;
   /** A start gives up after this long in all, progress or not; default 15 × startTimeoutMs. */
   startMaxMs?: number;
+  /** Starts that may run at once; default startsAtOnce(): one per idle core, at least one. */
+  maxStartsAtOnce?: number;
   /** Conversions allowed to wait for a free instance; one more is refused at once. */
   maxQueue?: number;
   /** health() pings idle instances; one that does not answer in this time is replaced. */
@@ -511,7 +513,7 @@ export class LibreOfficePool implements PdfConverter {
 
   /** Waits until fewer than startsAtOnce() starts run; the caller must call endStart() after. */
   private async startTurn(): Promise<void> {
-    while (!this.closed && this.startsRunning >= startsAtOnce()) {
+    while (!this.closed && this.startsRunning >= (this.options.maxStartsAtOnce ?? startsAtOnce())) {
       await new Promise<void>((resolve) => this.startTurns.push(resolve));
     }
     this.startsRunning++;
