@@ -102,8 +102,9 @@ export const POOL_DEFAULTS = {
   conversionTimeoutMs: 30_000,
   startTimeoutMs: 20_000,
   /**
-   * startMaxMs = this × startTimeoutMs (300 s by default). An idle start takes ~1.5 s of wall
-   * clock; at a load of 10 on 2 cores it took 40–50 s (docs/conversion.md, "Starved machine").
+   * startMaxMs = this × startTimeoutMs (300 s by default). A start needs ~1 s of CPU at any
+   * load; its wall-clock time was ~1 s on a quiet 2-core machine and 13–17 s at a load of 16
+   * there, and more than 20 s on the user's slower host (docs/conversion.md, "Starved machine").
    */
   startMaxFactor: 15,
   maxQueue: 100,
@@ -125,8 +126,10 @@ export function loadFactor(): number {
 
 /**
  * Starts that may run at once: one per idle core (cores less the 1-minute load average), at
- * least one. Sibling starts on a busy machine only take CPU from each other (and from the
- * instances converting), so there they start one after the other.
+ * least one. Where the service's own CPU share is what is scarce, sibling starts only take CPU
+ * from each other and the first instance, which conversions wait for, comes up later (1.0 against
+ * 3.2 s measured); among many other tasks one at a time only delays the second instance
+ * (docs/conversion.md, "Starved machine").
  */
 export function startsAtOnce(): number {
   return Math.max(1, Math.floor(availableParallelism() - loadavg()[0]));
