@@ -261,6 +261,35 @@ describe('answers from workers, by reply list', () => {
     );
   });
 
+  it('503 with Retry-After when no LibreOffice instance could start on the worker (not a 502)', async () => {
+    // The pool's own failure, as the worker's last attempt pushes it (converter_unavailable).
+    const failedReason = JSON.stringify({
+      error_type: 'conversion_failed',
+      message: 'No LibreOffice instance could be started: soffice made no progress (used no CPU) for 20.0s',
+      details: {
+        backend: 'libreoffice',
+        reason: 'converter_unavailable',
+        retryable: true,
+        retryAfterMs: 12_300,
+      },
+    });
+    await withWorker(
+      async (job) => {
+        await client.rpush(job.data.replyKey!, encodeReply({ jobId: String(job.id), failedReason }));
+        throw new UnrecoverableError(failedReason);
+      },
+      async () => {
+        const res = await postRender(api.url, form);
+        expect(res.status).toBe(503);
+        expect(res.headers.get('retry-after')).toBe('13'); // the pool's estimate, rounded up
+        expect(await res.json()).toMatchObject({
+          error_type: 'service_unavailable',
+          details: { reason: 'converter_unavailable', backend: 'libreoffice', retry_after_seconds: 13 },
+        });
+      },
+    );
+  });
+
   describe('jobs that end without a reply, behind an API that would wait 20 s', () => {
     let patientApi: RunningApi;
 

@@ -7,12 +7,13 @@
  * optional "documents": {"name": {"data": "<base64 .docx>"}} (sub-documents), optionally with
  * "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}, "locale": "de_DE", "timezone": "Europe/Berlin"}
  * (the formatting filters' defaults; else DEFAULT_LOCALE / DEFAULT_TIMEZONE). Writes the document and exits 0, or prints
- * the typed error body as JSON on stderr and exits 1 (2 for wrong usage).
+ * the typed error body as JSON on stderr and exits 1 (2 for wrong usage; EXIT_TRY_LATER, 75, when no
+ * LibreOffice instance could start: nothing is wrong with the document, run it again later).
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigurationError, converterConfigFromEnv, loadConfig, type ServiceConfig } from '@app/config';
-import { isTypedError, UNDEFINED_MODES } from '@app/contracts';
+import { converterUnavailableError, isTypedError, type TypedError, UNDEFINED_MODES } from '@app/contracts';
 import type { PdfOptions } from '@app/contracts';
 import { createConverter, finishPdf, needsFinishing, parsePdfOptions, splitMinRowsOf } from '@app/converters';
 import {
@@ -25,6 +26,33 @@ import {
   type RenderOptions,
   type RenderRequest,
 } from '@app/engine';
+
+/**
+ * sysexits.h's EX_TEMPFAIL ("a temporary failure; the user is invited to retry"): no LibreOffice
+ * instance could start, on a starved or broken machine. A script can tell it from a bad template (1).
+ */
+export const EXIT_TRY_LATER = 75;
+
+/** Seconds the CLI suggests waiting when the converter gives no estimate of its own. */
+const TRY_LATER_FALLBACK_SECONDS = 30;
+
+/**
+ * Prints a typed error's body on stderr; returns the exit code: EXIT_TRY_LATER, with a line
+ * saying so, when no LibreOffice instance could start, else 1.
+ */
+export function reportTypedError(
+  e: TypedError,
+  write: (text: string) => unknown = (text) => process.stderr.write(text),
+): number {
+  const later = converterUnavailableError(e, TRY_LATER_FALLBACK_SECONDS);
+  write(JSON.stringify((later ?? e).toBody(), null, 2) + '\n');
+  if (!later) return 1;
+  write(
+    `LibreOffice could not be started; nothing is wrong with the document. Try again in ` +
+      `${later.retryAfterSeconds} s (exit code ${EXIT_TRY_LATER}).\n`,
+  );
+  return EXIT_TRY_LATER;
+}
 
 function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   let json: unknown;
@@ -145,10 +173,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     }
     return 0;
   } catch (e) {
-    if (isTypedError(e)) {
-      process.stderr.write(JSON.stringify(e.toBody(), null, 2) + '\n');
-      return 1;
-    }
+    if (isTypedError(e)) return reportTypedError(e);
     const err = e as NodeJS.ErrnoException;
     if (err.code === 'ENOENT' || err.code === 'EACCES' || err.code === 'EISDIR') {
       process.stderr.write(`${err.message}\n`);

@@ -29,6 +29,7 @@ import { FillPool } from './fill/fill-pool';
 import { type RenderJobHandle as Job, UnrecoverableError } from '@app/queue';
 import {
   conversionBudget,
+  convertWhenUp,
   createRenderProcessor,
   isRetryable,
   jobDeadline,
@@ -57,6 +58,41 @@ describe('job failure classification', () => {
       expect(f).not.toBeInstanceOf(UnrecoverableError);
       expect(httpStatusOf(decodeFailure(f.message).errorType)).toBe(502);
     }
+  });
+
+  it('waits for LibreOffice to come up for an asynchronous item, and gives up after its wait', async () => {
+    const unavailable = () =>
+      new ConversionFailedError('No LibreOffice instance could be started: x', {
+        backend: 'libreoffice',
+        reason: 'converter_unavailable',
+        retryable: true,
+        retryAfterMs: 10,
+      });
+    const warnings: string[] = [];
+    const log = { warn: (m: string) => warnings.push(m) };
+    let calls = 0;
+    const upOnThird = () => (++calls < 3 ? Promise.reject(unavailable()) : Promise.resolve('pdf'));
+    await expect(convertWhenUp(upOnThird, log, { minWaitMs: 1 })).resolves.toBe('pdf');
+    expect(calls).toBe(3);
+    expect(warnings).toHaveLength(2);
+    expect(warnings[0]).toMatch(/no LibreOffice instance is up .*converting again in 10 ms/);
+
+    // Never up: the last failure once the wait is spent; a document's own failure at once.
+    calls = 0;
+    const neverUp = () => (++calls, Promise.reject(unavailable()));
+    await expect(convertWhenUp(neverUp, log, { maxWaitMs: 100, minWaitMs: 1 })).rejects.toMatchObject({
+      details: { reason: 'converter_unavailable' },
+    });
+    expect(calls).toBeGreaterThan(1);
+    calls = 0;
+    const bad = () => (
+      ++calls,
+      Promise.reject(new ConversionFailedError('bad', { reason: 'libreoffice_error' }))
+    );
+    await expect(convertWhenUp(bad, log, { minWaitMs: 1 })).rejects.toMatchObject({
+      details: { reason: 'libreoffice_error' },
+    });
+    expect(calls).toBe(1);
   });
 
   it('does not retry a document LibreOffice cannot convert, nor a bug', () => {

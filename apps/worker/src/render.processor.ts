@@ -8,6 +8,7 @@
 import {
   ConversionFailedError,
   finishPdf,
+  isLibreOfficeUnavailable,
   needsFinishing,
   parsePdfOptions,
   type PdfConverter,
@@ -129,6 +130,36 @@ const CONNECTION_ERROR_CODES = new Set([
   'UND_ERR_SOCKET',
   'UND_ERR_CONNECT_TIMEOUT',
 ]);
+
+/** How long an asynchronous job's item waits in all for a LibreOffice instance to start. */
+export const UNAVAILABLE_WAIT_MAX_MS = 10 * 60_000;
+
+/**
+ * Converts; while no LibreOffice instance can start (a starved or broken machine: the pool keeps
+ * retrying with backoff), waits for the pool's estimate (`retryAfterMs`, within [minWaitMs,
+ * 60 s]) and converts again, for `maxWaitMs` in all. For asynchronous jobs' items, which no caller
+ * waits on: their JOB_ATTEMPTS (1 s, 2 s apart) would all be spent within seconds of an outage
+ * that lasts minutes. A synchronous request fails at once instead (a 503 with Retry-After).
+ */
+export async function convertWhenUp<T>(
+  convert: () => Promise<T>,
+  log: Pick<Logger, 'warn'>,
+  { maxWaitMs = UNAVAILABLE_WAIT_MAX_MS, minWaitMs = 1000 } = {},
+): Promise<T> {
+  const giveUpAt = Date.now() + maxWaitMs;
+  for (;;) {
+    try {
+      return await convert();
+    } catch (e) {
+      if (!isLibreOfficeUnavailable(e)) throw e;
+      const hint = Number(e.details.retryAfterMs);
+      const waitMs = Math.min(60_000, Math.max(minWaitMs, Number.isFinite(hint) ? hint : 5000));
+      if (Date.now() + waitMs > giveUpAt) throw e;
+      log.warn(`no LibreOffice instance is up (${e.message}); converting again in ${waitMs} ms`);
+      await new Promise((r) => setTimeout(r, waitMs));
+    }
+  }
+}
 
 export function isRetryable(error: unknown): boolean {
   if (error instanceof ConversionFailedError) {
@@ -261,14 +292,18 @@ export function createRenderProcessor(deps: ProcessorDeps) {
         job.data.background
           ? (budget.asyncConvertTimeoutMs ?? budget.convertTimeoutMs)
           : conversionBudget(deadline, budget);
+      const convert = () =>
+        converter.convert(docx, {
+          jobId: requestId || String(job.id),
+          timeoutMs: jobBudget(),
+          pdf: pdfOptions,
+        });
       let result =
         options.output === 'docx'
           ? docx
-          : await converter.convert(docx, {
-              jobId: requestId || String(job.id),
-              timeoutMs: jobBudget(),
-              pdf: pdfOptions,
-            });
+          : job.data.background
+            ? await convertWhenUp(convert, log)
+            : await convert();
       if (needsFinishing(pdfOptions)) {
         // The same step after either converter: prepend/append, watermark, files, encryption.
         result = await finishPdf(result, pdfOptions, {

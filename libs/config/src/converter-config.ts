@@ -10,7 +10,10 @@ export interface ConverterConfig {
   /** LibreOffice: replace an instance after this many conversions; 0 = never. */
   restartAfter?: number;
   conversionTimeoutMs?: number;
+  /** LibreOffice: a start gives up after this long without progress (soffice using no CPU). */
   startTimeoutMs?: number;
+  /** LibreOffice: a start gives up after this long in all; default 15 × startTimeoutMs. */
+  startMaxMs?: number;
   /** Conversions allowed to wait for a free instance before new ones are refused. */
   maxQueue?: number;
   /** Gotenberg: further attempts after a connection error, 429 or 503. */
@@ -38,6 +41,7 @@ export const CONVERTER_ENV = {
   LIBREOFFICE_RESTART_AFTER: { key: 'restartAfter', min: 0, max: 1_000_000 },
   CONVERSION_TIMEOUT_MS: { key: 'conversionTimeoutMs', min: 100, max: 3_600_000 },
   LIBREOFFICE_START_TIMEOUT_MS: { key: 'startTimeoutMs', min: 1_000, max: 600_000 },
+  LIBREOFFICE_START_MAX_MS: { key: 'startMaxMs', min: 1_000, max: 3_600_000 },
   CONVERSION_MAX_QUEUE: { key: 'maxQueue', min: 0, max: 1_000_000 },
   GOTENBERG_RETRIES: { key: 'gotenbergRetries', min: 0, max: 10 },
   SPLIT_MIN_ROWS: { key: 'splitMinRows', min: 0, max: 10_000_000 },

@@ -60,3 +60,33 @@ export class MethodNotAllowedError extends TypedError {
     super(message, { allow, ...details });
   }
 }
+
+/**
+ * The embedded LibreOffice pool had no instance up (every start failed; the pool keeps retrying
+ * with backoff): nothing is wrong with the document, the caller should send it again later. The
+ * converter reports it as conversion_failed, reason `converter_unavailable` (it crosses the job
+ * queue as that); the synchronous API and the command line answer it as this 503 with
+ * Retry-After: the converter's estimate (`details.retryAfterMs`: its next start attempt plus
+ * what its last start took), else `fallbackRetryAfterSeconds`. Undefined for any other error.
+ * Gotenberg's `converter_unavailable` (unreachable after its retries) stays a 502.
+ */
+export function converterUnavailableError(
+  error: TypedError,
+  fallbackRetryAfterSeconds: number,
+): ServiceUnavailableError | undefined {
+  const { details } = error;
+  if (
+    error.errorType !== 'conversion_failed' ||
+    details.reason !== 'converter_unavailable' ||
+    details.backend !== 'libreoffice'
+  ) {
+    return undefined;
+  }
+  const hint = typeof details.retryAfterMs === 'number' ? Math.ceil(details.retryAfterMs / 1000) : NaN;
+  const retryAfter = Number.isFinite(hint) && hint >= 1 ? hint : fallbackRetryAfterSeconds;
+  return new ServiceUnavailableError(
+    `No PDF converter is up to take the document (${error.message}); try again in ${retryAfter} s`,
+    retryAfter,
+    { reason: 'converter_unavailable', backend: 'libreoffice', retry_after_seconds: retryAfter },
+  );
+}

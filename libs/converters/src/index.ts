@@ -17,7 +17,9 @@ export {
 } from './gotenberg-converter';
 export {
   LibreOfficePool,
+  loadFactor,
   POOL_DEFAULTS,
+  startsAtOnce,
   type LibreOfficePoolOptions,
   type SlotInfo,
   type PartResult,
@@ -75,6 +77,7 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
     restartAfter: config.restartAfter,
     conversionTimeoutMs: config.conversionTimeoutMs,
     startTimeoutMs: config.startTimeoutMs,
+    startMaxMs: config.startMaxMs,
     maxQueue: config.maxQueue,
     allocator: config.allocator,
     tmpDir: config.workDir,

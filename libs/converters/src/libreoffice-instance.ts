@@ -16,7 +16,13 @@ export interface LibreOfficeInstanceOptions {
   slot: number;
   /** Private directory (0700) the instance's profile and temporary files go under. */
   workDir: string;
+  /**
+   * The start gives up after this long without progress (soffice used no CPU: stopped, blocked)
+   * or after this much CPU without an answer (spinning); uno_bridge.py's Office.start.
+   */
   startTimeoutMs: number;
+  /** The start gives up after this long in all, progress or not; default startTimeoutMs. */
+  startMaxMs?: number;
   sofficePath?: string;
   pythonPath?: string;
   bridgeScript?: string;
@@ -68,6 +74,10 @@ interface Reply extends PartLayout {
   crashed?: boolean;
   ms?: number;
   ready?: boolean;
+  /** A start still under way (once a second): time since launch and soffice's CPU time so far. */
+  starting?: boolean;
+  elapsed_ms?: number;
+  cpu_ms?: number;
   pid?: number;
   event?: string;
   code?: number;
@@ -97,6 +107,11 @@ export class LibreOfficeInstance {
   pid?: number;
   /** Why the instance stopped (crash, timeout kill), for logs. */
   endReason?: string;
+  /** Once started: wall-clock time from spawn to soffice's first UNO answer, and soffice's CPU time meanwhile. */
+  startMs?: number;
+  startCpuMs?: number;
+  /** While starting: soffice's CPU time so far (the bridge's last progress line). */
+  startingCpuMs?: number;
   private state: State = 'new';
   private child?: ChildProcessWithoutNullStreams;
   private dir?: string;
@@ -106,7 +121,11 @@ export class LibreOfficeInstance {
   private exitWaiters: Array<() => void> = [];
   private gone = false;
   private exitListener?: (instance: LibreOfficeInstance) => void;
-  private startHandlers?: { ready: (reply: Reply) => void; exit: (reason: string) => void };
+  private startHandlers?: {
+    ready: (reply: Reply) => void;
+    progress: (reply: Reply) => void;
+    exit: (reason: string) => void;
+  };
 
   constructor(private readonly options: LibreOfficeInstanceOptions) {
     this.slot = options.slot;
@@ -140,6 +159,8 @@ export class LibreOfficeInstance {
     await mkdir(tmp);
     // A unique pipe name per start: a dying predecessor may still hold the old one.
     const pipe = `docxpdf_${process.pid}_${o.slot}_${randomBytes(6).toString('hex')}`;
+    const startMaxMs = Math.max(o.startMaxMs ?? o.startTimeoutMs, o.startTimeoutMs);
+    const spawnedAt = performance.now();
     const child = spawn(
       o.pythonPath ?? DEFAULT_PYTHON,
       [
@@ -152,6 +173,8 @@ export class LibreOfficeInstance {
         pipe,
         '--start-timeout',
         String(o.startTimeoutMs / 1000),
+        '--start-max',
+        String(startMaxMs / 1000),
         ...(o.preload ? ['--preload', o.preload] : []),
       ],
       {
@@ -166,19 +189,36 @@ export class LibreOfficeInstance {
 
     const ready = new Promise<void>((resolve, reject) => {
       const fail = (message: string) => {
-        clearTimeout(timer);
+        stopTimers();
         reject(new InstanceError('start', `LibreOffice instance ${o.slot} did not start: ${message}`));
       };
-      // The bridge enforces the start timeout itself; this one only catches a stuck bridge.
-      const timer = setTimeout(() => {
-        fail(`no answer within ${o.startTimeoutMs} ms${this.stderrSuffix()}`);
+      // The bridge enforces the start timeouts itself; these only catch a stuck bridge: silent
+      // for a start timeout (it reports progress once a second), or past the start's maximum.
+      const stuck = () => {
+        fail(`the bridge gave no sign of progress within ${o.startTimeoutMs} ms${this.stderrSuffix()}`);
         void this.kill();
-      }, o.startTimeoutMs + 2000);
+      };
+      let timer = setTimeout(stuck, o.startTimeoutMs + 2000);
+      const cap = setTimeout(() => {
+        fail(`no answer within ${startMaxMs} ms${this.stderrSuffix()}`);
+        void this.kill();
+      }, startMaxMs + 2000);
+      const stopTimers = () => {
+        clearTimeout(timer);
+        clearTimeout(cap);
+      };
       this.startHandlers = {
-        ready: (reply) => {
+        progress: (reply) => {
+          this.startingCpuMs = reply.cpu_ms;
           clearTimeout(timer);
+          timer = setTimeout(stuck, o.startTimeoutMs + 2000);
+        },
+        ready: (reply) => {
+          stopTimers();
           if (reply.ready && typeof reply.pid === 'number') {
             this.pid = reply.pid;
+            this.startMs = Math.round(performance.now() - spawnedAt);
+            this.startCpuMs = reply.cpu_ms;
             this.state = 'ready';
             resolve();
           } else {
@@ -298,6 +338,10 @@ export class LibreOfficeInstance {
     }
     if (reply.ready !== undefined) {
       this.startHandlers?.ready(reply);
+      return;
+    }
+    if (reply.starting) {
+      this.startHandlers?.progress(reply);
       return;
     }
     if (reply.event === 'exited') {

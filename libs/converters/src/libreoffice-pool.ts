@@ -1,6 +1,6 @@
 import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { mkdtemp, rm, rmdir, unlink } from 'node:fs/promises';
-import { availableParallelism } from 'node:os';
+import { availableParallelism, loadavg } from 'node:os';
 import { join } from 'node:path';
 
 import { isTypedError } from '@app/contracts';
@@ -38,7 +38,15 @@ export interface LibreOfficePoolOptions {
   restartAfter?: number;
   /** Per conversion, counted from the moment an instance takes it (queue time excluded). */
   conversionTimeoutMs?: number;
+  /**
+   * A start gives up after this long without progress (soffice used no CPU) or after this much
+   * CPU without answering; a starved soffice that keeps making progress is waited for.
+   */
   startTimeoutMs?: number;
+  /** A start gives up after this long in all, progress or not; default 15 × startTimeoutMs. */
+  startMaxMs?: number;
+  /** Starts that may run at once; default startsAtOnce(): one per idle core, at least one. */
+  maxStartsAtOnce?: number;
   /** Conversions allowed to wait for a free instance; one more is refused at once. */
   maxQueue?: number;
   /** health() pings idle instances; one that does not answer in this time is replaced. */
@@ -93,6 +101,12 @@ export const POOL_DEFAULTS = {
   restartAfter: { jemalloc: 1000, system: 200 },
   conversionTimeoutMs: 30_000,
   startTimeoutMs: 20_000,
+  /**
+   * startMaxMs = this × startTimeoutMs (300 s by default). A start needs ~1 s of CPU at any
+   * load; its wall-clock time was ~1 s on a quiet 2-core machine and 13–17 s at a load of 16
+   * there, and more than 20 s on the user's slower host (docs/conversion.md, "Starved machine").
+   */
+  startMaxFactor: 15,
   maxQueue: 100,
   /** A ping is one UNO round trip (~1 ms); a soffice that cannot answer in 5 s is hung. */
   healthTimeoutMs: 5_000,
@@ -101,6 +115,25 @@ export const POOL_DEFAULTS = {
 /** Backoff between attempts to start an instance that failed to start. */
 const START_RETRY_MIN_MS = 1_000;
 const START_RETRY_MAX_MS = 30_000;
+
+/**
+ * How much slower than on an idle machine things run now: the 1-minute load average per core,
+ * at least 1. Health pings wait that much longer before they call an instance hung.
+ */
+export function loadFactor(): number {
+  return Math.max(1, loadavg()[0] / availableParallelism());
+}
+
+/**
+ * Starts that may run at once: one per idle core (cores less the 1-minute load average), at
+ * least one. Where the service's own CPU share is what is scarce, sibling starts only take CPU
+ * from each other and the first instance, which conversions wait for, comes up later (1.0 against
+ * 3.2 s measured); among many other tasks one at a time only delays the second instance
+ * (docs/conversion.md, "Starved machine").
+ */
+export function startsAtOnce(): number {
+  return Math.max(1, Math.floor(availableParallelism() - loadavg()[0]));
+}
 
 type SlotState = 'starting' | 'idle' | 'busy' | 'down';
 
@@ -115,6 +148,8 @@ interface Slot {
   lastError?: string;
   startFailures: number;
   retryTimer?: NodeJS.Timeout;
+  /** When the retry timer fires (Date.now() clock), for the Retry-After of converter_unavailable. */
+  retryAt?: number;
 }
 
 /** A part's PDF (its share of the pages) and where the bridge found the next part must start. */
@@ -129,6 +164,9 @@ export interface SlotInfo {
   pid?: number;
   bridgePid?: number;
   served: number;
+  /** The running instance's start: spawn to first UNO answer, and soffice's CPU time meanwhile. */
+  startMs?: number;
+  startCpuMs?: number;
   lastError?: string;
 }
 
@@ -155,6 +193,12 @@ export class LibreOfficePool implements PdfConverter {
   /** A conversion's timeout when the call names none. */
   readonly conversionTimeoutMs: number;
   private readonly startTimeoutMs: number;
+  private readonly startMaxMs: number;
+  /** Starts running now, and those waiting for their turn (startsAtOnce). */
+  private startsRunning = 0;
+  private readonly startTurns: Array<() => void> = [];
+  /** The last successful start's wall-clock time: what the next one is expected to take. */
+  private lastStartMs?: number;
   private readonly maxQueue: number;
   private readonly slots: Slot[];
   private readonly waiters: WaitQueue<Slot>;
@@ -173,6 +217,10 @@ export class LibreOfficePool implements PdfConverter {
     this.capacity = options.instances ?? availableParallelism();
     this.conversionTimeoutMs = options.conversionTimeoutMs ?? POOL_DEFAULTS.conversionTimeoutMs;
     this.startTimeoutMs = options.startTimeoutMs ?? POOL_DEFAULTS.startTimeoutMs;
+    this.startMaxMs = Math.max(
+      options.startMaxMs ?? this.startTimeoutMs * POOL_DEFAULTS.startMaxFactor,
+      this.startTimeoutMs,
+    );
     this.maxQueue = options.maxQueue ?? POOL_DEFAULTS.maxQueue;
     this.waiters = new WaitQueue<Slot>(this.maxQueue, (jobId?: string) =>
       queueFullError(this.name, this.maxQueue, jobId),
@@ -295,7 +343,10 @@ export class LibreOfficePool implements PdfConverter {
     const healthy = down.length === 0 && up.length > 0;
     const notes = [
       ...down.map((s) => `instance ${s.index} down: ${s.lastError ?? 'not started'}`),
-      ...starting.map((s) => `instance ${s.index} starting`),
+      ...starting.map((s) => {
+        const cpu = s.instance?.startingCpuMs;
+        return `instance ${s.index} starting${cpu === undefined ? '' : ` (soffice ${cpu} ms CPU so far)`}`;
+      }),
     ];
     return { healthy, instances, ready: up.length, ...(notes.length ? { detail: notes.join('; ') } : {}) };
   }
@@ -317,6 +368,7 @@ export class LibreOfficePool implements PdfConverter {
       pid: s.instance?.ready ? s.instance.pid : undefined,
       bridgePid: s.instance?.alive ? s.instance.bridgePid : undefined,
       served: s.served,
+      ...(s.instance?.ready ? { startMs: s.instance.startMs, startCpuMs: s.instance.startCpuMs } : {}),
       ...(s.lastError ? { lastError: s.lastError } : {}),
     }));
   }
@@ -327,6 +379,7 @@ export class LibreOfficePool implements PdfConverter {
       this.closed = true;
       this.waiters.rejectAll(this.closedError());
       for (const slot of this.slots) clearTimeout(slot.retryTimer);
+      for (const turn of this.startTurns.splice(0)) turn();
       await Promise.all(this.slots.map((s) => s.instance?.kill()));
       await Promise.all(this.slots.map((s) => s.launching));
       await Promise.all(this.dying);
@@ -390,7 +443,10 @@ export class LibreOfficePool implements PdfConverter {
     slot.state = 'busy';
     const instance = slot.instance!;
     try {
-      await instance.ping(this.options.healthTimeoutMs ?? POOL_DEFAULTS.healthTimeoutMs);
+      // On a starved machine a round trip waits for CPU too: a healthy instance must not be
+      // killed for the load.
+      const timeoutMs = (this.options.healthTimeoutMs ?? POOL_DEFAULTS.healthTimeoutMs) * loadFactor();
+      await instance.ping(Math.round(timeoutMs));
     } catch (e) {
       slot.lastError = (e as Error).message;
     } finally {
@@ -408,8 +464,9 @@ export class LibreOfficePool implements PdfConverter {
       return Promise.resolve(idle);
     }
     if (this.started && this.slots.every((s) => s.state === 'down')) {
-      // Nothing will come free: fail now, and have another go at starting.
-      for (const slot of this.slots) this.retryNow(slot);
+      // Nothing will come free: fail now (a 503 with Retry-After at the API). The next start
+      // keeps its backoff: restarting on every request was a tight loop of doomed starts on a
+      // starved machine.
       return Promise.reject(this.unavailableError(jobId));
     }
     return this.waiters.wait(jobId, priority);
@@ -457,15 +514,38 @@ export class LibreOfficePool implements PdfConverter {
     return run;
   }
 
+  /** Waits until fewer than startsAtOnce() starts run; the caller must call endStart() after. */
+  private async startTurn(): Promise<void> {
+    while (!this.closed && this.startsRunning >= (this.options.maxStartsAtOnce ?? startsAtOnce())) {
+      await new Promise<void>((resolve) => this.startTurns.push(resolve));
+    }
+    this.startsRunning++;
+  }
+
+  private endStart(): void {
+    this.startsRunning--;
+    this.startTurns.shift()?.();
+  }
+
   private async launchInstance(slot: Slot): Promise<void> {
     if (this.closed) return;
     slot.state = 'starting';
     const workDir = await this.privateDir();
+    await this.startTurn();
+    try {
+      await this.startInstance(slot, workDir);
+    } finally {
+      this.endStart();
+    }
+  }
+
+  private async startInstance(slot: Slot, workDir: string): Promise<void> {
     if (this.closed) return;
     const instance = new LibreOfficeInstance({
       slot: slot.index,
       workDir,
       startTimeoutMs: this.startTimeoutMs,
+      startMaxMs: this.startMaxMs,
       sofficePath: this.options.sofficePath,
       pythonPath: this.options.pythonPath,
       bridgeScript: this.options.bridgeScript,
@@ -496,6 +576,7 @@ export class LibreOfficePool implements PdfConverter {
         this.waiters.rejectAll(this.unavailableError());
       }
       const delay = Math.min(START_RETRY_MAX_MS, START_RETRY_MIN_MS * 2 ** (slot.startFailures - 1));
+      slot.retryAt = Date.now() + delay;
       slot.retryTimer = setTimeout(() => this.retryNow(slot), delay);
       slot.retryTimer.unref(); // a pool waiting to retry must not keep the process alive
       return;
@@ -506,6 +587,14 @@ export class LibreOfficePool implements PdfConverter {
     }
     slot.startFailures = 0;
     slot.lastError = undefined;
+    this.lastStartMs = instance.startMs;
+    if ((instance.startMs ?? 0) > this.startTimeoutMs) {
+      const [load] = loadavg();
+      this.log(
+        `LibreOffice instance ${slot.index} started slowly: ${instance.startMs} ms ` +
+          `(soffice ${instance.startCpuMs ?? '?'} ms CPU; load ${load.toFixed(1)} on ${availableParallelism()} cores)`,
+      );
+    }
     slot.state = 'idle';
     this.dispatch();
   }
@@ -514,6 +603,7 @@ export class LibreOfficePool implements PdfConverter {
     if (this.closed || slot.state !== 'down') return;
     clearTimeout(slot.retryTimer);
     slot.retryTimer = undefined;
+    slot.retryAt = undefined;
     void this.launch(slot);
   }
 
@@ -539,8 +629,19 @@ export class LibreOfficePool implements PdfConverter {
         backend: 'libreoffice',
         reason: 'converter_unavailable',
         retryable: true,
+        retryAfterMs: this.retryAfterMs(),
         ...(jobId ? { jobId } : {}),
       },
     );
+  }
+
+  /**
+   * When an instance may be up: the next start attempt (after its backoff) plus what the last
+   * successful start took (the start timeout when none has succeeded yet).
+   */
+  private retryAfterMs(): number {
+    const now = Date.now();
+    const next = Math.min(...this.slots.map((s) => (s.retryAt ?? now) - now));
+    return Math.max(0, next) + (this.lastStartMs ?? this.startTimeoutMs);
   }
 }

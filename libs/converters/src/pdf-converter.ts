@@ -59,6 +59,18 @@ export function isConverterQueueFull(e: unknown): e is ConversionFailedError {
   return e instanceof ConversionFailedError && e.details.reason === QUEUE_FULL_REASON;
 }
 
+/**
+ * The embedded LibreOffice pool has no instance up (every start failed; it retries with backoff):
+ * nothing is wrong with the document. `details.retryAfterMs` estimates when an instance may be up.
+ */
+export function isLibreOfficeUnavailable(e: unknown): e is ConversionFailedError {
+  return (
+    e instanceof ConversionFailedError &&
+    e.details.reason === 'converter_unavailable' &&
+    e.details.backend === 'libreoffice'
+  );
+}
+
 /** A PDF file starts with `%PDF-`; anything else from a converter is a failure, not a result. */
 export function looksLikePdf(buf: Buffer): boolean {
   return buf.length > 5 && buf.subarray(0, 5).toString('latin1') === '%PDF-';

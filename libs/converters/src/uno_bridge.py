@@ -15,7 +15,9 @@ soffice.bin in the same group with PR_SET_PDEATHSIG, so
   * this script exits when its stdin closes (Node went away).
 
 Protocol (one JSON object per line):
-  <- {"ready": true, "pid": <soffice pid>, "ms": <start time>}   once soffice accepts UNO calls
+  <- {"starting": true, "elapsed_ms": 3000, "cpu_ms": 800}       once a second while soffice starts
+  <- {"ready": true, "pid": <soffice pid>, "ms": <start time>, "cpu_ms": <soffice's CPU>}
+                                                                    once soffice accepts UNO calls
   -> {"id": 1, "in": "/abs/in.docx", "out": "/abs/out.pdf",         convert (default command)
       "updateIndexes": true,                                          refresh TOCs, indexes, fields
       "metadata": {"title": "...", "author": "...", ...},             document properties
@@ -47,6 +49,7 @@ from com.sun.star.lang import DisposedException
 # (oosplash normally handles it; we start soffice.bin directly to know its real pid).
 EXIT_RESTART = 81
 EXIT_SOFFICE_DIED = 3
+_CLOCK_TICKS = os.sysconf("SC_CLK_TCK")
 
 _out_lock = threading.Lock()
 _quitting = threading.Event()
@@ -86,11 +89,14 @@ def parse_args(argv):
 
 
 class Office:
-    def __init__(self, soffice, profile, pipe, start_timeout, preload=None):
+    def __init__(self, soffice, profile, pipe, start_timeout, start_max, preload=None):
         self.soffice = soffice
         self.profile = profile
         self.pipe = pipe
         self.start_timeout = start_timeout
+        self.start_max = start_max
+        self.cpu_before = 0.0
+        self.start_cpu_ms = 0
         # A library for soffice.bin's LD_PRELOAD only (the allocator, allocator.ts): this
         # interpreter keeps its own.
         self.env = None
@@ -122,19 +128,39 @@ class Office:
             preexec_fn=die_with_parent,
         )
 
+    def cpu_seconds(self):
+        """CPU time (user + system, every thread) soffice has used so far, over relaunches."""
+        try:
+            with open("/proc/%d/stat" % self.proc.pid) as f:
+                # Fields after the command name (which may hold spaces): utime, stime are 14, 15.
+                fields = f.read().rsplit(")", 1)[1].split()
+            return self.cpu_before + (int(fields[11]) + int(fields[12])) / _CLOCK_TICKS
+        except (OSError, IndexError, ValueError):
+            return self.cpu_before
+
     def start(self):
+        """Waits for soffice to accept UNO connections. The start timeout counts time without
+        progress, not time: on a starved machine (load 10 on 2 cores) soffice needs minutes of
+        wall clock for its ~2 s of CPU, and a fixed deadline killed every start there. It gives
+        up when soffice used no CPU for `start_timeout` (stopped, blocked: hung), when it used
+        `start_timeout` of CPU without answering (spinning), when it exits, or after
+        `start_max` in all. Reports progress once a second ({"starting": true, ...})."""
         started = time.monotonic()
-        deadline = started + self.start_timeout
         local = uno.getComponentContext()
         resolver = local.ServiceManager.createInstanceWithContext("com.sun.star.bridge.UnoUrlResolver", local)
         url = "uno:pipe,name=%s;urp;StarOffice.ComponentContext" % self.pipe
+        self.cpu_before = 0.0
         self.launch()
         relaunches = 0
+        cpu = 0.0
+        progress_at = started
+        reported_at = started
         while True:
             code = self.proc.poll()
             if code is not None:
                 if code == EXIT_RESTART and relaunches < 3:
                     relaunches += 1
+                    self.cpu_before = cpu
                     self.launch()
                     continue
                 raise RuntimeError("soffice exited with code %s during start" % code)
@@ -142,10 +168,26 @@ class Office:
                 ctx = resolver.resolve(url)
                 break
             except NoConnectException:
-                if time.monotonic() > deadline:
-                    raise RuntimeError("soffice did not accept UNO connections within %.1fs" % self.start_timeout)
+                now = time.monotonic()
+                used = self.cpu_seconds()
+                if used > cpu:
+                    cpu, progress_at = used, now
+                if now - progress_at > self.start_timeout:
+                    raise RuntimeError("soffice made no progress (used no CPU) for %.1fs during start "
+                                       "(%.1fs CPU in %.1fs)" % (self.start_timeout, cpu, now - started))
+                if cpu > self.start_timeout:
+                    raise RuntimeError("soffice used %.1fs of CPU without accepting UNO connections"
+                                       % cpu)
+                if now - started > self.start_max:
+                    raise RuntimeError("soffice did not accept UNO connections within %.1fs (%.1fs CPU)"
+                                       % (self.start_max, cpu))
+                if now - reported_at >= 1.0:
+                    reported_at = now
+                    send({"starting": True, "elapsed_ms": int((now - started) * 1000),
+                          "cpu_ms": int(cpu * 1000)})
                 time.sleep(0.05)
         self.desktop = ctx.ServiceManager.createInstanceWithContext("com.sun.star.frame.Desktop", ctx)
+        self.start_cpu_ms = int(max(cpu, self.cpu_seconds()) * 1000)
         return int((time.monotonic() - started) * 1000)
 
     def convert(self, src, dst, update_indexes=False, metadata=None, filter_data=None, part=None):
@@ -425,8 +467,9 @@ def watch(office):
 
 def main():
     args = parse_args(sys.argv[1:])
-    office = Office(args["soffice"], args["profile"], args["pipe"], float(args.get("start-timeout", "20")),
-                    args.get("preload"))
+    start_timeout = float(args.get("start-timeout", "20"))
+    office = Office(args["soffice"], args["profile"], args["pipe"], start_timeout,
+                    float(args.get("start-max", str(start_timeout))), args.get("preload"))
     try:
         ms = office.start()
     except Exception as exc:
@@ -434,7 +477,7 @@ def main():
             office.proc.kill()
         send({"ready": False, "error": describe(exc)})
         return 1
-    send({"ready": True, "pid": office.proc.pid, "ms": ms})
+    send({"ready": True, "pid": office.proc.pid, "ms": ms, "cpu_ms": office.start_cpu_ms})
     threading.Thread(target=watch, args=(office,), daemon=True).start()
 
     for line in sys.stdin:

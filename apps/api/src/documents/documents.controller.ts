@@ -58,7 +58,11 @@ const errorResponse = (status: 400 | 413 | 422 | 500 | 502 | 503 | 504, descript
     ...(status === 503
       ? {
           headers: {
-            'Retry-After': { description: 'Seconds (RETRY_AFTER_SECONDS)', schema: { type: 'integer' } },
+            'Retry-After': {
+              description:
+                "Seconds: RETRY_AFTER_SECONDS, or when no LibreOffice instance could start, the worker pool's estimate",
+              schema: { type: 'integer' },
+            },
           },
         }
       : {}),
@@ -121,7 +125,10 @@ export class DocumentsController {
   )
   @errorResponse(500, 'Unexpected error; the cause is logged, never sent')
   @errorResponse(502, 'The converter failed or stayed unreachable after retries')
-  @errorResponse(503, 'Redis unreachable, no worker alive, or MAX_WAITING_JOBS reached')
+  @errorResponse(
+    503,
+    'Redis unreachable, no worker alive, MAX_WAITING_JOBS reached, or no LibreOffice instance could start on the worker',
+  )
   @errorResponse(504, 'No result within JOB_TIMEOUT_MS')
   @HttpCode(200)
   @UseInterceptors(FileInterceptor('file'))

@@ -17,6 +17,7 @@ import {
   type ConverterInfo,
   converterHealthKey,
   converterInfoKey,
+  converterUnavailableError,
   decodeFailure,
   heartbeatKey,
   InternalError,
@@ -210,7 +211,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
         case 'failed': {
           const error = decodeFailure(result.reason);
           this.logger.log(`job ${jobId} failed in ${elapsed} ms: ${error.errorType}: ${error.message}`);
-          throw error;
+          // No LibreOffice instance could start (a starved or broken worker): try later, a 503.
+          throw converterUnavailableError(error, retryAfter) ?? error;
         }
         case 'timeout':
           this.logger.warn(`job ${jobId} timed out after ${elapsed} ms`);
