@@ -511,7 +511,8 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
   for (const name of headerFooterNames) fieldsIn(zip.file(name)!.asText(), use);
   if (use.formatted) return whole('it shows the page count in a number format other than digits');
   const unsafe = [...use.names].filter((name) => !SAFE_FIELDS.has(name));
-  if (unsafe.length > 0) return whole(`it has a field that depends on the whole document (${unsafe.join(', ')})`);
+  if (unsafe.length > 0)
+    return whole(`it has a field that depends on the whole document (${unsafe.join(', ')})`);
   const showsTotal = [...use.names].some((name) => TOTAL_FIELDS.has(name));
 
   const startAttr = /<w:pgNumType\b[^>]*?w:start="(\d+)"/.exec(sectPr);
