@@ -4,6 +4,7 @@ import PizZip from 'pizzip';
 
 import { ConversionBudgetError } from '../errors';
 import {
+  MIN_REFUSED_MS,
   predictWholeMs,
   REFUSE_MARGIN,
   sizeOfDocx,
@@ -137,6 +138,17 @@ describe('wholeConversionRefusal', () => {
     const doubled = wholeConversionRefusal(doc, { timeoutMs, why }, { scalePercent: 200 });
     expect(doubled?.details.predicted_ms).toBe(Math.round(predicted * 2));
     expect(wholeConversionRefusal(doc, { timeoutMs: 1, why }, { scalePercent: 0 })).toBeNull();
+  });
+
+  it('never refuses a document predicted under MIN_REFUSED_MS, however little time is left', () => {
+    const short = docx(200, true);
+    expect(predictWholeMs(sizeOfDocx(short)!)).toBeLessThan(MIN_REFUSED_MS);
+    expect(wholeConversionRefusal(short, { timeoutMs: 100, why })).toBeNull();
+    // The same with a prediction just over it, from a slower machine's scale.
+    const scalePercent = Math.ceil((100 * MIN_REFUSED_MS) / predictWholeMs(sizeOfDocx(short)!)) + 1;
+    expect(wholeConversionRefusal(short, { timeoutMs: 100, why }, { scalePercent })).toBeInstanceOf(
+      ConversionBudgetError,
+    );
   });
 
   it('leaves what is not a .docx to the converter', () => {

@@ -127,6 +127,13 @@ export const BUDGET_DEFAULTS: BudgetSettings = { scalePercent: 100 };
  */
 export const REFUSE_MARGIN = 1.5;
 
+/**
+ * Documents predicted under this are never refused, however little time is left: a request that
+ * waited in the queue until a second remained is not told that its 20-row document is too long
+ * (about 2,000 plain rows take 2 s).
+ */
+export const MIN_REFUSED_MS = 2_000;
+
 export interface WholeConversion {
   /** The conversion's time limit (ms). */
   timeoutMs: number;
@@ -151,7 +158,7 @@ export function wholeConversionRefusal(
   const size = sizeOfDocx(docx);
   if (!size) return null;
   const predictedMs = Math.round((predictWholeMs(size, model) * settings.scalePercent) / 100);
-  if (predictedMs <= conversion.timeoutMs * REFUSE_MARGIN) return null;
+  if (predictedMs <= conversion.timeoutMs * REFUSE_MARGIN || predictedMs < MIN_REFUSED_MS) return null;
   const s = (ms: number) => `${Math.round(ms / 1000).toLocaleString('en')} s`;
   const advice = conversion.background
     ? 'Send fewer rows, or a layout that can be converted in parts'
