@@ -314,7 +314,11 @@ describe('planPartsOrWhy: why a document is converted whole', () => {
       { rowProps: (i) => (i === 100 ? '<w:trPr/><w:tc><w:tcPr><w:vMerge/></w:tcPr><w:p/></w:tc>' : '') },
       false,
     ],
-    [/inside a content control/, { before: '<w:sdt><w:sdtContent>', after: '</w:sdtContent></w:sdt><w:p/>' }, false],
+    [
+      /inside a content control/,
+      { before: '<w:sdt><w:sdtContent>', after: '</w:sdtContent></w:sdt><w:p/>' },
+      false,
+    ],
   ])('says %s, where planParts answers null', (reason, options, short) => {
     const doc = docx(options);
     const plan = planPartsOrWhy(doc, { minRows: 300 });
