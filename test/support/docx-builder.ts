@@ -150,6 +150,8 @@ export interface CellOptions {
   blocks: BlockSpec[];
   /** Number of grid columns this cell spans. */
   gridSpan?: number;
+  /** Merged down rows (`w:vMerge`): the first cell of the merge, or one it continues. */
+  vMerge?: 'restart' | 'continue';
   /** Cell background, hex RGB. */
   shading?: string;
   widthMm?: number;
@@ -423,6 +425,7 @@ class PartWriter {
             col += span;
             let tcPr = `<w:tcW w:w="${twips(width || 20)}" w:type="dxa"/>`;
             if (span > 1) tcPr += `<w:gridSpan w:val="${span}"/>`;
+            if (c.vMerge) tcPr += c.vMerge === 'restart' ? '<w:vMerge w:val="restart"/>' : '<w:vMerge/>';
             if (c.shading) tcPr += `<w:shd w:val="clear" w:color="auto" w:fill="${escapeXml(c.shading)}"/>`;
             // A cell must end with a paragraph.
             const blocks =

@@ -297,6 +297,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           jobId: requestId || String(job.id),
           timeoutMs: jobBudget(),
           pdf: pdfOptions,
+          // A job's item refused as beyond its time is not told to become a job.
+          ...(job.data.background ? { background: true } : {}),
         });
       let result =
         options.output === 'docx'

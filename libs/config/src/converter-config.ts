@@ -26,6 +26,11 @@ export interface ConverterConfig {
   splitMinRows?: number;
   /** LibreOffice: pages each part of a split conversion aims at. */
   splitPartPages?: number;
+  /**
+   * LibreOffice: a whole conversion predicted beyond its time is refused up front; its
+   * prediction scaled by this percentage (100 as calibrated); 0 = never refused.
+   */
+  budgetScalePercent?: number;
 }
 
 export class ConverterConfigError extends Error {
@@ -46,6 +51,7 @@ export const CONVERTER_ENV = {
   GOTENBERG_RETRIES: { key: 'gotenbergRetries', min: 0, max: 10 },
   SPLIT_MIN_ROWS: { key: 'splitMinRows', min: 0, max: 10_000_000 },
   SPLIT_PART_PAGES: { key: 'splitPartPages', min: 2, max: 1_000 },
+  CONVERSION_BUDGET_SCALE: { key: 'budgetScalePercent', min: 0, max: 10_000 },
 } as const satisfies Record<string, { key: keyof ConverterConfig; min: number; max: number }>;
 
 /**

@@ -22,6 +22,7 @@ describe('converterConfigFromEnv', () => {
         GOTENBERG_RETRIES: '4',
         SPLIT_MIN_ROWS: '0',
         SPLIT_PART_PAGES: '20',
+        CONVERSION_BUDGET_SCALE: '150',
       }),
     ).toEqual({
       gotenbergUrl: 'http://gotenberg:3000',
@@ -34,6 +35,7 @@ describe('converterConfigFromEnv', () => {
       gotenbergRetries: 4,
       splitMinRows: 0,
       splitPartPages: 20,
+      budgetScalePercent: 150,
     });
   });
 
@@ -97,16 +99,28 @@ describe('createConverter', () => {
   });
 
   it('builds the LibreOffice pool when no Gotenberg URL is set, splitting long tables unless SPLIT_MIN_ROWS is 0', async () => {
-    const unsplit = createConverter({ instances: 1, splitMinRows: 0 });
+    const unsplit = createConverter({ instances: 1, splitMinRows: 0, budgetScalePercent: 0 });
     await unsplit.close();
     expect(unsplit).toBeInstanceOf(LibreOfficePool);
+    // Split conversion off, the conversion budget on: the splitter still refuses what is beyond its time.
+    const budgeted = createConverter({ instances: 1, splitMinRows: 0 });
+    await budgeted.close();
+    expect(budgeted).toBeInstanceOf(SplittingConverter);
+    expect(budgeted.setup).toMatch(
+      /no split conversion, whole conversions predicted beyond their time refused/,
+    );
+    expect(() => createConverter({ budgetScalePercent: 10_001 })).toThrow(
+      /budgetScalePercent must be a whole number from 0/,
+    );
     expect(() => createConverter({ splitPartPages: 1 })).toThrow(
       /splitPartPages must be a whole number from 2/,
     );
     const converter = createConverter({ instances: 1 });
     try {
       expect(converter).toBeInstanceOf(SplittingConverter);
-      expect(converter.setup).toMatch(/tables from 2500 rows in parts of 10 pages$/);
+      expect(converter.setup).toMatch(
+        /tables from 2500 rows in parts of 10 pages, whole conversions predicted beyond their time refused \(predictions at 100%\)$/,
+      );
       expect(converter.name).toBe('libreoffice');
       expect(converter.capacity).toBe(1);
       await (converter as SplittingConverter).start(); // createConverter already started it

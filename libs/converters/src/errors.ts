@@ -37,3 +37,16 @@ export class InvalidEInvoiceError extends TypedError {
     super(message, details);
   }
 }
+
+/**
+ * A document that would be converted whole (split conversion cannot cut it) and whose size
+ * predicts more time than its conversion has (split/conversion-budget.ts): refused before
+ * LibreOffice runs. The same answer as the fill's table-cell budget: 413 `payload_too_large`,
+ * `details.reason` `conversion_budget`.
+ */
+export class ConversionBudgetError extends TypedError {
+  readonly errorType = 'payload_too_large';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, { reason: 'conversion_budget', ...details });
+  }
+}

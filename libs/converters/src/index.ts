@@ -4,6 +4,7 @@ import { type ConverterConfig, validateConverterConfig } from '@app/config';
 import { GotenbergConverter } from './gotenberg-converter';
 import { LibreOfficePool } from './libreoffice-pool';
 import type { PdfConverter } from './pdf-converter';
+import { BUDGET_DEFAULTS } from './split/conversion-budget';
 import { SPLIT_DEFAULTS, SplittingConverter } from './split/split-converter';
 
 export * from './errors';
@@ -25,13 +26,28 @@ export {
   type PartResult,
 } from './libreoffice-pool';
 export {
+  isWholeReason,
   planParts,
+  planPartsOrWhy,
   replaceTotalFields,
   totalPagesProperty,
   type PartSpec,
   type SplitPlan,
+  type WholeReason,
 } from './split/docx-parts';
 export { SPLIT_DEFAULTS, SplittingConverter, type SplitSettings } from './split/split-converter';
+export {
+  BUDGET_DEFAULTS,
+  predictWholeMs,
+  REFUSE_MARGIN,
+  wholeConversionRefusal,
+  type BudgetSettings,
+  sizeOfDocx,
+  sizeOfXml,
+  WHOLE_MODEL,
+  type DocumentSize,
+  type WholeModel,
+} from './split/conversion-budget';
 
 export interface ConverterHooks {
   /** One line per restart, crash, start failure or Gotenberg retry; default: silent. */
@@ -85,8 +101,10 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
   // Failures show in health() and in the first conversion's error; nothing to throw here.
   pool.start().catch(() => undefined);
   const minRows = splitMinRowsOf(config);
-  if (minRows === undefined) return pool;
-  const split = { minRows, partPages: config.splitPartPages ?? SPLIT_DEFAULTS.partPages };
-  return new SplittingConverter(pool, split, hooks.log);
+  const budget = { scalePercent: config.budgetScalePercent ?? BUDGET_DEFAULTS.scalePercent };
+  // Without split conversion the splitter still refuses what is predicted beyond its time.
+  if (minRows === undefined && budget.scalePercent === 0) return pool;
+  const split = { minRows: minRows ?? 0, partPages: config.splitPartPages ?? SPLIT_DEFAULTS.partPages };
+  return new SplittingConverter(pool, split, hooks.log, budget);
 }
 export * from './pdf-finish';

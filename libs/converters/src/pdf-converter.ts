@@ -9,6 +9,8 @@ export interface ConvertOptions {
   timeoutMs?: number;
   /** How the PDF is written (`request_data.options.pdf`, validated by parsePdfOptions). */
   pdf?: PdfOptions;
+  /** An asynchronous job's item (no caller waiting): a refusal as beyond its time suggests no job. */
+  background?: boolean;
 }
 
 export interface ConverterHealth {

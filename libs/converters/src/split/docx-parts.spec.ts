@@ -2,7 +2,14 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
 
-import { planParts, replaceTotalFields, TOTAL_PAGES_PROPERTY, totalPagesProperty } from './docx-parts';
+import {
+  isWholeReason,
+  planParts,
+  planPartsOrWhy,
+  replaceTotalFields,
+  TOTAL_PAGES_PROPERTY,
+  totalPagesProperty,
+} from './docx-parts';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
 
@@ -279,5 +286,56 @@ describe('totalPagesProperty', () => {
   it('names the property the UNO bridge leaves unrefreshed', () => {
     const bridge = readFileSync(join(__dirname, '../uno_bridge.py'), 'utf8');
     expect(bridge).toContain(`TOTAL_PAGES_PROPERTY = "${TOTAL_PAGES_PROPERTY}"`);
+  });
+});
+
+describe('planPartsOrWhy: why a document is converted whole', () => {
+  it.each<[RegExp, DocOptions, boolean]>([
+    [/no table has 300 rows or more/, { rows: 299 }, true],
+    [/more than one section/, { before: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' }, false],
+    [/footnotes or endnotes/, { after: '<w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' }, false],
+    [/a field .*\(TOC\)/, { before: `<w:p>${complexField([' TOC \\o "1-3" '], 'Contents')}</w:p>` }, false],
+    [
+      /a field .*\(PAGEREF\)/,
+      { after: '<w:p><w:fldSimple w:instr=" PAGEREF _Toc1 "><w:r><w:t>3</w:t></w:r></w:fldSimple></w:p>' },
+      false,
+    ],
+    [
+      /page count in a number format/,
+      { footer: `<w:ftr xmlns:w="${W}"><w:p>${complexField([' NUMPAGES \\* roman '], 'iii')}</w:p></w:ftr>` },
+      false,
+    ],
+    [/even\/odd headers/, { settings: '<w:evenAndOddHeaders/>' }, false],
+    [/mirrored margins/, { settings: '<w:mirrorMargins w:val="1"/>' }, false],
+    [/table style/, { tblPr: '<w:tblStyle w:val="LightList-Accent1"/>' }, false],
+    [/floats/, { tblPr: '<w:tblpPr w:leftFromText="180" w:vertAnchor="text"/>' }, false],
+    [
+      /cells merged down rows \(vertical merges\)/,
+      { rowProps: (i) => (i === 100 ? '<w:trPr/><w:tc><w:tcPr><w:vMerge/></w:tcPr><w:p/></w:tc>' : '') },
+      false,
+    ],
+    [
+      /inside a content control/,
+      { before: '<w:sdt><w:sdtContent>', after: '</w:sdtContent></w:sdt><w:p/>' },
+      false,
+    ],
+  ])('says %s, where planParts answers null', (reason, options, short) => {
+    const doc = docx(options);
+    const plan = planPartsOrWhy(doc, { minRows: 300 });
+    expect(planParts(doc, { minRows: 300 })).toBeNull();
+    expect(isWholeReason(plan) ? plan : 'a plan').toEqual({ short, reason: expect.stringMatching(reason) });
+  });
+
+  it('plans what planParts plans', () => {
+    const plan = planPartsOrWhy(docx(), { minRows: 300 });
+    expect(isWholeReason(plan)).toBe(false);
+    expect(isWholeReason(plan) ? 0 : plan.rows).toBe(planParts(docx(), { minRows: 300 })!.rows);
+  });
+
+  it('says what is not a .docx', () => {
+    expect(planPartsOrWhy(Buffer.from(`not a zip${'<w:tr>'.repeat(3)}`), { minRows: 1 })).toEqual({
+      short: false,
+      reason: 'not a readable .docx',
+    });
   });
 });

@@ -12,8 +12,8 @@
  * Only documents whose pages a part can reproduce are split: one section, a table that is a
  * top-level body element with plain rows (no vertical merges, not floating), no footnotes or
  * endnotes, no fields whose value depends on the rest of the document (TOC, PAGEREF, REF, SEQ,
- * STYLEREF…), no even/odd or mirrored pages. `planParts` answers null for anything else, and the
- * document is converted whole.
+ * STYLEREF…), no even/odd or mirrored pages. `planParts` answers null for anything else (and
+ * planPartsOrWhy says why), and the document is converted whole.
  *
  * The XML is located, not rebuilt: the parts are slices of the original text, so a part's rows
  * are byte for byte the filled ones.
@@ -420,49 +420,77 @@ function storedDocumentXml(docx: Buffer): boolean {
   return false;
 }
 
+/**
+ * Why a document is converted whole: `short` when it has no table long enough to be worth
+ * parts (a whole conversion is as fast), else what a part could not reproduce. The reason is
+ * said to the caller when the whole conversion is refused as beyond its time (conversion-budget.ts).
+ */
+export interface WholeReason {
+  readonly short: boolean;
+  readonly reason: string;
+}
+
+function whole(reason: string, short = false): WholeReason {
+  return { short, reason };
+}
+
+export function isWholeReason(plan: SplitPlan | WholeReason): plan is WholeReason {
+  return 'reason' in plan;
+}
+
 /** How to cut `docx` into parts, or null when it has no long table or a part could not look the same. */
 export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null {
-  if (!mayHoldRows(docx, options.minRows)) return null;
+  const plan = planPartsOrWhy(docx, options);
+  return isWholeReason(plan) ? null : plan;
+}
+
+/** How to cut `docx` into parts, or why it is converted whole (planParts' answer, with its reason). */
+export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | WholeReason {
+  const short = whole(`no table has ${options.minRows} rows or more`, true);
+  if (!mayHoldRows(docx, options.minRows)) return short;
   let zip: PizZip;
   try {
     zip = new PizZip(docx);
   } catch {
-    return null; // the converter reports what is wrong with it
+    return whole('not a readable .docx'); // the converter reports what is wrong with it
   }
   const xml = zip.file(DOCUMENT)?.asText();
-  if (!xml || !hasRows(xml, options.minRows)) return null;
+  if (!xml || !hasRows(xml, options.minRows)) return short;
   // Cheap refusals first: several sections, notes, page layouts a part cannot start in the middle of.
-  if ((xml.match(/<w:sectPr\b/g) ?? []).length !== 1) return null;
-  if (/<w:(footnoteReference|endnoteReference)\b/.test(xml)) return null;
+  if ((xml.match(/<w:sectPr\b/g) ?? []).length !== 1) return whole('it has more than one section');
+  if (/<w:(footnoteReference|endnoteReference)\b/.test(xml)) return whole('it has footnotes or endnotes');
   const settings = zip.file('word/settings.xml')?.asText() ?? '';
   if (
     isOn(settings, 'w:evenAndOddHeaders') ||
     isOn(settings, 'w:mirrorMargins') ||
     isOn(settings, 'w:bookFoldPrinting')
   ) {
-    return null;
+    return whole('it has even/odd headers, mirrored margins or book folding');
   }
   const layout = locate(xml);
-  if (!layout?.sectPr) return null;
+  if (!layout?.sectPr) return whole('its body has no section properties at its end');
   const sectPr = xml.slice(layout.sectPr.start, layout.sectPr.end);
-  if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return null;
+  if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return whole('its page numbers include chapter numbers');
 
   let tableOrdinal = -1;
   layout.tables.forEach((t, i) => {
     if (tableOrdinal < 0 || t.rows.length > layout.tables[tableOrdinal].rows.length) tableOrdinal = i;
   });
-  if (tableOrdinal < 0) return null;
+  if (tableOrdinal < 0) return short;
   const table = layout.tables[tableOrdinal];
-  if (table.rows.length === 0) return null;
+  if (table.rows.length === 0) return short;
   // Floating; or still in a table style, whose bands and first/last rows LibreOffice counts from
   // each part's own first row (RESOLVE_TABLE_STYLES, on by default, writes them out per cell).
-  if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start))) return null;
+  if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start)))
+    return whole('its long table floats or keeps a table style');
   // A table inside a content control or custom XML element is not the body's own child.
   const before = xml.slice(layout.bodyOpenEnd, table.range.start);
-  if (!balanced(before, 'w:sdtContent') || !balanced(before, 'w:customXml')) return null;
+  if (!balanced(before, 'w:sdtContent') || !balanced(before, 'w:customXml'))
+    return whole('its long table is inside a content control');
   // Rows must follow one another (nothing between them a part would lose or repeat).
   for (let i = 1; i < table.rows.length; i++) {
-    if (xml.slice(table.rows[i - 1].end, table.rows[i].start).trim() !== '') return null;
+    if (xml.slice(table.rows[i - 1].end, table.rows[i].start).trim() !== '')
+      return whole('its long table has content between rows');
   }
   const rowXml = table.rows.map((r) => xml.slice(r.start, r.end));
   let headerRows = 0;
@@ -473,14 +501,18 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
     headerRows++;
   }
   const dataRows = rowXml.length - headerRows;
-  if (dataRows < options.minRows) return null;
-  if (rowXml.some((row) => row.includes('<w:vMerge'))) return null;
+  if (dataRows < options.minRows) return short;
+  if (rowXml.some((row) => row.includes('<w:vMerge')))
+    return whole('its long table has cells merged down rows (vertical merges)');
 
   const use: FieldUse = { names: new Set(), formatted: false };
   const headerFooterNames = Object.keys(zip.files).filter((name) => HEADER_FOOTER.test(name));
   fieldsIn(xml, use);
   for (const name of headerFooterNames) fieldsIn(zip.file(name)!.asText(), use);
-  if (use.formatted || [...use.names].some((name) => !SAFE_FIELDS.has(name))) return null;
+  if (use.formatted) return whole('it shows the page count in a number format other than digits');
+  const unsafe = [...use.names].filter((name) => !SAFE_FIELDS.has(name));
+  if (unsafe.length > 0)
+    return whole(`it has a field that depends on the whole document (${unsafe.join(', ')})`);
   const showsTotal = [...use.names].some((name) => TOTAL_FIELDS.has(name));
 
   const startAttr = /<w:pgNumType\b[^>]*?w:start="(\d+)"/.exec(sectPr);

@@ -9,6 +9,7 @@ import { buildDocx, table } from '../../../../test/support/docx-builder';
 import type { PartRequest } from '../libreoffice-instance';
 import type { LibreOfficePool, PartResult } from '../libreoffice-pool';
 import type { ConvertOptions } from '../pdf-converter';
+import { ConversionBudgetError } from '../errors';
 import { TOTAL_PAGES_PROPERTY } from './docx-parts';
 import { SplittingConverter } from './split-converter';
 
@@ -166,5 +167,82 @@ describe('SplittingConverter: a part converted again with the page count', () =>
     expect(converter.counts).toEqual({ split: 0, parts: 0, fellBack: 1 });
     expect(calls.filter((c) => c.start === 0).map((c) => c.total)).toEqual([undefined, 4, 4]);
     expect(logged.join('\n')).toMatch(/rows 0–\d+ broke differently with the page count/);
+  });
+});
+
+describe('SplittingConverter: a whole conversion predicted beyond its time (conversion-budget.ts)', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'split-spec-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /** ROWS rows whose first cells are merged down pairs of rows: never split. */
+  function merged(): Buffer {
+    const zip = new PizZip(statement());
+    let i = 0;
+    const xml = zip
+      .file('word/document.xml')!
+      .asText()
+      .replace(/<w:tcPr>/g, (open) => `${open}${i++ % 4 === 0 ? '<w:vMerge w:val="restart"/>' : ''}`);
+    zip.file('word/document.xml', xml);
+    return zip.generate({ type: 'nodebuffer' });
+  }
+
+  it('refuses before the pool converts anything, saying why the document goes whole', async () => {
+    const logged: string[] = [];
+    const { pool, calls, wholes } = rulePool(dir);
+    // A machine 100 times slower than the calibration's: the 200 rows predicted at ~30 s.
+    const converter = new SplittingConverter(pool, { minRows: 100, partPages: 10 }, (m) => logged.push(m), {
+      scalePercent: 10_000,
+    });
+    const refused = converter.convert(merged(), { timeoutMs: 5_000, jobId: 'req-7' });
+    await expect(refused).rejects.toBeInstanceOf(ConversionBudgetError);
+    await expect(refused).rejects.toMatchObject({
+      errorType: 'payload_too_large',
+      details: {
+        reason: 'conversion_budget',
+        whole_because: 'its long table has cells merged down rows (vertical merges)',
+        timeout_ms: 5_000,
+        jobId: 'req-7',
+      },
+    });
+    expect([calls.length, wholes.length]).toEqual([0, 0]);
+    expect(logged.join('\n')).toMatch(/^refusing req-7: The filled document must be converted whole because/);
+    // With the time it needs, the same document is converted whole.
+    await converter.convert(merged(), { timeoutMs: 60_000 });
+    expect(wholes).toHaveLength(1);
+  });
+
+  it('says when split conversion is off, and never refuses at scale 0', async () => {
+    const { pool, wholes } = rulePool(dir);
+    const off = new SplittingConverter(pool, { minRows: 0, partPages: 10 }, undefined, {
+      scalePercent: 10_000,
+    });
+    await expect(off.convert(statement(), { timeoutMs: 5_000 })).rejects.toMatchObject({
+      details: { whole_because: 'split conversion is off (SPLIT_MIN_ROWS 0)' },
+    });
+    const unchecked = new SplittingConverter(pool, { minRows: 0, partPages: 10 }, undefined, {
+      scalePercent: 0,
+    });
+    await unchecked.convert(statement(), { timeoutMs: 5_000 });
+    expect(wholes).toHaveLength(1);
+  });
+
+  it('checks the time left when split conversion gives up, and says why it gave up', async () => {
+    const { pool, wholes } = rulePool(dir, (call) =>
+      call.start === 0 && call.total !== undefined ? { pages: 1, cutRow: 50 } : {},
+    );
+    const converter = new SplittingConverter(pool, { minRows: 100, partPages: 10 }, undefined, {
+      scalePercent: 10_000,
+    });
+    await expect(converter.convert(statement(), { timeoutMs: 10_000 })).rejects.toMatchObject({
+      details: {
+        reason: 'conversion_budget',
+        whole_because: expect.stringMatching(/^split conversion gave up \(rows 0–\d+ broke differently/),
+      },
+    });
+    expect(wholes).toHaveLength(0);
+    expect(converter.counts.fellBack).toBe(1);
   });
 });

@@ -32,7 +32,8 @@ import { ConversionFailedError } from '../errors';
 import type { PartRequest } from '../libreoffice-instance';
 import type { LibreOfficePool, PartResult } from '../libreoffice-pool';
 import type { ConvertOptions, ConverterHealth, ConverterStats, PdfConverter } from '../pdf-converter';
-import { planParts, type PartSpec, type SplitPlan } from './docx-parts';
+import { BUDGET_DEFAULTS, type BudgetSettings, wholeConversionRefusal } from './conversion-budget';
+import { isWholeReason, planPartsOrWhy, type PartSpec, type SplitPlan, type WholeReason } from './docx-parts';
 
 const run = promisify(execFile);
 
@@ -111,6 +112,7 @@ export class SplittingConverter implements PdfConverter {
     private readonly pool: LibreOfficePool,
     private readonly settings: SplitSettings = SPLIT_DEFAULTS,
     private readonly log: (message: string) => void = () => undefined,
+    private readonly budget: BudgetSettings = BUDGET_DEFAULTS,
   ) {
     this.name = pool.name;
     this.capacity = pool.capacity;
@@ -121,15 +123,28 @@ export class SplittingConverter implements PdfConverter {
       this.settings.minRows > 0
         ? `tables from ${this.settings.minRows} rows in parts of ${this.settings.partPages} pages`
         : 'no split conversion';
-    return `${this.pool.setup}, ${split}`;
+    const budget =
+      this.budget.scalePercent > 0
+        ? `whole conversions predicted beyond their time refused (predictions at ${this.budget.scalePercent}%)`
+        : 'no conversion budget';
+    return `${this.pool.setup}, ${split}, ${budget}`;
   }
 
   async convert(docx: Buffer, options: ConvertOptions = {}): Promise<Buffer> {
-    const plan =
-      this.settings.minRows > 0 && joinable(options)
-        ? planParts(docx, { minRows: this.settings.minRows })
-        : null;
-    if (!plan) return this.pool.convert(docx, options);
+    const plan: SplitPlan | WholeReason =
+      this.settings.minRows <= 0
+        ? { short: false, reason: 'split conversion is off (SPLIT_MIN_ROWS 0)' }
+        : !joinable(options)
+          ? {
+              short: false,
+              reason: 'its PDF options (PDF/A, PDF/UA, Factur-X or page ranges) need one conversion',
+            }
+          : planPartsOrWhy(docx, { minRows: this.settings.minRows });
+    if (isWholeReason(plan)) {
+      const why = plan.short ? `${plan.reason} (SPLIT_MIN_ROWS)` : plan.reason;
+      this.refuseBeyondBudget(docx, options, options.timeoutMs ?? this.pool.conversionTimeoutMs, why);
+      return this.pool.convert(docx, options);
+    }
     const deadline = Date.now() + (options.timeoutMs ?? this.pool.conversionTimeoutMs);
     try {
       const { pdf, parts } = await new PartedConversion(
@@ -152,8 +167,21 @@ export class SplittingConverter implements PdfConverter {
       this.log(`converting ${options.jobId ?? 'a document'} whole: ${e.message}`);
       const timeoutMs = deadline - Date.now();
       if (timeoutMs <= 0) throw timeoutError(options, this.pool.conversionTimeoutMs);
+      this.refuseBeyondBudget(docx, options, timeoutMs, `split conversion gave up (${e.message})`);
       return this.pool.convert(docx, { ...options, timeoutMs });
     }
+  }
+
+  /** Throws the typed 413 when converting `docx` whole is predicted far beyond `timeoutMs` (conversion-budget.ts). */
+  private refuseBeyondBudget(docx: Buffer, options: ConvertOptions, timeoutMs: number, why: string): void {
+    const refusal = wholeConversionRefusal(
+      docx,
+      { timeoutMs, why, background: options.background, jobId: options.jobId },
+      this.budget,
+    );
+    if (!refusal) return;
+    this.log(`refusing ${options.jobId ?? 'a document'}: ${refusal.message}`);
+    throw refusal;
   }
 
   /** The pool's start(): resolves when its instances have started. */
