@@ -23,7 +23,7 @@ import {
 } from './service-harness';
 import { encodeReply, heartbeatKey, type RenderJob, type RenderJobResult, templateKey } from '@app/contracts';
 import { digestOf } from '@app/engine';
-import { beat, unregister } from '@app/contracts';
+import { beat, unregister } from '@app/queue';
 
 jest.setTimeout(60_000);
 

@@ -23,8 +23,8 @@ import {
 } from '@app/config';
 import { installMemoryProbe, pinoOptions } from '@app/logging';
 import pino from 'pino';
-import { connectRedis, type ConverterInfo, onRedisError } from '@app/contracts';
-import { createRenderWorker } from '@app/queue';
+import type { ConverterInfo } from '@app/contracts';
+import { connectRedis, createRenderWorker, onRedisError } from '@app/queue';
 import { ConverterHealthMonitor } from './converter-health';
 import { converterVersion } from './converter-version';
 import { FillPool } from './fill/fill-pool';

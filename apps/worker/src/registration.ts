@@ -1,18 +1,11 @@
 /**
  * The worker's entry in the registry the API reads: a heartbeat while it can take jobs, and a
  * second entry while its converter is healthy (so the API's readiness can tell "no worker" from
- * "no working converter"), and the converter's kind and version. The alive file lets a container health check see the heartbeat.
+ * "no working converter"), and the converter's kind and version; libs/queue's WorkerRegistry keeps
+ * them in Redis. The alive file lets a container health check see the heartbeat.
  */
-import {
-  beat,
-  converterHealthKey,
-  converterInfoKey,
-  type ConverterInfo,
-  heartbeatKey,
-  type QueueNames,
-  type RedisConnection,
-  unregister,
-} from '@app/contracts';
+import type { ConverterInfo, QueueNames } from '@app/contracts';
+import { type RedisConnection, WorkerRegistry } from '@app/queue';
 import { closeSync, openSync, utimesSync } from 'node:fs';
 import type { ConverterHealthMonitor } from './converter-health';
 
@@ -45,12 +38,10 @@ function touch(file: string): void {
 export class WorkerRegistration {
   private timer: NodeJS.Timeout | undefined;
   private stopped = false;
-  private readonly key: string;
-  private readonly convertersKey: string;
+  private readonly registry: WorkerRegistry;
 
   constructor(private readonly o: RegistrationOptions) {
-    this.key = heartbeatKey(o.names);
-    this.convertersKey = converterHealthKey(o.names);
+    this.registry = new WorkerRegistry(o.redis, o.names);
   }
 
   /** Registers now, then refreshes every interval. */
@@ -63,21 +54,20 @@ export class WorkerRegistration {
   async stop(): Promise<void> {
     this.stopped = true;
     clearInterval(this.timer);
-    await unregister(this.o.redis, this.key, this.o.workerId).catch(() => undefined);
-    await unregister(this.o.redis, this.convertersKey, this.o.workerId).catch(() => undefined);
+    await this.registry.leave(this.o.workerId);
   }
 
   private async beat(): Promise<void> {
     if (this.stopped) return;
-    const { redis, workerId, ttlMs, converterHealth } = this.o;
+    const { workerId, ttlMs, converterHealth } = this.o;
     // Not awaited: a slow health check must not delay the heartbeat past its TTL. What is
     // published is the last finished check, at most one interval old.
     void converterHealth.refresh();
     try {
-      await beat(redis, this.key, workerId, ttlMs);
-      if (converterHealth.healthy) await beat(redis, this.convertersKey, workerId, ttlMs);
-      else await unregister(redis, this.convertersKey, workerId);
-      await redis.set(converterInfoKey(this.o.names), JSON.stringify(this.o.converterInfo), 'PX', ttlMs);
+      await this.registry.beat(workerId, ttlMs, {
+        healthy: converterHealth.healthy,
+        info: this.o.converterInfo,
+      });
       touch(this.o.aliveFile);
     } catch (e) {
       this.o.onError(e);

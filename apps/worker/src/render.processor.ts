@@ -1,5 +1,5 @@
 /**
- * The worker's side of a RenderJob: load the template and the request from Redis, fill the
+ * The worker's side of a RenderJob: load the template and the request (libs/queue's PayloadStore), fill the
  * template (libs/engine), convert it to PDF with the configured converter, push the result to the
  * API's reply list. Failures are classified here: a caller's mistake fails the job at once
  * (UnrecoverableError), a converter outage is retried with backoff, and the reason always carries
@@ -20,7 +20,6 @@ import {
   encodeFailure,
   encodeReply,
   InternalError,
-  type RedisConnection,
   type RenderJob,
   type RenderJobResult,
   TypedError,
@@ -35,7 +34,15 @@ import {
   type RenderRequest,
   type RichLimits,
 } from '@app/engine';
-import { isFinalFailure, pushReply, type RenderJobHandle as Job, UnrecoverableError } from '@app/queue';
+import {
+  isFinalFailure,
+  JobRecordStore,
+  PayloadStore,
+  pushReply,
+  type RedisConnection,
+  type RenderJobHandle as Job,
+  UnrecoverableError,
+} from '@app/queue';
 import type { Logger } from 'pino';
 import type { FillOptions, FillPool } from './fill/fill-pool';
 import { jobContext } from './job-context';
@@ -187,6 +194,7 @@ export function jobFailure(error: unknown): Error {
 export function createRenderProcessor(deps: ProcessorDeps) {
   const { worker, converter, budget, limits = {} } = deps;
   const { redis, logger, metrics } = worker;
+  const payloads = new PayloadStore(redis);
   // Callers send the same few templates over and over: each is compiled once per worker.
   const compiledTemplates = deps.caches?.compiledTemplates ?? new CompiledTemplates();
   const templateBytes = deps.caches?.templateBytes ?? new TemplateBytes();
@@ -212,13 +220,13 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       `job ${job.id} started (attempt ${job.attemptsStarted}, ${job.data.templateBytes} bytes)`,
     );
     try {
-      if (job.data.background && !(await markStarted(redis, job.data.background.recordKey))) {
+      if (job.data.background && !(await JobRecordStore.markStarted(redis, job.data.background.recordKey))) {
         // DELETE /api/v1/jobs/{id} dropped the job: nobody will read this item (a typed error:
         // failed at once, logged as routine).
         throw new InternalError('The job was cancelled', { request_id: requestId, cancelled: true });
       }
       const receivedAt = performance.now();
-      const [template, requestJson, redisNow] = await readPayload(redis, job.data, templateBytes);
+      const [template, requestJson, redisNow] = await readPayload(payloads, job.data, templateBytes);
       // From here on the budget is counted on this process's monotonic clock alone.
       const deadline = jobDeadline(job.data, redisNow, budget, receivedAt);
       if (!template || requestJson === null) {
@@ -378,30 +386,23 @@ export class TemplateBytes extends DigestLru<Buffer> {
 }
 
 /**
- * The template's bytes, the request's JSON and Redis' clock (ms), in one write to Redis (a
- * pipeline): the request alone when the template is kept here. The template's key is named by the
- * digest the API computed (templateKey), so bytes read under it are kept under that digest.
- * Redis' clock rides along (TIME) so the job's age is measured on the clock that stamped
- * admittedAt, at no extra round trip.
+ * The template's bytes, the request's JSON and Redis' clock (ms), in one round trip
+ * (PayloadStore.read): the request alone when the template is kept here. The template's key is
+ * named by the digest the API computed (templateKey), so bytes read under it are kept under that
+ * digest. Redis' clock rides along so the job's age is measured on the clock that stamped
+ * admittedAt.
  */
 async function readPayload(
-  redis: RedisConnection,
+  payloads: PayloadStore,
   job: Pick<RenderJob, 'templateKey' | 'templateDigest' | 'requestKey'>,
   kept: TemplateBytes,
 ): Promise<[Buffer | null, string | null, number]> {
   const cached = job.templateDigest ? kept.get(job.templateDigest) : undefined;
-  const pipeline = redis.pipeline().time().get(job.requestKey);
-  if (!cached) pipeline.getBuffer(job.templateKey);
-  const replies = await pipeline.exec();
-  if (!replies) throw new Error('Redis discarded the pipeline');
-  for (const [error] of replies) if (error) throw error;
-  const [seconds, micros] = replies[0][1] as [string, string];
-  const redisNow = Number(seconds) * 1000 + Math.floor(Number(micros) / 1000);
-  const requestJson = replies[1][1] as string | null;
-  if (cached) return [cached, requestJson, redisNow];
-  const template = replies[2][1] as Buffer | null;
+  const read = await payloads.read(job, !cached);
+  if (cached) return [cached, read.requestJson, read.redisNow];
+  const template = read.template;
   if (template && job.templateDigest) kept.set(job.templateDigest, template, template.length);
-  return [template, requestJson, redisNow];
+  return [template, read.requestJson, read.redisNow];
 }
 
 /**
@@ -429,21 +430,6 @@ async function replyFailure(
  */
 function replyTtlMs(job: Pick<RenderJob, 'background'>, budget: Pick<JobBudget, 'payloadTtlMs'>): number {
   return job.background?.resultTtlMs ?? budget.payloadTtlMs;
-}
-
-/**
- * Notes the first start of an asynchronous job's item in the job's record (its status turns
- * 'active'); false when the record is gone (the job was cancelled or expired). One call, and the
- * record is never re-created without its TTL.
- */
-async function markStarted(redis: RedisConnection, recordKey: string): Promise<boolean> {
-  const found = await redis.eval(
-    "if redis.call('exists', KEYS[1]) == 0 then return 0 end redis.call('hsetnx', KEYS[1], 'started_at', ARGV[1]) return 1",
-    1,
-    recordKey,
-    String(Date.now()),
-  );
-  return found === 1;
 }
 
 /** Time the answer needs to reach the API after the conversion ends. */

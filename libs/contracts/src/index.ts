@@ -1,7 +1,7 @@
 /**
  * What the API, the workers and the command line agree on: the error catalogue and the typed
  * errors of the service, the render job and its Redis keys, the failure codec, the worker
- * registry and the HTTP paths probes use.
+ * registry's keys and the HTTP paths probes use.
  */
 export * from './errors';
 export * from './service-errors';
@@ -9,9 +9,7 @@ export * from './render-job';
 export * from './pdf-options';
 export * from './payload/schema';
 export * from './payload/render-request';
-export * from './worker-registry';
-export * from './redis-connection';
-export * from './redis-script';
+export * from './redis-target';
 export * from './health-paths';
 export * from './async-job';
 export * from './webhooks';

@@ -14,29 +14,14 @@
  * Waiting jobs are counted as BullMQ's getJobCountByTypes('waiting', 'prioritized', 'delayed')
  * counts them: the length of the wait list and the sizes of the prioritized and delayed sets
  * (their names come from bullmq-state.ts, which pins them).
- * Every key lies in the queue's hash slot (heartbeatKey, payloadKeys, templateKey, BullMQ's
- * own), so the script runs unchanged on Redis Cluster.
+ * The script is lua/admit-and-store.lua. Every key lies in the queue's hash slot (heartbeatKey,
+ * payloadKeys, templateKey, BullMQ's own), so the script runs unchanged on Redis Cluster.
  */
-import { RedisScript, type RedisConnection } from '@app/contracts';
 import type { WaitingKeys } from './bullmq-state';
+import type { RedisConnection } from './redis-connection';
+import { RedisScript } from './redis-script';
 
-const ADMIT_AND_STORE = new RedisScript(`
-local t = redis.call('TIME')
-local now = tonumber(t[1]) * 1000 + math.floor(tonumber(t[2]) / 1000)
-local workers = redis.call('ZCOUNT', KEYS[1], now, '+inf')
-local waiting = redis.call('LLEN', KEYS[2]) + redis.call('ZCARD', KEYS[3]) + redis.call('ZCARD', KEYS[4])
-if workers == 0 or waiting >= tonumber(ARGV[1]) then
-  return {workers, waiting, 0, now}
-end
-if ARGV[3] == '' then
-  if redis.call('PEXPIRE', KEYS[5], ARGV[2]) == 0 then
-    return {workers, waiting, 2, now}
-  end
-else
-  redis.call('SET', KEYS[5], ARGV[3], 'PX', ARGV[2])
-end
-redis.call('SET', KEYS[6], ARGV[4], 'PX', ARGV[2])
-return {workers, waiting, 1, now}`);
+const ADMIT_AND_STORE = RedisScript.file('admit-and-store');
 
 export interface AdmissionKeys extends WaitingKeys {
   /** The workers' heartbeat set (heartbeatKey). */

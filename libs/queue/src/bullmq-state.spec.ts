@@ -6,10 +6,11 @@
 import { Job, Queue, UnrecoverableError, Worker } from 'bullmq';
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
-import { beat, heartbeatKey, payloadKeys, templateKey } from '@app/contracts';
+import { heartbeatKey, payloadKeys, templateKey } from '@app/contracts';
 import { redisForTests } from '../../../test/service-harness';
 import { admitAndStore } from './admission';
 import { finishedJobs, isFinalFailure, missingJobs, waitingKeys } from './bullmq-state';
+import { beat } from './worker-registry';
 
 const PINNED = '6.7.0';
 

@@ -9,7 +9,7 @@
  * inside its own Lua script, which needs the keys' names.
  */
 import { type Job, type Queue, UnrecoverableError } from 'bullmq';
-import type { RedisConnection } from '@app/contracts';
+import type { RedisConnection } from './redis-connection';
 
 /** The keys BullMQ's getJobCountByTypes('waiting', 'prioritized', 'delayed') counts. */
 export interface WaitingKeys {

@@ -10,11 +10,11 @@ import {
   itemJobId,
   jobQueueNames,
   type QueueNames,
-  type RedisConnection,
   type RenderJob,
   type RenderJobResult,
   type WebhookDeliveryJob,
 } from '@app/contracts';
+import type { RedisConnection } from './redis-connection';
 
 /** States reported by counts() (and the docgen_async_queue_jobs gauge). */
 export const JOB_QUEUE_STATES = [

@@ -8,11 +8,11 @@ import {
   type AssembleJob,
   jobQueueNames,
   type QueueNames,
-  type RedisConnection,
   type RenderJob,
   type RenderJobResult,
   type WebhookDeliveryJob,
 } from '@app/contracts';
+import type { RedisConnection } from './redis-connection';
 import type { RenderJobHandle } from './render-worker';
 
 /** What the assembler uses of its parent job. */

@@ -4,7 +4,8 @@
  * goes through here (or bullmq-state.ts, for what the public API does not offer in one step).
  */
 import { Queue } from 'bullmq';
-import type { QueueNames, RedisConnection, RenderJob, RenderJobResult } from '@app/contracts';
+import type { QueueNames, RenderJob, RenderJobResult } from '@app/contracts';
+import type { RedisConnection } from './redis-connection';
 import { finishedJobs, type Finished, missingJobs, waitingKeys, type WaitingKeys } from './bullmq-state';
 import type { JobOutcome } from './outcome';
 

@@ -4,7 +4,8 @@
  * takes jobs only once its converter is warm (run()).
  */
 import { type Job, UnrecoverableError, Worker } from 'bullmq';
-import type { QueueNames, RedisConnection, RenderJob, RenderJobResult } from '@app/contracts';
+import type { QueueNames, RenderJob, RenderJobResult } from '@app/contracts';
+import type { RedisConnection } from './redis-connection';
 
 export { UnrecoverableError };
 export type RenderJobHandle = Job<RenderJob, RenderJobResult>;

@@ -7,7 +7,8 @@
  * 25 Nov 2026; docs/service.md). QueueEvents would also make every API read every event of every
  * job, about four per document, to learn of its own few.
  */
-import { decodeReply, type FailureReply, type RedisConnection, type Reply } from '@app/contracts';
+import { decodeReply, type FailureReply, type Reply } from '@app/contracts';
+import type { RedisConnection } from './redis-connection';
 
 /** The API's side: reads its list until stopped, handing each well-formed frame to `onReply`. */
 export class ReplyReader {

@@ -1,6 +1,6 @@
 /**
  * The API's side of asynchronous jobs (libs/contracts/src/async-job.ts): stores a job's record
- * and payload, adds its flow (FlowProducer: one parent, one child per item), and reads the record,
+ * and payload (libs/queue's JobRecordStore), adds its flow (FlowProducer: one parent, one child per item), and reads the record,
  * the progress and the result back. Nothing is kept in this process: any API answers for any job.
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
@@ -10,18 +10,13 @@ import {
   type AsyncJobStatus,
   type AsyncOutput,
   asyncJobKeys,
-  connectRedis,
   decodeFailure,
   InternalError,
-  itemJobId,
   itemReplyKey,
   JOB_ID_PATTERN,
   jobPaths,
   newJobId,
-  onRedisError,
-  payloadKeys,
   type QueueNames,
-  type RedisConnection,
   type RenderJob,
   type RenderJobOptions,
   ServiceUnavailableError,
@@ -32,7 +27,7 @@ import {
   JobNotFoundError,
 } from '@app/contracts';
 import { type RenderRequest, stringifyDataJson } from '@app/engine';
-import { JobFlows } from '@app/queue';
+import { connectRedis, JobFlows, JobRecordStore, onRedisError, type RedisConnection } from '@app/queue';
 import type { JobView } from '../jobs/jobs.openapi';
 
 /** How long an unfinished job's record and payload are kept: a day, or RESULT_TTL_S if longer. */
@@ -70,6 +65,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
   private readonly names: QueueNames;
   private redis!: RedisConnection;
   private flows!: JobFlows;
+  private jobs!: JobRecordStore;
   private lastRedisError = 0;
 
   constructor(private readonly config: ServiceConfig) {
@@ -85,6 +81,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       commandTimeout: this.config.REDIS_COMMAND_TIMEOUT_MS,
     });
     onRedisError(this.redis, (e) => this.logRedisError(e));
+    this.jobs = new JobRecordStore(this.redis, this.names);
     this.flows = new JobFlows(
       this.redis,
       { names: this.names, attempts: this.config.JOB_ATTEMPTS, backoffMs: this.config.JOB_BACKOFF_MS },
@@ -109,7 +106,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
   /** Stores the record and the payload, then adds the flow. Returns the job id. */
   async submit(input: JobInput): Promise<string> {
     const jobId = newJobId();
-    const keys = asyncJobKeys(this.names, jobId);
+    const { record: recordKey, template: templateKey } = asyncJobKeys(this.names, jobId);
     const ttl = this.pendingTtlMs;
     const total = input.requests.length;
     const now = Date.now();
@@ -132,18 +129,14 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       base_url: input.baseUrl,
       ...(input.webhookUrl ? { webhook_url: input.webhookUrl } : {}),
     };
-    const multi = this.redis.multi();
-    multi.hset(keys.record, record as unknown as Record<string, string>);
-    multi.pexpire(keys.record, ttl);
-    multi.set(keys.template, input.template, 'PX', ttl);
+    // As the synchronous path writes it: `9.0` stays a float across the queue (json-numbers.ts).
+    const requestJsons = input.requests.map((request) => stringifyDataJson(request));
     const items = input.requests.map((request, index): RenderJob => {
-      const { requestKey } = payloadKeys(this.names, itemJobId(jobId, index));
-      // As the synchronous path writes it: `9.0` stays a float across the queue (json-numbers.ts).
-      const requestJson = stringifyDataJson(request);
-      multi.set(requestKey, requestJson, 'PX', ttl);
+      const requestKey = this.jobs.itemRequestKey(jobId, index);
+      const requestJson = requestJsons[index];
       return {
         requestId: input.requestId,
-        templateKey: keys.template,
+        templateKey,
         requestKey,
         templateDigest: input.templateDigest,
         // The item's own list: the worker pushes its document there, for the parent.
@@ -154,19 +147,18 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
         imageCount: Object.keys(request.images ?? {}).length,
         templateChecked: true,
         options: input.options,
-        background: { resultTtlMs: ttl, recordKey: keys.record },
+        background: { resultTtlMs: ttl, recordKey },
       };
     });
     try {
-      const replies = await multi.exec();
-      for (const [error] of replies ?? []) if (error) throw error;
+      await this.jobs.create(jobId, { record, template: input.template, requestJsons }, ttl);
       await this.flows.add(
         jobId,
         { jobId, total, output: input.output, ...(input.itemNames ? { itemNames: input.itemNames } : {}) },
         items,
       );
     } catch (e) {
-      this.redis.del(keys.record, keys.template, ...items.map((i) => i.requestKey)).catch(() => undefined);
+      void this.jobs.discard(jobId, total);
       throw this.unavailable(e);
     }
     this.logger.log(
@@ -177,9 +169,9 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
 
   private async record(jobId: string): Promise<Partial<AsyncJobRecord>> {
     if (!JOB_ID_PATTERN.test(jobId)) throw new JobNotFoundError();
-    const record = (await this.redis.hgetall(asyncJobKeys(this.names, jobId).record).catch((e: unknown) => {
+    const record = await this.jobs.read(jobId).catch((e: unknown) => {
       throw this.unavailable(e);
-    })) as Partial<AsyncJobRecord>;
+    });
     if (!record.created_at) throw new JobNotFoundError();
     return record;
   }
@@ -239,7 +231,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
         progress: { done, total: Number(record.total) },
       });
     }
-    const body = await this.redis.getBuffer(asyncJobKeys(this.names, jobId).result).catch((e: unknown) => {
+    const body = await this.jobs.result(jobId).catch((e: unknown) => {
       throw this.unavailable(e);
     });
     if (!body) throw new JobNotFoundError();
@@ -256,20 +248,12 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
    */
   async cancel(jobId: string): Promise<void> {
     const record = await this.record(jobId);
-    const keys = asyncJobKeys(this.names, jobId);
     try {
-      await this.redis.del(keys.record, keys.result);
+      await this.jobs.deleteRecord(jobId);
       if (record.status !== 'completed' && record.status !== 'failed') {
         // Removes the parent and its children not locked by a worker; a running item finishes and is dropped.
         await this.flows.remove(jobId).catch(() => undefined);
-        const total = Number(record.total);
-        await this.redis.del(
-          keys.template,
-          ...Array.from({ length: total }, (_, i) => [
-            payloadKeys(this.names, itemJobId(jobId, i)).requestKey,
-            itemReplyKey(this.names, jobId, i),
-          ]).flat(),
-        );
+        await this.jobs.deleteItems(jobId, Number(record.total));
       }
     } catch (e) {
       throw this.unavailable(e);
@@ -282,13 +266,12 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
    * one HGET per poll and keeps no subscription. Returns the result or throws the job's error.
    */
   async waitForResult(jobId: string, timeoutMs: number, signal?: AbortSignal): Promise<JobResult | null> {
-    const keys = asyncJobKeys(this.names, jobId);
     const deadline = Date.now() + timeoutMs;
     let delay = 50;
     while (Date.now() < deadline && !signal?.aborted) {
       await new Promise((r) => setTimeout(r, delay));
       delay = Math.min(delay * 2, 500);
-      const status = await this.redis.hget(keys.record, 'status').catch(() => 'unknown');
+      const status = await this.jobs.status(jobId).catch(() => 'unknown');
       if (status === 'completed' || status === 'failed') return this.result(jobId);
       if (status === null) throw new InternalError('The job disappeared while it was processed');
     }

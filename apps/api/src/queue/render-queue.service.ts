@@ -13,21 +13,14 @@ import { randomUUID } from 'node:crypto';
 import { DigestLru, digestOf, stringifyDataJson, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
-  connectRedis,
   type ConverterInfo,
-  converterHealthKey,
-  converterInfoKey,
   converterUnavailableError,
   decodeFailure,
   heartbeatKey,
   InternalError,
-  liveWorkers,
-  onRedisConnectionLost,
-  onRedisError,
   payloadKeys,
   ProcessingTimeoutError,
   type QueueNames,
-  type RedisConnection,
   replyKey,
   type RenderJob,
   type RenderJobOptions,
@@ -36,12 +29,17 @@ import {
 } from '@app/contracts';
 import {
   type Admission,
-  admitAndStore,
+  connectRedis,
   type JobOutcome,
+  onRedisConnectionLost,
+  onRedisError,
+  PayloadStore,
   type QueueState,
+  type RedisConnection,
   ReplyReader,
   RenderQueue,
   Watchdog,
+  WorkerRegistry,
 } from '@app/queue';
 
 export type { RenderJob } from '@app/contracts';
@@ -78,6 +76,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private readonly logger = new Logger('RenderQueue');
   private readonly names: QueueNames;
   private redis!: RedisConnection;
+  private payloads!: PayloadStore;
+  private registry!: WorkerRegistry;
   private replies!: ReplyReader;
   private queue!: RenderQueue;
   private watchdog!: Watchdog;
@@ -112,6 +112,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       connectionName: 'docx-api-replies',
       maxRetriesPerRequest: null,
     });
+    this.payloads = new PayloadStore(this.redis);
+    this.registry = new WorkerRegistry(this.redis, this.names);
     for (const client of [this.redis, replyRedis]) {
       onRedisError(client, (e) => this.logRedisError(e));
       onRedisConnectionLost(client, () => this.watchdog?.scheduleLostJobCheck());
@@ -243,7 +245,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     } finally {
       // The template's key is shared with other requests: its TTL ends it. A reply came with its
       // request's payload deleted.
-      if (!replied) this.redis.del(keys.requestKey).catch(() => undefined);
+      if (!replied) this.payloads.drop(keys.requestKey).catch(() => undefined);
     }
   }
 
@@ -271,8 +273,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     if (this.redis.status !== 'ready') return { redis: false };
     try {
       const [workers, converters] = await Promise.all([
-        liveWorkers(this.redis, heartbeatKey(this.names)),
-        liveWorkers(this.redis, converterHealthKey(this.names)),
+        this.registry.liveWorkers(),
+        this.registry.healthyConverters(),
       ]);
       return { redis: true, liveWorkers: workers, healthyConverters: converters };
     } catch (e) {
@@ -282,17 +284,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   }
 
   /** The converter the workers published with their heartbeat (GET /version); null if none did. */
-  async converterInfo(): Promise<ConverterInfo | null> {
-    const text = await this.redis.get(converterInfoKey(this.names));
-    if (!text) return null;
-    try {
-      const info = JSON.parse(text) as Partial<ConverterInfo>;
-      return typeof info.kind === 'string' && typeof info.version === 'string'
-        ? { kind: info.kind, version: info.version }
-        : null;
-    } catch {
-      return null;
-    }
+  converterInfo(): Promise<ConverterInfo | null> {
+    return this.registry.converterInfo();
   }
 
   /**
@@ -305,14 +298,14 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     for (;;) {
       if (Date.now() >= deadline || signal?.aborted || this.closing) return 0;
       await new Promise((r) => setTimeout(r, Math.min(250, Math.max(deadline - Date.now(), 1))));
-      const workers = await liveWorkers(this.redis, heartbeatKey(this.names));
+      const workers = await this.registry.liveWorkers();
       if (workers > 0) return workers;
     }
   }
 
   /**
    * Refuses what would only time out (no worker alive after a short hold, the queue full) and
-   * otherwise stores the request's payload, in one round trip (admitAndStore). The template's
+   * otherwise stores the request's payload, in one round trip (PayloadStore.admit). The template's
    * bytes go only when this API has not stored them within the last half PAYLOAD_TTL_MS, or when
    * Redis no longer has them. Returns Redis' clock at admission (RenderJob.admittedAt).
    */
@@ -327,8 +320,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     const stored = this.storedTemplates.get(digest);
     let sendTemplate = !(stored && stored.until > Date.now());
     const run = () =>
-      admitAndStore(
-        this.redis,
+      this.payloads.admit(
         {
           heartbeat: heartbeatKey(this.names),
           ...this.queue.waitingKeys,

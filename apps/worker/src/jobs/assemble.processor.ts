@@ -3,7 +3,7 @@
  * every item has completed, or as soon as one failed (continueParentOnFailure): it builds the
  * result (the one document, a ZIP of the items, or one PDF merged by qpdf), writes it and the
  * job's record with RESULT_TTL_S, drops the items' keys and queues the webhook. It holds nothing
- * in memory between runs: a worker killed here leaves the parent to stall and be run again by
+ * in memory between runs (its Redis data is libs/queue's JobRecordStore): a worker killed here leaves the parent to stall and be run again by
  * another, which finds the same children's results.
  */
 import { execFile } from 'node:child_process';
@@ -13,23 +13,26 @@ import { join } from 'node:path';
 import { promisify } from 'node:util';
 import PizZip from 'pizzip';
 import {
-  asyncJobKeys,
+  type AsyncJobRecord,
   decodeFailure,
   decodeReply,
   type ErrorBody,
   InternalError,
-  itemJobId,
-  itemReplyKey,
   jobPaths,
-  payloadKeys,
   type QueueNames,
-  type RedisConnection,
   type RenderJobResult,
   type WebhookEvent,
   TypedError,
 } from '@app/contracts';
 import { PayloadTooLargeError } from '@app/engine';
-import { type AssembleJobHandle, isFinalFailure, UnrecoverableError, type WebhookQueue } from '@app/queue';
+import {
+  type AssembleJobHandle,
+  isFinalFailure,
+  JobRecordStore,
+  type RedisConnection,
+  UnrecoverableError,
+  type WebhookQueue,
+} from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
 
@@ -78,17 +81,12 @@ export function zipItems(items: Array<{ name: string; body: Buffer }>): Buffer {
 }
 
 export function createAssembleProcessor(deps: AssembleDeps) {
+  const jobs = new JobRecordStore(deps.redis, deps.names);
   return async function assemble(job: AssembleJobHandle): Promise<{ bytes: number }> {
     const { jobId, total, output } = job.data;
-    const keys = asyncJobKeys(deps.names, jobId);
-    const itemKeys = Array.from({ length: total }, (_, i) => ({
-      requestKey: payloadKeys(deps.names, itemJobId(jobId, i)).requestKey,
-      replyKey: itemReplyKey(deps.names, jobId, i),
-    }));
-    const cleanup = () =>
-      deps.redis.del(keys.template, ...itemKeys.flatMap((k) => [k.requestKey, k.replyKey])).catch(() => 0);
+    const cleanup = () => jobs.deleteItems(jobId, total).catch(() => 0);
     const log = deps.logger.child({ jobId });
-    const record = await deps.redis.hgetall(keys.record);
+    const record = await jobs.read(jobId);
     if (!record.created_at) {
       // Cancelled (DELETE) or expired: nothing to answer.
       await job.removeUnprocessedChildren().catch(() => undefined);
@@ -115,13 +113,9 @@ export function createAssembleProcessor(deps: AssembleDeps) {
       for (let i = 0; i < total; i++) if (!byIndex.has(i)) throw new Error(`item ${i} has no result`);
       // Every item's first reply (an item run twice, its worker dead after the push, pushed twice),
       // in one round trip rather than one per item.
-      const reads = deps.redis.pipeline();
-      for (let i = 0; i < total; i++) reads.lindexBuffer(itemKeys[i].replyKey, 0);
-      const frames = await reads.exec();
-      if (!frames) throw new Error('Redis discarded the pipeline');
-      const bodies = frames.map(([error, frame]) => {
-        if (error) throw error;
-        const reply = frame ? decodeReply(frame as Buffer) : null;
+      const frames = await jobs.firstReplies(jobId, total);
+      const bodies = frames.map((frame) => {
+        const reply = frame ? decodeReply(frame) : null;
         if (!reply || !('body' in reply)) {
           throw new InternalError('An item of the job expired before the job was assembled');
         }
@@ -165,27 +159,13 @@ export function createAssembleProcessor(deps: AssembleDeps) {
   /** Writes the result and the record with RESULT_TTL_S, then queues the webhook if one was asked for. */
   async function finish(
     job: AssembleJobHandle,
-    record: Record<string, string>,
+    record: Partial<AsyncJobRecord>,
     outcome: { result: Buffer } | { error: ErrorBody },
   ): Promise<void> {
     const { jobId } = job.data;
-    const keys = asyncJobKeys(deps.names, jobId);
     const now = Date.now();
-    const ttlMs = deps.resultTtlS * 1000;
     const status = 'result' in outcome ? 'completed' : 'failed';
-    const multi = deps.redis.multi();
-    if ('result' in outcome) multi.set(keys.result, outcome.result, 'PX', ttlMs);
-    multi.hset(keys.record, {
-      status,
-      finished_at: String(now),
-      expires_at: String(now + ttlMs),
-      ...('result' in outcome
-        ? { bytes: String(outcome.result.length) }
-        : { error: JSON.stringify(outcome.error) }),
-    });
-    multi.pexpire(keys.record, ttlMs);
-    const replies = await multi.exec();
-    for (const [error] of replies ?? []) if (error) throw error;
+    await jobs.finish(jobId, outcome, now, deps.resultTtlS * 1000);
     deps.metrics?.asyncJobs.inc({ status });
     if (!record.webhook_url) return;
     const event: WebhookEvent = {

@@ -4,8 +4,8 @@
  * (assembly) and the webhook deliveries. Stateless: any worker process takes any job.
  */
 import type { ServiceConfig } from '@app/config';
-import { parseAllowedHosts, type RedisConnection, type RenderJobResult } from '@app/contracts';
-import { createJobWorkers, type RenderJobHandle, WebhookQueue } from '@app/queue';
+import { parseAllowedHosts, type RenderJobResult } from '@app/contracts';
+import { createJobWorkers, type RedisConnection, type RenderJobHandle, WebhookQueue } from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
 import { createAssembleProcessor } from './assemble.processor';

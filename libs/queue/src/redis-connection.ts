@@ -2,17 +2,13 @@
  * Connections to the service's Redis, the same way for the API, the workers and Bull Board: one
  * server (REDIS_URL), or a Redis Cluster (REDIS_CLUSTER_NODES) through ioredis' Cluster client.
  * On a cluster every key of the service lies in one slot (the hash tag of QUEUE_PREFIX), so
- * BullMQ's Lua scripts and our MULTI and EVAL calls run unchanged.
+ * BullMQ's Lua scripts and our MULTI and EVAL calls run unchanged. Only libs/queue imports
+ * ioredis (eslint.config.mjs): the apps hold these connections and hand them to the stores.
  */
+import type { RedisTarget } from '@app/contracts';
 import { Cluster, Redis, type RedisOptions } from 'ioredis';
 
 export type RedisConnection = Redis | Cluster;
-
-/** Where the service's Redis is: one server, or seed nodes of a cluster. */
-export interface RedisTarget {
-  url: string;
-  clusterNodes?: Array<{ host: string; port: number }>;
-}
 
 /** User, password and TLS of a redis:// or rediss:// URL, for a cluster's node connections. */
 function credentialsOf(url: string): Pick<RedisOptions, 'username' | 'password' | 'tls'> {
