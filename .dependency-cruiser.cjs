@@ -32,6 +32,13 @@ module.exports = {
       from: { path: '^(apps|libs)/', pathNot: ['^libs/queue/', '\\.spec\\.ts$'] },
       to: { path: '^node_modules/bullmq/' },
     },
+    {
+      name: 'ioredis-only-in-libs-queue',
+      severity: 'error',
+      comment: 'Redis belongs to libs/queue and its stores (ESLint also refuses Redis commands elsewhere).',
+      from: { path: '^(apps|libs)/', pathNot: ['^libs/queue/', '\\.spec\\.ts$'] },
+      to: { path: '^node_modules/ioredis/' },
+    },
   ],
   options: {
     tsPreCompilationDeps: true,

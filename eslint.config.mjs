@@ -19,6 +19,77 @@ const NO_APP = {
 const NO_LIB_PATH = { regex: LIB_SRC, message: 'import a library through its @app/* alias' };
 const boundaries = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
+/*
+ * Redis belongs to libs/queue (its stores, connections and scripts): elsewhere in apps/ and libs/
+ * nothing imports ioredis, and no Redis command is called on anything named like a connection
+ * (`redis.get(…)`, `this.redis.multi()`, `deps.redis.eval(…)`). Specs and test/ may use Redis.
+ */
+const NO_IOREDIS = {
+  regex: '^ioredis(/|$)',
+  message: 'only libs/queue talks to Redis: use its stores (PayloadStore, JobRecordStore, WorkerRegistry)',
+};
+// Command methods of ioredis (each also with a Buffer-returning twin: getBuffer, lindexBuffer…).
+// prettier-ignore
+const REDIS_COMMANDS = [
+  'get',
+  'set',
+  'del',
+  'exists',
+  'expire',
+  'pexpire',
+  'ttl',
+  'pttl',
+  'incr',
+  'incrby',
+  'hget',
+  'hgetall',
+  'hset',
+  'hsetnx',
+  'hdel',
+  'hincrby',
+  'lpush',
+  'rpush',
+  'lpop',
+  'rpop',
+  'blpop',
+  'lindex',
+  'lrange',
+  'llen',
+  'sadd',
+  'srem',
+  'smembers',
+  'zadd',
+  'zrem',
+  'zcount',
+  'zcard',
+  'zrange',
+  'zrangebyscore',
+  'multi',
+  'pipeline',
+  'exec',
+  'eval',
+  'evalsha',
+  'script',
+  'publish',
+  'subscribe',
+  'time',
+  'scan',
+  'keys',
+  'call',
+  'sendCommand',
+];
+const REDIS_CALL = `/^(${REDIS_COMMANDS.join('|')})(Buffer)?$/`;
+const NO_REDIS_CALLS = {
+  'no-restricted-syntax': [
+    'error',
+    ...['callee.object.name', 'callee.object.property.name'].map((receiver) => ({
+      selector: `CallExpression[callee.type='MemberExpression'][callee.property.name=${REDIS_CALL}][${receiver}=/redis/i]`,
+      message:
+        'only libs/queue calls Redis commands: use its stores (PayloadStore, JobRecordStore, WorkerRegistry)',
+    })),
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '**/*.py'] },
   js.configs.recommended,
@@ -51,9 +122,16 @@ export default tseslint.config(
       '@typescript-eslint/no-require-imports': 'off',
     },
   },
-  { files: ['apps/**/*.ts', 'libs/**/*.ts'], rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST) },
+  {
+    files: ['apps/**/*.ts', 'libs/**/*.ts'],
+    rules: { ...boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST, NO_IOREDIS), ...NO_REDIS_CALLS },
+  },
+  {
+    files: ['libs/queue/**/*.ts'],
+    rules: { ...boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST), 'no-restricted-syntax': 'off' },
+  },
   {
     files: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts'],
-    rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH),
+    rules: { ...boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH), 'no-restricted-syntax': 'off' },
   },
 );

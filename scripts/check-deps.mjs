@@ -1,6 +1,6 @@
 /**
  * `npm test`'s import check: the rules of .dependency-cruiser.cjs (no cycles, type imports
- * included; the engine's layers; BullMQ only in libs/queue) over apps/ and libs/. Through
+ * included; the engine's layers; BullMQ and ioredis only in libs/queue) over apps/ and libs/. Through
  * dependency-cruiser's API rather than its command, which refuses Node 20 (still supported here).
  * Prints each violation and exits 1 if there is any.
  */

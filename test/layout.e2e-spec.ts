@@ -1,6 +1,6 @@
 /**
- * The layout's import rules are enforced by lint (eslint.config.mjs); these cases prove each rule
- * fires, so a loosened config cannot pass unnoticed.
+ * The layout's import rules, and Redis only in libs/queue, are enforced by lint (eslint.config.mjs);
+ * these cases prove each rule fires, so a loosened config cannot pass unnoticed.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -24,12 +24,46 @@ const REFUSED: [string, string, RegExp][] = [
     /never imports test/,
   ],
   ['apps/worker/src/x.ts', "import { y } from '../../../test/service-harness';", /never imports test/],
+  // Redis is libs/queue's: no ioredis elsewhere, no command called on a connection.
+  ['apps/worker/src/x.ts', "import { Redis as y } from 'ioredis';", /only libs\/queue talks to Redis/],
+  [
+    'libs/contracts/src/x.ts',
+    "import type { Cluster as y } from 'ioredis';",
+    /only libs\/queue talks to Redis/,
+  ],
+  ['apps/api/src/x.ts', "declare const redis: any; void redis.get('k');", /only libs\/queue calls Redis/],
+  [
+    'apps/api/src/x.ts',
+    "declare const redis: any; void redis.getBuffer('k');",
+    /only libs\/queue calls Redis/,
+  ],
+  [
+    'apps/worker/src/x.ts',
+    'declare const deps: any; void deps.redis.multi();',
+    /only libs\/queue calls Redis/,
+  ],
+  [
+    'apps/api/src/x.ts',
+    "class A { redis: any; f() { return this.redis.hgetall('k'); } }",
+    /only libs\/queue calls Redis/,
+  ],
+  [
+    'apps/worker/src/x.ts',
+    "declare const redisConnection: any; void redisConnection.eval('return 1', 0);",
+    /only libs\/queue calls Redis/,
+  ],
 ];
 const ALLOWED: [string, string][] = [
   ['apps/worker/src/x.ts', "import { y } from '@app/contracts';"],
   ['libs/engine/src/docx/x.ts', "import { y } from '../errors';"],
   ['libs/engine/src/x.spec.ts', "import { y } from '../../../test/support/docx-text';"],
   ['test/x.e2e-spec.ts', "import { y } from '../apps/api/src/app.module';"],
+  ['libs/queue/src/x.ts', "import { Redis as y } from 'ioredis';"],
+  ['libs/queue/src/x.ts', "declare const redis: any; void redis.get('k');"],
+  ['apps/worker/src/x.spec.ts', "import { Redis as y } from 'ioredis';"],
+  ['test/x.e2e-spec.ts', "import { Redis as y } from 'ioredis';"],
+  ['apps/api/src/x.ts', "declare const payloads: any; void payloads.drop('k');"],
+  ['apps/api/src/x.ts', "const seen = new Map(); void seen.get('k');"],
 ];
 
 /**
@@ -44,7 +78,8 @@ function lintAll(cases: [string, string][]): string[][] {
       const out = [];
       for (const [file, source] of JSON.parse(process.argv[1])) {
         const [r] = await eslint.lintText(source + '\\nexport const x = y;\\n', { filePath: file });
-        out.push(r.messages.filter((m) => m.ruleId === 'no-restricted-imports').map((m) => m.message));
+        const rules = ['no-restricted-imports', 'no-restricted-syntax'];
+        out.push(r.messages.filter((m) => rules.includes(m.ruleId)).map((m) => m.message));
       }
       console.log(JSON.stringify(out));
     })();`;
