@@ -129,10 +129,15 @@ describe('JobRecordStore', () => {
 
   it('writes a failure’s error body', async () => {
     await jobs().create('J2', { record, template: Buffer.from('T'), requestJsons: ['{}'] }, 60_000);
-    await jobs().finish('J2', { error: { error_type: 'x', message: 'm', details: {} } }, 1, 1000);
+    await jobs().finish(
+      'J2',
+      { error: { status: 'error', error_type: 'x', message: 'm', details: {} } },
+      1,
+      1000,
+    );
     expect(await jobs().read('J2')).toMatchObject({
       status: 'failed',
-      error: '{"error_type":"x","message":"m","details":{}}',
+      error: '{"status":"error","error_type":"x","message":"m","details":{}}',
     });
     await jobs().discard('J2', 1);
     expect(await client().exists(asyncJobKeys(names, 'J2').record, jobs().itemRequestKey('J2', 0))).toBe(0);
