@@ -11,6 +11,7 @@
  * its logo), and a template built here whose rows wrap to one, two or three lines in several
  * scripts, so rows per page vary and the converter's predictions of where parts start miss.
  */
+import { execFileSync } from 'node:child_process';
 import PizZip from 'pizzip';
 import {
   LibreOfficePool,
@@ -24,6 +25,7 @@ import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus'
 import { buildDocx, p, table } from './support/docx-builder';
 import { pdfPageCount, pdfToText } from './support/converter-fixtures';
 import { comparePages } from './support/page-compare';
+import { statementShape, type StatementShape } from './support/statement-shapes';
 
 const TIMEOUT = 240_000;
 let pool: LibreOfficePool;
@@ -50,8 +52,16 @@ function corpus(name: CorpusName, rows: number): Buffer {
   return filled(corpusTemplate(name), corpusRequest(name, { rows }) as RenderRequest);
 }
 
+function shaped(shape: StatementShape, rows: number): Buffer {
+  const { template, request } = statementShape(shape, rows);
+  return filled(template, request);
+}
+
 /** Converts whole and in parts, and holds the two to the same pages. */
-async function expectSplitSamePages(docx: Buffer, label: string): Promise<{ pages: number; parts: number }> {
+async function expectSplitSamePages(
+  docx: Buffer,
+  label: string,
+): Promise<{ pages: number; parts: number; whole: Buffer }> {
   const whole = await pool.convert(docx, { jobId: `${label}-whole`, timeoutMs: TIMEOUT });
   const before = { ...splitter.counts };
   const parted = await splitter.convert(docx, { jobId: `${label}-parts`, timeoutMs: TIMEOUT });
@@ -72,7 +82,7 @@ async function expectSplitSamePages(docx: Buffer, label: string): Promise<{ page
   });
   // The same words in the same order on every page (a raster could hide a swapped digit).
   expect(pdfToText(parted)).toBe(pdfToText(whole));
-  return { pages: cmp.pagesA, parts };
+  return { pages: cmp.pagesA, parts, whole };
 }
 
 describe('split conversion draws the pages of the whole document', () => {
@@ -92,6 +102,27 @@ describe('split conversion draws the pages of the whole document', () => {
       const docx = corpus('invoice', 500);
       const { pages } = await expectSplitSamePages(docx, 'invoice-500');
       expect(pages).toBeGreaterThan(8);
+    },
+    TIMEOUT * 3,
+  );
+
+  it(
+    "rows of two lines that break across pages, no repeated header, Word's Light Grid Accent 1 (python-docx's template)",
+    async () => {
+      // Every other page starts inside a row: a cut's lead page is laid out with a spacer
+      // (leadTop), and the first part's page 1 (the text before the table) is one too.
+      const docx = shaped('breaking', 400);
+      expect(planParts(docx, { minRows: 100 })?.headerRows).toBe(0);
+      const { pages, whole } = await expectSplitSamePages(docx, 'breaking-rows');
+      expect(pages).toBeGreaterThan(12);
+      // Pages that start inside a row: their first line under the page header is a description's
+      // second line, in its column, with no date before it.
+      const tops = execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', '-', '-'], { input: whole })
+        .toString('utf8')
+        .split('\f')
+        .map((page) => page.split('\n').filter((line) => line.trim() !== '')[2] ?? '');
+      const insideRow = tops.filter((line) => /^\s+\S/.test(line) && !/\d{4}-\d\d-\d\d {2}/.test(line));
+      expect(insideRow.length).toBeGreaterThan(pages / 4);
     },
     TIMEOUT * 3,
   );

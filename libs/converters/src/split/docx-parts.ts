@@ -75,6 +75,12 @@ export interface PartSpec {
    * 2 as a continued table, as it does in the whole document; 0 for the first part.
    */
   lead: number;
+  /**
+   * Where the first lead row stands on the page before the part in the whole document (1/100 mm
+   * down the page), when that page does not start at a row: the bridge makes the part's first
+   * paragraph a spacer that puts it there. Unset: the lead rows start the page.
+   */
+  leadTop?: number;
   /** Page number the part's first page shows (ignored for the first part, which keeps its own). */
   pageNumber: number;
   /** The whole document's page count for NUMPAGES fields; undefined while unknown. */

@@ -75,7 +75,7 @@ function joinable(options: ConvertOptions): boolean {
 }
 
 function key(spec: PartSpec): string {
-  return `${spec.start}:${spec.end}:${spec.lead}:${spec.pageNumber}:${spec.totalPages ?? ''}`;
+  return `${spec.start}:${spec.end}:${spec.lead}:${spec.leadTop ?? ''}:${spec.pageNumber}:${spec.totalPages ?? ''}`;
 }
 
 interface Task {
@@ -221,14 +221,15 @@ class PartedConversion {
     let start = 0;
     let pages = 0;
     let lead = 0;
+    let leadTop: number | undefined;
     for (;;) {
-      let spec = this.specAt(start, pages, lead);
+      let spec = this.specAt(start, pages, lead, leadTop);
       this.speculate(spec, pages);
       let result = await this.ensure(spec).result;
       for (let tries = 1; result.leadShift; tries++) {
         // The rows before the part filled its first page differently: fill it again.
         lead = spec.lead + result.leadShift;
-        if (tries > MAX_LEAD_TRIES || lead < 1 || lead > start) {
+        if (tries > MAX_LEAD_TRIES || lead < 1 || lead > start || leadTop !== undefined) {
           throw new Unsplittable(`no lead of rows puts row ${start} at the top of a page`);
         }
         spec = this.specAt(start, pages, lead);
@@ -248,8 +249,10 @@ class PartedConversion {
       start += result.cutRow;
       if (this.rowsPerPage) this.perPart ??= this.partRows(start, this.rowsPerPage);
       pages += result.pages;
-      // The next part's first page, not exported, holds the rows of the page before it.
+      // The next part's first page, not exported, holds the rows of the page before it, where
+      // they stand on that page when it does not start at a row (a row broken across its top).
       lead = Math.min(start, result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD);
+      leadTop = result.leadTop ?? undefined;
       // Parts converted with another page count than now predicted: again, while the chain goes on.
       const total = this.predictedTotal(start, pages);
       if (total !== undefined) {
@@ -260,13 +263,14 @@ class PartedConversion {
   }
 
   /** The part that starts at data row `start`, after `pagesBefore` pages, `lead` rows before it on a page of its own. */
-  private specAt(start: number, pagesBefore: number, lead: number): PartSpec {
+  private specAt(start: number, pagesBefore: number, lead: number, leadTop?: number): PartSpec {
     const rows = this.plan.rows;
     const perPart = this.perPart ?? FIRST_PART_ROWS;
     let end = Math.min(rows, start + perPart);
     // A remainder shorter than half a part goes with this one rather than on its own.
     if (rows - end < perPart / 2) end = rows;
     const spec: PartSpec = { start, end, lead, pageNumber: this.plan.firstPageNumber + pagesBefore };
+    if (leadTop !== undefined) spec.leadTop = leadTop;
     const total = this.predictedTotal(start, pagesBefore);
     if (total !== undefined) spec.totalPages = total;
     return spec;
@@ -318,6 +322,7 @@ class PartedConversion {
       table: this.plan.tableOrdinal,
       headerRows: this.plan.headerRows,
       lead: spec.lead,
+      ...(spec.leadTop !== undefined ? { leadTop: spec.leadTop } : {}),
       last: spec.end === this.plan.rows,
     };
     const docx = this.plan.build(spec);
