@@ -25,7 +25,7 @@ import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus'
 import { buildDocx, p, table } from './support/docx-builder';
 import { pdfPageCount, pdfToText } from './support/converter-fixtures';
 import { comparePages } from './support/page-compare';
-import { statementShape, type StatementShape } from './support/statement-shapes';
+import { filledShape } from './support/statement-shapes';
 
 const TIMEOUT = 240_000;
 let pool: LibreOfficePool;
@@ -50,11 +50,6 @@ function filled(template: Buffer, request: RenderRequest): Buffer {
 
 function corpus(name: CorpusName, rows: number): Buffer {
   return filled(corpusTemplate(name), corpusRequest(name, { rows }) as RenderRequest);
-}
-
-function shaped(shape: StatementShape, rows: number): Buffer {
-  const { template, request } = statementShape(shape, rows);
-  return filled(template, request);
 }
 
 /** Converts whole and in parts, and holds the two to the same pages. */
@@ -111,7 +106,7 @@ describe('split conversion draws the pages of the whole document', () => {
     async () => {
       // Every other page starts inside a row: a cut's lead page is laid out with a spacer
       // (leadTop), and the first part's page 1 (the text before the table) is one too.
-      const docx = shaped('breaking', 400);
+      const docx = filledShape('breaking', 400);
       expect(planParts(docx, { minRows: 100 })?.headerRows).toBe(0);
       const { pages, whole } = await expectSplitSamePages(docx, 'breaking-rows');
       expect(pages).toBeGreaterThan(12);
@@ -123,6 +118,25 @@ describe('split conversion draws the pages of the whole document', () => {
         .map((page) => page.split('\n').filter((line) => line.trim() !== '')[2] ?? '');
       const insideRow = tops.filter((line) => /^\s+\S/.test(line) && !/\d{4}-\d\d-\d\d {2}/.test(line));
       expect(insideRow.length).toBeGreaterThan(pages / 4);
+    },
+    TIMEOUT * 3,
+  );
+
+  it(
+    'footnotes referenced from cells: numbered on across parts, at the bottom of the pages they are referenced on',
+    async () => {
+      // A note every 25 rows: about two a page, so a part's lead page and its first pages hold some.
+      const docx = filledShape('footnotes', 600);
+      expect(planParts(docx, { minRows: 100 })).not.toBeNull();
+      const { pages, parts, whole } = await expectSplitSamePages(docx, 'footnotes');
+      expect(pages).toBeGreaterThan(10);
+      expect(parts).toBeGreaterThan(2);
+      // The last note's number is the count of rows that reference one (600 / 25): its line
+      // begins with that number at the bottom of the last page of the table.
+      const text = execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', '-', '-'], {
+        input: whole,
+      }).toString('utf8');
+      expect(text).toMatch(/^\s*24 Booked after the cut-off/m);
     },
     TIMEOUT * 3,
   );

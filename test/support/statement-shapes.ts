@@ -12,7 +12,7 @@
  *   footnotes   a footnote referenced from a cell every 25 rows
  */
 import PizZip from 'pizzip';
-import type { RenderRequest } from '@app/engine';
+import { renderDocx, type RenderRequest } from '@app/engine';
 import { corpusRequest, corpusTemplate } from '../../bench/corpus';
 
 export const STATEMENT_SHAPES = ['corpus', 'breaking', 'two-tables', 'appendix', 'footnotes'] as const;
@@ -91,28 +91,55 @@ export function statementShape(
       break;
     }
     case 'footnotes': {
-      // A footnote on every FOOTNOTE_EVERY-th row's description; the footnotes part added as
-      // Word writes it (separator and continuation separator, then the notes).
-      data.transactions = (data.transactions as Transaction[]).map((t, i) => ({
+      // A footnote on every FOOTNOTE_EVERY-th row's description, each a note of its own (ids 1…
+      // in the order referenced, as Word numbers them: filledShape renumbers the filled
+      // references, the engine leaves attributes alone); the footnotes part as Word writes it.
+      const all = data.transactions as Transaction[];
+      data.transactions = all.map((t, i) => ({
         ...t,
-        noted: i % FOOTNOTE_EVERY === FOOTNOTE_EVERY - 1,
+        note: i % FOOTNOTE_EVERY === FOOTNOTE_EVERY - 1 ? (i + 1) / FOOTNOTE_EVERY : 0,
       }));
       xml = xml.replace(
         '<w:t>{{ t.description }}</w:t></w:r>',
         '<w:t>{{ t.description }}</w:t></w:r>' +
-          '<w:r><w:t>{% if t.noted %}</w:t></w:r>' +
-          '<w:r><w:rPr><w:rStyle w:val="FootnoteReference"/><w:vertAlign w:val="superscript"/></w:rPr>' +
+          '<w:r><w:t>{% if t.note %}</w:t></w:r>' +
+          '<w:r><w:rPr><w:vertAlign w:val="superscript"/></w:rPr>' +
           '<w:footnoteReference w:id="1"/></w:r>' +
           '<w:r><w:t>{% endif %}</w:t></w:r>',
       );
-      addFootnotes(zip, [
-        'Booked after the cut-off: value date the next business day, interest counted from then.',
-      ]);
+      addFootnotes(
+        zip,
+        Array.from(
+          { length: Math.floor(all.length / FOOTNOTE_EVERY) },
+          (_, i) =>
+            `Booked after the cut-off (${all[(i + 1) * FOOTNOTE_EVERY - 1].date}): value date the next business day.`,
+        ),
+      );
       break;
     }
   }
   zip.file(DOCUMENT, xml);
   return { template: zip.generate({ type: 'nodebuffer' }), request };
+}
+
+/**
+ * The statement of `rows` transactions in `shape`, filled as the worker fills it for a PDF (table
+ * styles resolved), its footnote references numbered 1… in order (each row's note its own).
+ */
+export function filledShape(shape: StatementShape, rows: number): Buffer {
+  const { template, request } = statementShape(shape, rows);
+  const docx = renderDocx(template, request, { resolveTableStyles: true });
+  if (shape !== 'footnotes') return docx;
+  const zip = new PizZip(docx);
+  let id = 0;
+  zip.file(
+    DOCUMENT,
+    zip
+      .file(DOCUMENT)!
+      .asText()
+      .replace(/<w:footnoteReference w:id="1"\/>/g, () => `<w:footnoteReference w:id="${++id}"/>`),
+  );
+  return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
 }
 
 /** A footnotes part with `notes` (ids 1…), related and typed as Word has it. */

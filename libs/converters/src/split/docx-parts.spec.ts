@@ -35,6 +35,8 @@ interface DocOptions {
   rowProps?: (i: number) => string;
   /** docProps/custom.xml. */
   custom?: string;
+  /** Other parts of the package, by name. */
+  files?: Record<string, string>;
 }
 
 const CONTENT_TYPES =
@@ -66,6 +68,7 @@ function docx(o: DocOptions = {}): Buffer {
   zip.file('[Content_Types].xml', CONTENT_TYPES);
   zip.file('_rels/.rels', ROOT_RELS);
   if (o.custom !== undefined) zip.file('docProps/custom.xml', o.custom);
+  for (const [name, text] of Object.entries(o.files ?? {})) zip.file(name, text);
   return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
 }
 
@@ -168,6 +171,58 @@ describe('planParts', () => {
     );
   });
 
+  /** One note before the table (id 1), one in every tenth row (rows 0, 10, 20…: ids 2, 3, 4…). */
+  function footnoted(rowNote = (i: number) => i / 10 + 2): Buffer {
+    const ref = (id: number) => `<w:r><w:footnoteReference w:id="${id}"/></w:r>`;
+    const note = (id: number) =>
+      `<w:footnote w:id="${id}"><w:p><w:r><w:t>note ${id}</w:t></w:r></w:p></w:footnote>`;
+    const footnotes =
+      `<w:footnotes xmlns:w="${W}"><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>` +
+      Array.from({ length: 51 }, (_, i) => note(i + 1)).join('') +
+      '</w:footnotes>';
+    return docx({
+      before: `<w:p>${ref(1)}</w:p>`,
+      rowProps: (i) => (i % 10 === 0 ? `<w:tc><w:p>${ref(rowNote(i))}</w:p></w:tc>` : ''),
+      files: { 'word/footnotes.xml': footnotes },
+    });
+  }
+
+  it("numbers a part's footnotes on from those referenced before its first row, lead rows included", () => {
+    const plan = planParts(footnoted(), { minRows: 300 })!;
+    expect(plan).not.toBeNull();
+    // Rows 0–89 (lead included) hold 9 notes, the text before the table 1: the part's first is 11.
+    const part = plan.build({ start: 100, end: 200, lead: 10, pageNumber: 5 });
+    expect(partXml(part)).toContain(
+      '<w:footerReference w:type="default" r:id="rId9"/><w:footnotePr><w:numStart w:val="11"/></w:footnotePr><w:pgSz',
+    );
+    // Its references and notes renumbered from 1 in order (rows 90, 100 … 190: notes 11 … 21),
+    // the separator kept.
+    expect([...partXml(part).matchAll(/footnoteReference w:id="(\d+)"/g)].map((m) => m[1])).toEqual(
+      Array.from({ length: 11 }, (_, i) => String(i + 1)),
+    );
+    const notes = partXml(part, 'word/footnotes.xml');
+    expect(notes).toContain('<w:footnote w:type="separator" w:id="-1">');
+    expect(
+      [...notes.matchAll(/<w:footnote w:id="(\d+)"><w:p><w:r><w:t>note (\d+)</g)].map((m) => [m[1], m[2]]),
+    ).toEqual(Array.from({ length: 11 }, (_, i) => [String(i + 1), String(i + 11)]));
+    // The first part keeps the document's own numbering and notes.
+    const first = plan.build({ start: 0, end: 100, lead: 0, pageNumber: 1 });
+    expect(partXml(first)).not.toContain('w:numStart');
+    expect(partXml(first, 'word/footnotes.xml')).toContain('<w:footnote w:id="51">');
+  });
+
+  it('refuses a note referenced twice, and footnotes without their part', () => {
+    expect(
+      planParts(
+        footnoted((i) => (i === 20 ? 2 : i / 10 + 2)),
+        { minRows: 300 },
+      ),
+    ).toBeNull();
+    const zip = new PizZip(footnoted());
+    zip.remove('word/footnotes.xml');
+    expect(planParts(zip.generate({ type: 'nodebuffer' }), { minRows: 300 })).toBeNull();
+  });
+
   it('counts no header rows when the first row does not repeat', () => {
     const header = row(-1, '<w:trPr><w:tblHeader w:val="false"/></w:trPr>');
     expect(planParts(docx({ header }), { minRows: 300 })!.headerRows).toBe(0);
@@ -176,7 +231,15 @@ describe('planParts', () => {
   it.each<[string, DocOptions]>([
     ['fewer rows than the minimum', { rows: 299 }],
     ['two sections', { before: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' }],
-    ['a footnote', { after: '<w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' }],
+    ['an endnote', { after: '<w:p><w:r><w:endnoteReference w:id="1"/></w:r></w:p>' }],
+    [
+      'footnotes numbered per page',
+      {
+        rowProps: (i) =>
+          i === 3 ? '<w:tc><w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p></w:tc>' : '',
+        settings: '<w:footnotePr><w:numRestart w:val="eachPage"/></w:footnotePr>',
+      },
+    ],
     ['a table of contents', { before: `<w:p>${complexField([' TOC \\o "1-3" '], 'Contents')}</w:p>` }],
     [
       'a PAGEREF in a simple field',

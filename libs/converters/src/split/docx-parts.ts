@@ -10,8 +10,8 @@
  * digits apart from the text around them).
  *
  * Only documents whose pages a part can reproduce are split: one section, a table that is a
- * top-level body element with plain rows (no vertical merges, not floating), no footnotes or
- * endnotes, no fields whose value depends on the rest of the document (TOC, PAGEREF, REF, SEQ,
+ * top-level body element with plain rows (no vertical merges, not floating), no endnotes (a
+ * part's footnotes are numbered on from the whole document's, see ownFootnotes), no fields whose value depends on the rest of the document (TOC, PAGEREF, REF, SEQ,
  * STYLEREF…), no even/odd or mirrored pages. `planParts` answers null for anything else, and the
  * document is converted whole.
  *
@@ -44,6 +44,7 @@ const TOTAL_FIELDS = new Set(['NUMPAGES', 'SECTIONPAGES']);
 const DECIMAL_SWITCH = /^\\\*\s*(MERGEFORMAT|CHARFORMAT|Arabic)$/i;
 
 const DOCUMENT = 'word/document.xml';
+const FOOTNOTES = 'word/footnotes.xml';
 /** The custom document property a part's DOCPROPERTY field shows the whole document's page count from. */
 export const TOTAL_PAGES_PROPERTY = 'DocgenTotalPages';
 const CUSTOM_PROPERTIES = 'docProps/custom.xml';
@@ -357,9 +358,65 @@ export function totalPagesProperty(
   return { custom, contentTypes, rootRels };
 }
 
-/** The section properties for a part: numbering starts at `pageNumber`; no distinct first page. */
-function partSectPr(sectPr: string, pageNumber: number): string {
+/**
+ * A part's body with its footnote references renumbered 1… in order, and the footnotes part with
+ * only those notes, so numbered. LibreOffice 25.2 gives a reference the note that follows the one
+ * it gave the reference before (in the footnotes part's order), not the note its id names: a part
+ * whose first reference is the document's third note showed the second note's text under it.
+ */
+function ownFootnotes(body: string, footnotesXml: string): { body: string; footnotes: string } {
+  const byId = new Map<string, string>();
+  const notes = [...footnotesXml.matchAll(/<w:footnote\b[^>]*>[\s\S]*?<\/w:footnote>/g)];
+  if (notes.length === 0) return { body, footnotes: footnotesXml };
+  const kept: string[] = [];
+  for (const [note] of notes) {
+    const id = /\bw:id="(-?\d+)"/.exec(note.slice(0, note.indexOf('>')))?.[1];
+    // Separators (w:type="separator", "continuationSeparator"…) stay as they are.
+    if (/^<w:footnote\b[^>]*\bw:type="/.test(note)) kept.push(note);
+    else if (id !== undefined) byId.set(id, note);
+  }
+  let next = 0;
+  const used: string[] = [];
+  const renumbered = body.replace(
+    /(<w:footnoteReference\b[^>]*?\bw:id=")(-?\d+)"/g,
+    (_, open: string, id: string) => {
+      const note = byId.get(id);
+      if (note === undefined) return `${open}${id}"`;
+      used.push(note.replace(/(<w:footnote\b[^>]*?\bw:id=")-?\d+"/, `$1${++next}"`));
+      return `${open}${next}"`;
+    },
+  );
+  const start = notes[0].index!;
+  const last = notes[notes.length - 1];
+  const end = last.index! + last[0].length;
+  return {
+    body: renumbered,
+    footnotes: footnotesXml.slice(0, start) + kept.join('') + used.join('') + footnotesXml.slice(end),
+  };
+}
+
+/** Footnote references in `xml` (each prints a number; custom marks are refused by planParts). */
+function footnoteRefs(xml: string): number {
+  return (xml.match(/<w:footnoteReference\b/g) ?? []).length;
+}
+
+/**
+ * The section properties for a part: numbering starts at `pageNumber`; no distinct first page;
+ * footnotes numbered from `footnoteStart` (0: the section's own numbering).
+ */
+function partSectPr(sectPr: string, pageNumber: number, footnoteStart = 0): string {
   let out = sectPr.replace(/<w:titlePg\b[^>]*\/>/g, '');
+  if (footnoteStart > 0) {
+    // Schema order: footnotePr follows the header and footer references, before everything else.
+    const refs = [...out.matchAll(/<w:(headerReference|footerReference)\b[^>]*\/>/g)];
+    const at = refs.length
+      ? refs[refs.length - 1].index! + refs[refs.length - 1][0].length
+      : out.indexOf('>') + 1;
+    out =
+      out.slice(0, at) +
+      `<w:footnotePr><w:numStart w:val="${footnoteStart}"/></w:footnotePr>` +
+      out.slice(at);
+  }
   const numType = /<w:pgNumType\b([^>]*?)\/>/.exec(out);
   if (numType) {
     const attrs = numType[1].replace(/\s*w:start="[^"]*"/, '');
@@ -439,7 +496,8 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   if (!xml || !hasRows(xml, options.minRows)) return null;
   // Cheap refusals first: several sections, notes, page layouts a part cannot start in the middle of.
   if ((xml.match(/<w:sectPr\b/g) ?? []).length !== 1) return null;
-  if (/<w:(footnoteReference|endnoteReference)\b/.test(xml)) return null;
+  // Endnotes print at the end, with the notes of every part: a part cannot show them.
+  if (/<w:endnoteReference\b/.test(xml)) return null;
   const settings = zip.file('word/settings.xml')?.asText() ?? '';
   if (
     isOn(settings, 'w:evenAndOddHeaders') ||
@@ -452,6 +510,14 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   if (!layout?.sectPr) return null;
   const sectPr = xml.slice(layout.sectPr.start, layout.sectPr.end);
   if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return null;
+  // Footnotes numbered per page or section restart where a part cannot tell; custom marks and a
+  // numbering start of the document's own are left to a whole conversion too.
+  const footnotes = footnoteRefs(xml);
+  if (
+    footnotes > 0 &&
+    /<w:(numRestart|numStart)\b/.test(sectPr + (zip.file('word/settings.xml')?.asText() ?? ''))
+  )
+    return null;
 
   let tableOrdinal = -1;
   layout.tables.forEach((t, i) => {
@@ -500,7 +566,21 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   const after = xml.slice(table.range.end, layout.sectPr.start);
   const suffix = xml.slice(layout.sectPr.end);
   const data = rowXml.slice(headerRows);
+  // Footnotes referenced before each data row (the text before the table's, then the rows'): a
+  // part's footnote numbering starts after them (w:footnotePr w:numStart).
+  const notesBefore: number[] = [];
+  if (footnotes > 0) {
+    let seen = footnoteRefs(prefix);
+    for (const row of data) {
+      notesBefore.push(seen);
+      seen += footnoteRefs(row);
+    }
+  }
   const headersAndFooters = headerFooterNames.map((name) => [name, zip.file(name)!.asText()] as const);
+  const footnotesXml = footnotes > 0 ? zip.file(FOOTNOTES)?.asText() : undefined;
+  // Each reference its own note, as Word writes them (a note referenced twice prints once).
+  const noteIds = [...xml.matchAll(/<w:footnoteReference\b[^>]*?\bw:id="(-?\d+)"/g)].map((m) => m[1]);
+  if (footnotes > 0 && (footnotesXml === undefined || new Set(noteIds).size !== noteIds.length)) return null;
   const ownProperties: PackageProperties = {
     custom: zip.file(CUSTOM_PROPERTIES)?.asText(),
     contentTypes: zip.file(CONTENT_TYPES)?.asText() ?? '',
@@ -531,15 +611,27 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
       const withTotal = totalPages !== undefined ? propertiesWith(totalPages) : null;
       const total = (s: string) =>
         totalPages !== undefined ? replaceTotalFields(s, totalPages, withTotal === null) : s;
-      const body =
+      let body =
         (first ? prefix : bodyOpen + TINY_PARAGRAPH) +
         tableOpen +
         header +
         data.slice(from, part.end).join('') +
         tableClose +
         (last ? after : TINY_PARAGRAPH) +
-        (first ? sectPr : partSectPr(sectPr, part.pageNumber - (part.lead > 0 ? 1 : 0))) +
+        (first
+          ? sectPr
+          : partSectPr(
+              sectPr,
+              part.pageNumber - (part.lead > 0 ? 1 : 0),
+              footnotes > 0 ? notesBefore[from] + 1 : 0,
+            )) +
         suffix;
+      if (footnotesXml !== undefined) {
+        // The zip is shared by every part built: the first part gets the document's notes back.
+        const notes = first ? { body, footnotes: footnotesXml } : ownFootnotes(body, footnotesXml);
+        body = notes.body;
+        zip.file(FOOTNOTES, notes.footnotes);
+      }
       zip.file(DOCUMENT, total(body));
       for (const [name, text] of headersAndFooters) zip.file(name, total(text));
       // The part's total as a custom property, or the package's own properties (built before).
