@@ -141,6 +141,21 @@ describe('split conversion draws the pages of the whole document', () => {
     TIMEOUT * 3,
   );
 
+  it(
+    'a landscape appendix in a section after the table: the table not in the last section, Page X of Y counting the appendix',
+    async () => {
+      const docx = filledShape('appendix', 500);
+      const { pages, parts, whole } = await expectSplitSamePages(docx, 'appendix');
+      expect(parts).toBeGreaterThan(2);
+      // The last page is the appendix's, landscape; the footer counts it in the total.
+      const sizes = execFileSync('pdfinfo', ['-l', String(pages), '-'], { input: whole }).toString('utf8');
+      expect(sizes).toMatch(new RegExp(`Page +${pages} size: +841\\.89 x 595\\.3`));
+      expect(sizes).toMatch(/Page +1 size: +595\.3\d* x 841\.89/);
+      expect(pdfToText(whole)).toContain(`Page ${pages} of ${pages}`);
+    },
+    TIMEOUT * 3,
+  );
+
   /**
    * A template built here: a numbered table whose rows wrap to one to four lines in Latin,
    * Cyrillic and CJK text, "Seite X von Y" in the footer; `layout` fixed is Word's "Fixed column

@@ -171,6 +171,40 @@ describe('planParts', () => {
     );
   });
 
+  it("cuts the table's section, keeping sections before it in the first part and after it in the last", () => {
+    const portrait =
+      '<w:sectPr><w:footerReference w:type="default" r:id="rId9"/><w:pgSz w:w="11906" w:h="16838"/><w:titlePg/></w:sectPr>';
+    const landscape = '<w:sectPr><w:pgSz w:w="16838" w:h="11906" w:orient="landscape"/></w:sectPr>';
+    const plan = planParts(
+      docx({
+        before:
+          '<w:p><w:r><w:t>Cover</w:t></w:r></w:p><w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr></w:p>',
+        after: `<w:p><w:r><w:t>Closing</w:t></w:r></w:p><w:p><w:pPr>${portrait}</w:pPr></w:p><w:p><w:r><w:t>Appendix</w:t></w:r></w:p>`,
+        sectPr: landscape,
+      }),
+      { minRows: 300 },
+    )!;
+    expect(plan).not.toBeNull();
+    const body = (part: Buffer) => /<w:body>([\s\S]*)<\/w:body>/.exec(partXml(part))![1];
+    // The first part: the cover and its section, the rows, the table's section last.
+    const first = body(plan.build({ start: 0, end: 100, lead: 0, pageNumber: 1 }));
+    expect(first).toMatch(/^<w:p><w:r><w:t>Cover<\/w:t>/);
+    expect(first).not.toContain('Closing');
+    expect(first.endsWith(portrait)).toBe(true);
+    // A middle part: the table's section, numbered on, nothing of the others.
+    const middle = body(plan.build({ start: 100, end: 200, lead: 10, pageNumber: 4 }));
+    expect(middle).not.toMatch(/Cover|Closing|Appendix|landscape/);
+    expect(middle).toMatch(/<w:pgSz w:w="11906" w:h="16838"\/><w:pgNumType w:start="3"\/><\/w:sectPr>$/);
+    // The last part: the closing text, the table's section break numbered on, the appendix's section.
+    const last = body(plan.build({ start: 400, end: 500, lead: 10, pageNumber: 9 }));
+    expect(last).not.toContain('Cover');
+    expect(last).toContain(
+      '<w:t>Closing</w:t></w:r></w:p><w:p><w:pPr><w:sectPr><w:footerReference w:type="default" r:id="rId9"/>' +
+        '<w:pgSz w:w="11906" w:h="16838"/><w:pgNumType w:start="8"/></w:sectPr></w:pPr></w:p><w:p><w:r><w:t>Appendix',
+    );
+    expect(last.endsWith(landscape)).toBe(true);
+  });
+
   /** One note before the table (id 1), one in every tenth row (rows 0, 10, 20…: ids 2, 3, 4…). */
   function footnoted(rowNote = (i: number) => i / 10 + 2): Buffer {
     const ref = (id: number) => `<w:r><w:footnoteReference w:id="${id}"/></w:r>`;
@@ -230,7 +264,17 @@ describe('planParts', () => {
 
   it.each<[string, DocOptions]>([
     ['fewer rows than the minimum', { rows: 299 }],
-    ['two sections', { before: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' }],
+    [
+      'a section before the table that restarts page numbers',
+      { before: '<w:p><w:pPr><w:sectPr><w:pgNumType w:start="1"/></w:sectPr></w:pPr></w:p>' },
+    ],
+    [
+      'SECTIONPAGES in a document of two sections',
+      {
+        after: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>',
+        footer: `<w:ftr xmlns:w="${W}"><w:p>${complexField([' SECTIONPAGES '], '3')}</w:p></w:ftr>`,
+      },
+    ],
     ['an endnote', { after: '<w:p><w:r><w:endnoteReference w:id="1"/></w:r></w:p>' }],
     [
       'footnotes numbered per page',

@@ -9,7 +9,7 @@
  * footer of a 186-page statement sat 0.05 pt off the whole document's: LibreOffice places a field's
  * digits apart from the text around them).
  *
- * Only documents whose pages a part can reproduce are split: one section, a table that is a
+ * Only documents whose pages a part can reproduce are split: a table that is a
  * top-level body element with plain rows (no vertical merges, not floating), no endnotes (a
  * part's footnotes are numbered on from the whole document's, see ownFootnotes), no fields whose value depends on the rest of the document (TOC, PAGEREF, REF, SEQ,
  * STYLEREF…), no even/odd or mirrored pages. `planParts` answers null for anything else, and the
@@ -111,19 +111,20 @@ interface Range {
 interface BodyLayout {
   bodyOpenEnd: number;
   tables: { range: Range; rows: Range[] }[];
-  sectPr?: Range;
+  /** The body's top-level sectPr elements, in order: paragraphs' (section breaks), then the body's own. */
+  sectPrs: Range[];
 }
 
 const STRUCTURE = /<(\/?)w:(body|tbl|tr|sectPr)(?=[\s>/])[^>]*?(\/?)>/g;
 
 /**
- * Offsets of the body's top-level tables, their rows, and the body's last sectPr. Hand-written
+ * Offsets of the body's top-level tables, their rows, and its sectPr elements. Hand-written
  * rather than htmlparser2, which tokenizes every element: four tag names found by one regular
  * expression take 10,000 rows in tens of milliseconds where the full tokenizer took 0.8 s, and
  * this runs on the worker's event loop.
  */
 function locate(xml: string): BodyLayout | null {
-  const layout: BodyLayout = { bodyOpenEnd: -1, tables: [] };
+  const layout: BodyLayout = { bodyOpenEnd: -1, tables: [], sectPrs: [] };
   let depth = 0; // tables open
   let current: BodyLayout['tables'][number] | undefined;
   let rowStart = -1;
@@ -153,8 +154,8 @@ function locate(xml: string): BodyLayout | null {
       case 'sectPr':
         if (depth !== 0) break;
         if (!closing) {
-          layout.sectPr = { start: at, end: selfClosing ? end : -1 };
-        } else if (layout.sectPr) layout.sectPr.end = end;
+          layout.sectPrs.push({ start: at, end: selfClosing ? end : -1 });
+        } else if (layout.sectPrs.length) layout.sectPrs[layout.sectPrs.length - 1].end = end;
         break;
     }
   }
@@ -495,7 +496,6 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   const xml = zip.file(DOCUMENT)?.asText();
   if (!xml || !hasRows(xml, options.minRows)) return null;
   // Cheap refusals first: several sections, notes, page layouts a part cannot start in the middle of.
-  if ((xml.match(/<w:sectPr\b/g) ?? []).length !== 1) return null;
   // Endnotes print at the end, with the notes of every part: a part cannot show them.
   if (/<w:endnoteReference\b/.test(xml)) return null;
   const settings = zip.file('word/settings.xml')?.asText() ?? '';
@@ -507,17 +507,8 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
     return null;
   }
   const layout = locate(xml);
-  if (!layout?.sectPr) return null;
-  const sectPr = xml.slice(layout.sectPr.start, layout.sectPr.end);
-  if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return null;
-  // Footnotes numbered per page or section restart where a part cannot tell; custom marks and a
-  // numbering start of the document's own are left to a whole conversion too.
-  const footnotes = footnoteRefs(xml);
-  if (
-    footnotes > 0 &&
-    /<w:(numRestart|numStart)\b/.test(sectPr + (zip.file('word/settings.xml')?.asText() ?? ''))
-  )
-    return null;
+  const bodySect = layout?.sectPrs[layout.sectPrs.length - 1];
+  if (!layout || !bodySect || bodySect.end < 0) return null;
 
   let tableOrdinal = -1;
   layout.tables.forEach((t, i) => {
@@ -526,6 +517,31 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   if (tableOrdinal < 0) return null;
   const table = layout.tables[tableOrdinal];
   if (table.rows.length === 0) return null;
+  // The table's section: the first section break after it (a paragraph's sectPr), else the body's.
+  // Sections before it print in the first part only, sections after it in the last.
+  const tableSect = layout.sectPrs.find((r) => r.start > table.range.end)!;
+  const sectPr = xml.slice(tableSect.start, tableSect.end);
+  if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return null;
+  const sections = layout.sectPrs.length;
+  // Page numbers count from the document's start: a section restarting them is left whole
+  // (the table's own may restart them when it is the first section).
+  const sectionsBefore = layout.sectPrs.filter((r) => r.end < table.range.start);
+  if (
+    sectionsBefore.length > 0 &&
+    layout.sectPrs.some((r) => /<w:pgNumType\b[^>]*w:start=/.test(xml.slice(r.start, r.end)))
+  )
+    return null;
+  // Footnotes numbered per page or section restart where a part cannot tell; custom marks and a
+  // numbering start of the document's own are left to a whole conversion too.
+  const footnotes = footnoteRefs(xml);
+  if (
+    footnotes > 0 &&
+    /<w:(numRestart|numStart)\b/.test(
+      layout.sectPrs.map((r) => xml.slice(r.start, r.end)).join('') +
+        (zip.file('word/settings.xml')?.asText() ?? ''),
+    )
+  )
+    return null;
   // Floating; or still in a table style, whose bands and first/last rows LibreOffice counts from
   // each part's own first row (RESOLVE_TABLE_STYLES, on by default, writes them out per cell).
   if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start))) return null;
@@ -554,6 +570,8 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   for (const name of headerFooterNames) fieldsIn(zip.file(name)!.asText(), use);
   if (use.formatted || [...use.names].some((name) => !SAFE_FIELDS.has(name))) return null;
   const showsTotal = [...use.names].some((name) => TOTAL_FIELDS.has(name));
+  // SECTIONPAGES of a document of several sections is not the total a part is given.
+  if (sections > 1 && use.names.has('SECTIONPAGES')) return null;
 
   const startAttr = /<w:pgNumType\b[^>]*?w:start="(\d+)"/.exec(sectPr);
   const firstPageNumber = startAttr ? Number(startAttr[1]) : 1;
@@ -563,8 +581,11 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   const tableOpen = xml.slice(table.range.start, firstRow);
   const header = rowXml.slice(0, headerRows).join('');
   const tableClose = xml.slice(table.rows[table.rows.length - 1].end, table.range.end);
-  const after = xml.slice(table.range.end, layout.sectPr.start);
-  const suffix = xml.slice(layout.sectPr.end);
+  // What follows the table to the body's sectPr: the table's section break among it, if any.
+  const after = xml.slice(table.range.end, bodySect.start);
+  const bodySectPr = xml.slice(bodySect.start, bodySect.end);
+  const tableSectInAfter = tableSect === bodySect ? -1 : tableSect.start - table.range.end;
+  const suffix = xml.slice(bodySect.end);
   const data = rowXml.slice(headerRows);
   // Footnotes referenced before each data row (the text before the table's, then the rows'): a
   // part's footnote numbering starts after them (w:footnotePr w:numStart).
@@ -611,20 +632,30 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
       const withTotal = totalPages !== undefined ? propertiesWith(totalPages) : null;
       const total = (s: string) =>
         totalPages !== undefined ? replaceTotalFields(s, totalPages, withTotal === null) : s;
+      const ownSectPr = first
+        ? sectPr
+        : partSectPr(
+            sectPr,
+            part.pageNumber - (part.lead > 0 ? 1 : 0),
+            footnotes > 0 ? notesBefore[from] + 1 : 0,
+          );
+      // A part before the last ends with the table's section; the last has what follows the
+      // table, the table's section break (its sectPr the part's) and later sections among it.
+      const tail = !last
+        ? TINY_PARAGRAPH + ownSectPr
+        : tableSectInAfter < 0
+          ? after + ownSectPr
+          : after.slice(0, tableSectInAfter) +
+            ownSectPr +
+            after.slice(tableSectInAfter + sectPr.length) +
+            bodySectPr;
       let body =
         (first ? prefix : bodyOpen + TINY_PARAGRAPH) +
         tableOpen +
         header +
         data.slice(from, part.end).join('') +
         tableClose +
-        (last ? after : TINY_PARAGRAPH) +
-        (first
-          ? sectPr
-          : partSectPr(
-              sectPr,
-              part.pageNumber - (part.lead > 0 ? 1 : 0),
-              footnotes > 0 ? notesBefore[from] + 1 : 0,
-            )) +
+        tail +
         suffix;
       if (footnotesXml !== undefined) {
         // The zip is shared by every part built: the first part gets the document's notes back.

@@ -319,7 +319,8 @@ class PartedConversion {
   /** A new conversion of `spec`, replacing any earlier one. */
   private start(spec: PartSpec): Task {
     const part: PartRequest = {
-      table: this.plan.tableOrdinal,
+      // A part after the first leaves out what stands before the table, other tables included.
+      table: spec.start - spec.lead === 0 ? this.plan.tableOrdinal : 0,
       headerRows: this.plan.headerRows,
       lead: spec.lead,
       ...(spec.leadTop !== undefined ? { leadTop: spec.leadTop } : {}),
