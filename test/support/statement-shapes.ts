@@ -12,7 +12,7 @@
  *   footnotes   a footnote referenced from a cell every 25 rows
  */
 import PizZip from 'pizzip';
-import { renderDocx, type RenderRequest } from '@app/engine';
+import { renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import { corpusRequest, corpusTemplate } from '../../bench/corpus';
 
 export const STATEMENT_SHAPES = ['corpus', 'breaking', 'two-tables', 'appendix', 'footnotes'] as const;
@@ -126,9 +126,13 @@ export function statementShape(
  * The statement of `rows` transactions in `shape`, filled as the worker fills it for a PDF (table
  * styles resolved), its footnote references numbered 1… in order (each row's note its own).
  */
-export function filledShape(shape: StatementShape, rows: number): Buffer {
+export function filledShape(
+  shape: StatementShape,
+  rows: number,
+  options: RenderOptions = { resolveTableStyles: true },
+): Buffer {
   const { template, request } = statementShape(shape, rows);
-  const docx = renderDocx(template, request, { resolveTableStyles: true });
+  const docx = renderDocx(template, request, options);
   if (shape !== 'footnotes') return docx;
   const zip = new PizZip(docx);
   let id = 0;
