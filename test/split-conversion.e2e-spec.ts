@@ -156,6 +156,20 @@ describe('split conversion draws the pages of the whole document', () => {
     TIMEOUT * 3,
   );
 
+  it(
+    'two long tables with text between and after them: both cut, a part across the two',
+    async () => {
+      const docx = filledShape('two-tables', 700);
+      const plan = planParts(docx, { minRows: 100 })!;
+      expect(plan.tables.map((t) => t.rows)).toEqual([350, 350]);
+      const { pages, parts } = await expectSplitSamePages(docx, 'two-tables');
+      expect(pages).toBeGreaterThan(12);
+      // Parts of about three pages over some fourteen pages: more than the two tables alone.
+      expect(parts).toBeGreaterThan(3);
+    },
+    TIMEOUT * 3,
+  );
+
   /**
    * A template built here: a numbered table whose rows wrap to one to four lines in Latin,
    * Cyrillic and CJK text, "Seite X von Y" in the footer; `layout` fixed is Word's "Fixed column

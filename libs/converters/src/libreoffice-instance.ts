@@ -64,6 +64,9 @@ export interface PartRequest {
   lead: number;
   /** Where the first lead row is put on that page (PartLayout.leadTop); unset: at its top. */
   leadTop?: number;
+  /** The table a cut is looked for in (a later long table than `table`), and its header rows. */
+  cutTable?: number;
+  cutHeaderRows?: number;
   /** The document's last part: every page is exported, no cut is looked for. */
   last: boolean;
 }

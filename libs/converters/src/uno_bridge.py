@@ -21,7 +21,7 @@ Protocol (one JSON object per line):
       "metadata": {"title": "...", "author": "...", ...},             document properties
       "filterData": {"SelectPdfVersion": 2, "UseLosslessCompression": true, ...}}
       "part": {"table": 0, "headerRows": 1, "lead": 48, "last": false,    one part of a long table (find_cut)
-               "leadTop": 5120}}
+               "leadTop": 5120, "cutTable": 1, "cutHeaderRows": 1}}
   <- {"id": 1, "ok": true, "ms": 87, "load_ms": 40, "export_ms": 45}
   <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51, "leadShift": 0, "leadTop": null}
   <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
@@ -293,47 +293,16 @@ def find_cut(doc, part):
     "leadShift", "leadTop"}: export pages first..first+pages-1; "cutRow" (counted from the part's
     own first row) is None when no page break falls between two rows."""
     cursor = doc.getCurrentController().getViewCursor()
-    table = body_table(doc, int(part["table"]))
-    header = int(part.get("headerRows", 0))
+    lead_rows = TableRows(cursor, body_table(doc, int(part["table"])), int(part.get("headerRows", 0)))
     lead = int(part.get("lead", 0))
     lead_top = part.get("leadTop")
-    own = header + lead  # the part's own first row, in the table
-    rows = row_cells(table)
-    count = len(rows)
-
-    def page_at(text_range):
-        cursor.gotoRange(text_range, False)
-        return cursor.getPage()
-
-    def row_y(i):
-        """The page of row i's first character, and its height down the laid-out pages."""
-        cursor.gotoRange(table.getCellByName(rows[i][0]).getStart(), False)
-        return cursor.getPage(), cursor.getPosition().Y
-
-    starts = {}
-
-    def start_page(i):
-        if i not in starts:
-            starts[i] = page_at(table.getCellByName(rows[i][0]).getStart())
-        return starts[i]
-
-    def first_row_on(page):
-        lo, hi = header, count - 1
-        if start_page(hi) < page:
-            return None
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if start_page(mid) >= page:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
-    def starts_page(row, page):
-        """Row `row` is the first on `page` and the row before it ends on the page before."""
-        if row <= header or row >= count or start_page(row) != page or first_row_on(page) != row:
-            return False
-        return max(page_at(table.getCellByName(name).getEnd()) for name in rows[row - 1]) < page
+    own = lead_rows.header + lead  # the part's own first row, in the table
+    # The table the cut is looked for in: the part's last (of several long ones), else the same.
+    if part.get("cutTable") is not None and int(part["cutTable"]) != int(part["table"]):
+        rows = TableRows(cursor, body_table(doc, int(part["cutTable"])), int(part.get("cutHeaderRows", 0)))
+        own_cut = rows.header
+    else:
+        rows, own_cut = lead_rows, own
 
     def page_top(page):
         """Height of `page`'s first character down the laid-out pages."""
@@ -342,23 +311,24 @@ def find_cut(doc, part):
         return cursor.getPosition().Y
 
     result = {"first": 1, "pages": None, "cutRow": None, "rowsPerPage": None, "leadShift": 0, "leadTop": None}
-    if count <= own:
+    if lead_rows.count <= own:
         return result
     if lead and lead_top is not None:
-        if not place_lead(doc, row_y, header, int(lead_top)):
+        if not place_lead(doc, lead_rows.row_y, lead_rows.header, int(lead_top)):
             return result
-        starts.clear()
+        lead_rows.starts.clear()
+        rows.starts.clear()
     cursor.jumpToLastPage()
     layout_pages = cursor.getPage()
     if lead:
         # The lead page is the table's first page: page 1, unless LibreOffice put a blank page
         # before it (seen on 25.2 when the table itself carried an even page number offset; the
         # part's first paragraph carries it now). Pages before the table are never exported.
-        lead_page = start_page(0)
-        if not starts_page(own, lead_page + 1):
+        lead_page = lead_rows.start_page(0)
+        if not lead_rows.starts_page(own, lead_page + 1):
             if lead_top is not None:
                 return result  # the spacer was right and the rows still end elsewhere: no cut here
-            second = first_row_on(lead_page + 1)
+            second = lead_rows.first_row_on(lead_page + 1)
             # No row starts the page after the lead page (the lead rows end with the part): one row more.
             result["leadShift"] = (second - own) if second is not None and second != own else 1
             return result
@@ -366,35 +336,83 @@ def find_cut(doc, part):
     if part.get("last"):
         result["pages"] = layout_pages - result["first"] + 1
         return result
-    top = start_page(own)
-    table_page = start_page(header)  # the table's first page
-    page = start_page(count - 1)
+    if rows.count <= own_cut:
+        return result
+    top = rows.start_page(own_cut)
+    table_page = rows.start_page(rows.header)  # the table's first page
+    page = rows.start_page(rows.count - 1)
     # Rows may break across page breaks (Word's default): a page that starts at a row is looked
     # for on every page the part's own rows reach, last first. The next part's lead page holds
     # the rows that start on the page before it; when that page starts otherwise (a row broken
-    # across its top, or the document's first page with the text before the table), a spacer
-    # puts them where they stand here (leadTop), measured from the page's top.
+    # across its top, or a page with text before the table), a spacer puts them where they
+    # stand here (leadTop), measured from the page's top.
     stride = None
+    clean_start = lead and rows is lead_rows  # the part's own first row starts a page
     while page > top:
-        row = first_row_on(page)
-        if row is not None and row > own and starts_page(row, page):
-            before = first_row_on(page - 1)
-            if before is not None and own <= before < row:
-                if (before > own or lead) and starts_page(before, page - 1) or before == own and lead:
-                    result.update(pages=page - result["first"], cutRow=row - own, rowsPerPage=row - before)
+        row = rows.first_row_on(page)
+        if row is not None and row > own_cut and rows.starts_page(row, page):
+            before = rows.first_row_on(page - 1)
+            if before is not None and own_cut <= before < row:
+                if (before > own_cut or clean_start) and rows.starts_page(before, page - 1) or (
+                        before == own_cut and clean_start):
+                    result.update(pages=page - result["first"], cutRow=row - own_cut, rowsPerPage=row - before)
                     return result
                 # Pages lie one under the other, each the same height and gap: from two
                 # continued pages of the table (which start alike), the height of each.
                 if page - 1 > 1 and stride is None and page - 1 > table_page:
                     stride = (page_top(page) - page_top(table_page + 1)) / (page - table_page - 1)
                 if page - 1 == 1 or stride is not None:
-                    _, y = row_y(before)
+                    _, y = rows.row_y(before)
                     origin = 0 if page - 1 == 1 else (page - 2) * stride
-                    result.update(pages=page - result["first"], cutRow=row - own, rowsPerPage=row - before,
+                    result.update(pages=page - result["first"], cutRow=row - own_cut, rowsPerPage=row - before,
                                   leadTop=int(round(y - origin)))
                     return result
         page -= 1
     return result
+
+
+class TableRows:
+    """A table's rows as laid out: the page each starts on (cached), found through the view cursor."""
+
+    def __init__(self, cursor, table, header):
+        self.cursor = cursor
+        self.table = table
+        self.header = header
+        self.rows = row_cells(table)
+        self.count = len(self.rows)
+        self.starts = {}
+
+    def page_at(self, text_range):
+        self.cursor.gotoRange(text_range, False)
+        return self.cursor.getPage()
+
+    def row_y(self, i):
+        """The page of row i's first character, and its height down the laid-out pages."""
+        self.cursor.gotoRange(self.table.getCellByName(self.rows[i][0]).getStart(), False)
+        return self.cursor.getPage(), self.cursor.getPosition().Y
+
+    def start_page(self, i):
+        if i not in self.starts:
+            self.starts[i] = self.page_at(self.table.getCellByName(self.rows[i][0]).getStart())
+        return self.starts[i]
+
+    def first_row_on(self, page):
+        lo, hi = self.header, self.count - 1
+        if self.start_page(hi) < page:
+            return None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.start_page(mid) >= page:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def starts_page(self, row, page):
+        """Row `row` is the first on `page` and the row before it ends on the page before."""
+        if row <= self.header or row >= self.count or self.start_page(row) != page or self.first_row_on(page) != row:
+            return False
+        return max(self.page_at(self.table.getCellByName(name).getEnd()) for name in self.rows[row - 1]) < page
 
 
 def place_lead(doc, row_y, first_lead_row, lead_top):

@@ -205,6 +205,43 @@ describe('planParts', () => {
     expect(last.endsWith(landscape)).toBe(true);
   });
 
+  it('cuts two long tables as one run of rows, text between them kept once', () => {
+    const second =
+      '<w:p><w:r><w:t>Between</w:t></w:r></w:p><w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr>' +
+      '<w:tblGrid><w:gridCol w:w="4000"/><w:gridCol w:w="4000"/></w:tblGrid>' +
+      Array.from({ length: 400 }, (_, i) => row(1000 + i)).join('') +
+      '</w:tbl><w:p><w:r><w:t>After</w:t></w:r></w:p>';
+    const plan = planParts(docx({ after: second }), { minRows: 300 })!;
+    expect(plan).not.toBeNull();
+    expect(plan.rows).toBe(900);
+    expect(plan.tables).toEqual([
+      { ordinal: 0, offset: 0, rows: 500, headerRows: 1 },
+      { ordinal: 1, offset: 500, rows: 400, headerRows: 0 },
+    ]);
+    const body = (part: Buffer) => /<w:body>([\s\S]*)<\/w:body>/.exec(partXml(part))![1];
+    // Across the boundary: the first table's last rows, the text between, the second's first rows.
+    const spec = { start: 450, end: 600, lead: 20, pageNumber: 9 };
+    const across = body(plan.build(spec));
+    expect(across).toMatch(
+      /row 430<[^]*row 499<[^]*<\/w:tbl><w:p><w:r><w:t>Between<[^]*row 1000<[^]*row 1099<\/w:t>/,
+    );
+    expect(across).not.toMatch(/row 429<|row 1100<|After/);
+    // The bridge: lead rows in table 0 of the part, the cut in table 1, counted from row 500.
+    expect(plan.partTables(spec)).toEqual({
+      table: 0,
+      headerRows: 1,
+      cutTable: 1,
+      cutHeaderRows: 0,
+      cutOrigin: 500,
+    });
+    // Within the second table: it alone, then what follows it in the last part.
+    const last = body(plan.build({ start: 700, end: 900, lead: 20, pageNumber: 20 }));
+    expect(last).toMatch(/^<w:p>[^]*<w:tbl>[^]*row 1180<[^]*row 1399<[^]*After/);
+    expect(last).not.toMatch(/Between|row 499</);
+    expect(plan.tableOf(499).offset).toBe(0);
+    expect(plan.tableOf(500).offset).toBe(500);
+  });
+
   /** One note before the table (id 1), one in every tenth row (rows 0, 10, 20…: ids 2, 3, 4…). */
   function footnoted(rowNote = (i: number) => i / 10 + 2): Buffer {
     const ref = (id: number) => `<w:r><w:footnoteReference w:id="${id}"/></w:r>`;

@@ -88,12 +88,36 @@ export interface PartSpec {
   totalPages?: number;
 }
 
-export interface SplitPlan {
-  /** Data rows of the long table (header rows not counted). */
+/** One of the long tables a plan cuts. */
+export interface SplitTable {
+  /** Its place among the body's top-level tables. */
+  readonly ordinal: number;
+  /** Its first data row, counted over the plan's tables. */
+  readonly offset: number;
+  /** Its data rows (header rows not counted). */
   readonly rows: number;
   /** Header rows repeated on each page (w:tblHeader), which every part repeats too. */
   readonly headerRows: number;
-  /** The long table's place among the body's top-level tables (the bridge finds it by this). */
+}
+
+/** How the bridge finds a part's tables: the one its lead rows are in, the one a cut is looked for in. */
+export interface PartTables {
+  table: number;
+  headerRows: number;
+  cutTable: number;
+  cutHeaderRows: number;
+  /** The row (counted over the plan's tables) the bridge's cutRow counts from. */
+  cutOrigin: number;
+}
+
+export interface SplitPlan {
+  /** Data rows of the long tables (header rows not counted), one run of rows over all of them. */
+  readonly rows: number;
+  /** The long tables, in document order (the longest, and others long enough in the same section). */
+  readonly tables: readonly SplitTable[];
+  /** Header rows of the first long table. */
+  readonly headerRows: number;
+  /** The first long table's place among the body's top-level tables (the bridge finds it by this). */
   readonly tableOrdinal: number;
   /** The page number the document starts with (its w:pgNumType w:start, else 1). */
   readonly firstPageNumber: number;
@@ -101,6 +125,10 @@ export interface SplitPlan {
   readonly showsTotal: boolean;
   /** The part as a .docx. */
   build(part: PartSpec): Buffer;
+  /** Which of the part's tables the bridge is to look at. */
+  partTables(part: PartSpec): PartTables;
+  /** The long table that row `row` (counted over them all) is in. */
+  tableOf(row: number): SplitTable;
 }
 
 interface Range {
@@ -484,6 +512,49 @@ function storedDocumentXml(docx: Buffer): boolean {
   return false;
 }
 
+interface CutTable {
+  ordinal: number;
+  headerRows: number;
+  /** From the table's start to its first row, its header rows, its data rows, from its last row to its end. */
+  open: string;
+  header: string;
+  data: string[];
+  close: string;
+}
+
+/** Table `ordinal` of the body as rows a part can hold some of, or null when it cannot be cut. */
+function cutTable(xml: string, layout: BodyLayout, ordinal: number): CutTable | null {
+  const table = layout.tables[ordinal];
+  if (table.rows.length === 0) return null;
+  // Floating; or still in a table style, whose bands and first/last rows LibreOffice counts from
+  // each part's own first row (RESOLVE_TABLE_STYLES, on by default, writes them out per cell).
+  if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start))) return null;
+  // A table inside a content control or custom XML element is not the body's own child.
+  const before = xml.slice(layout.bodyOpenEnd, table.range.start);
+  if (!balanced(before, 'w:sdtContent') || !balanced(before, 'w:customXml')) return null;
+  // Rows must follow one another (nothing between them a part would lose or repeat).
+  for (let i = 1; i < table.rows.length; i++) {
+    if (xml.slice(table.rows[i - 1].end, table.rows[i].start).trim() !== '') return null;
+  }
+  const rowXml = table.rows.map((r) => xml.slice(r.start, r.end));
+  let headerRows = 0;
+  while (
+    headerRows < rowXml.length &&
+    isOn(/<w:trPr>[\s\S]*?<\/w:trPr>/.exec(rowXml[headerRows])?.[0] ?? '', 'w:tblHeader')
+  ) {
+    headerRows++;
+  }
+  if (rowXml.some((row) => row.includes('<w:vMerge'))) return null;
+  return {
+    ordinal,
+    headerRows,
+    open: xml.slice(table.range.start, table.rows[0].start),
+    header: rowXml.slice(0, headerRows).join(''),
+    data: rowXml.slice(headerRows),
+    close: xml.slice(table.rows[table.rows.length - 1].end, table.range.end),
+  };
+}
+
 /** How to cut `docx` into parts, or null when it has no long table or a part could not look the same. */
 export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null {
   if (!mayHoldRows(docx, options.minRows)) return null;
@@ -510,16 +581,33 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   const bodySect = layout?.sectPrs[layout.sectPrs.length - 1];
   if (!layout || !bodySect || bodySect.end < 0) return null;
 
-  let tableOrdinal = -1;
+  let longest = -1;
   layout.tables.forEach((t, i) => {
-    if (tableOrdinal < 0 || t.rows.length > layout.tables[tableOrdinal].rows.length) tableOrdinal = i;
+    if (longest < 0 || t.rows.length > layout.tables[longest].rows.length) longest = i;
   });
-  if (tableOrdinal < 0) return null;
-  const table = layout.tables[tableOrdinal];
-  if (table.rows.length === 0) return null;
-  // The table's section: the first section break after it (a paragraph's sectPr), else the body's.
+  if (longest < 0) return null;
+  const main = cutTable(xml, layout, longest);
+  if (!main || main.data.length < options.minRows) return null;
+  // Other long tables of the same section are cut too (a statement's two halves): those of half
+  // the minimum or more, each in one run with the longest, nothing but text and short tables
+  // between them. A table that cannot be cut stays within a part, as the short ones do.
+  const sectAfter = (t: number) => layout.sectPrs.find((r) => r.start > layout.tables[t].range.end)!;
+  const tables = [main];
+  for (const step of [-1, 1]) {
+    for (let i = longest + step; i >= 0 && i < layout.tables.length; i += step) {
+      if (layout.tables[i].rows.length < options.minRows / 2 || sectAfter(i) !== sectAfter(longest)) continue;
+      const t = cutTable(xml, layout, i);
+      if (!t || t.data.length < options.minRows / 2) continue;
+      if (step < 0) tables.unshift(t);
+      else tables.push(t);
+    }
+  }
+  const table = layout.tables[tables[0].ordinal];
+  const lastTable = layout.tables[tables[tables.length - 1].ordinal];
+  // The tables' section: the first section break after them (a paragraph's sectPr), else the body's.
   // Sections before it print in the first part only, sections after it in the last.
-  const tableSect = layout.sectPrs.find((r) => r.start > table.range.end)!;
+  const tableSect = sectAfter(tables[0].ordinal);
+  if (layout.sectPrs.some((r) => r.start > table.range.end && r.end < lastTable.range.start)) return null;
   const sectPr = xml.slice(tableSect.start, tableSect.end);
   if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return null;
   const sections = layout.sectPrs.length;
@@ -542,27 +630,6 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
     )
   )
     return null;
-  // Floating; or still in a table style, whose bands and first/last rows LibreOffice counts from
-  // each part's own first row (RESOLVE_TABLE_STYLES, on by default, writes them out per cell).
-  if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start))) return null;
-  // A table inside a content control or custom XML element is not the body's own child.
-  const before = xml.slice(layout.bodyOpenEnd, table.range.start);
-  if (!balanced(before, 'w:sdtContent') || !balanced(before, 'w:customXml')) return null;
-  // Rows must follow one another (nothing between them a part would lose or repeat).
-  for (let i = 1; i < table.rows.length; i++) {
-    if (xml.slice(table.rows[i - 1].end, table.rows[i].start).trim() !== '') return null;
-  }
-  const rowXml = table.rows.map((r) => xml.slice(r.start, r.end));
-  let headerRows = 0;
-  while (
-    headerRows < rowXml.length &&
-    isOn(/<w:trPr>[\s\S]*?<\/w:trPr>/.exec(rowXml[headerRows])?.[0] ?? '', 'w:tblHeader')
-  ) {
-    headerRows++;
-  }
-  const dataRows = rowXml.length - headerRows;
-  if (dataRows < options.minRows) return null;
-  if (rowXml.some((row) => row.includes('<w:vMerge'))) return null;
 
   const use: FieldUse = { names: new Set(), formatted: false };
   const headerFooterNames = Object.keys(zip.files).filter((name) => HEADER_FOOTER.test(name));
@@ -577,25 +644,46 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
   const firstPageNumber = startAttr ? Number(startAttr[1]) : 1;
   const prefix = xml.slice(0, table.range.start);
   const bodyOpen = xml.slice(0, layout.bodyOpenEnd);
-  const firstRow = table.rows[0].start;
-  const tableOpen = xml.slice(table.range.start, firstRow);
-  const header = rowXml.slice(0, headerRows).join('');
-  const tableClose = xml.slice(table.rows[table.rows.length - 1].end, table.range.end);
-  // What follows the table to the body's sectPr: the table's section break among it, if any.
-  const after = xml.slice(table.range.end, bodySect.start);
+  // Between one long table and the next: text, short tables.
+  const between = tables
+    .slice(1)
+    .map((t, i) =>
+      xml.slice(layout.tables[tables[i].ordinal].range.end, layout.tables[t.ordinal].range.start),
+    );
+  // What follows the last table to the body's sectPr: the tables' section break among it, if any.
+  const after = xml.slice(lastTable.range.end, bodySect.start);
   const bodySectPr = xml.slice(bodySect.start, bodySect.end);
-  const tableSectInAfter = tableSect === bodySect ? -1 : tableSect.start - table.range.end;
+  const tableSectInAfter = tableSect === bodySect ? -1 : tableSect.start - lastTable.range.end;
   const suffix = xml.slice(bodySect.end);
-  const data = rowXml.slice(headerRows);
-  // Footnotes referenced before each data row (the text before the table's, then the rows'): a
-  // part's footnote numbering starts after them (w:footnotePr w:numStart).
+  const offsets: number[] = [];
+  let dataRows = 0;
+  for (const t of tables) {
+    offsets.push(dataRows);
+    dataRows += t.data.length;
+  }
+  const splitTables: SplitTable[] = tables.map((t, i) => ({
+    ordinal: t.ordinal,
+    offset: offsets[i],
+    rows: t.data.length,
+    headerRows: t.headerRows,
+  }));
+  const indexOf = (row: number) => {
+    let i = 0;
+    while (i + 1 < tables.length && offsets[i + 1] <= row) i++;
+    return i;
+  };
+  // Footnotes referenced before each data row (the text before the tables' and between them,
+  // then the rows'): a part's footnote numbering starts after them (w:footnotePr w:numStart).
   const notesBefore: number[] = [];
   if (footnotes > 0) {
     let seen = footnoteRefs(prefix);
-    for (const row of data) {
-      notesBefore.push(seen);
-      seen += footnoteRefs(row);
-    }
+    tables.forEach((t, i) => {
+      if (i > 0) seen += footnoteRefs(between[i - 1]);
+      for (const row of t.data) {
+        notesBefore.push(seen);
+        seen += footnoteRefs(row);
+      }
+    });
   }
   const headersAndFooters = headerFooterNames.map((name) => [name, zip.file(name)!.asText()] as const);
   const footnotesXml = footnotes > 0 ? zip.file(FOOTNOTES)?.asText() : undefined;
@@ -617,8 +705,9 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
 
   return {
     rows: dataRows,
-    headerRows,
-    tableOrdinal,
+    tables: splitTables,
+    headerRows: tables[0].headerRows,
+    tableOrdinal: tables[0].ordinal,
     firstPageNumber,
     showsTotal,
     build(part: PartSpec): Buffer {
@@ -627,6 +716,7 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
         throw new RangeError(`rows ${from}–${part.end} are not within 0–${dataRows}`);
       }
       const first = from === 0;
+      // The last part holds the last table's end and what follows it.
       const last = part.end === dataRows;
       const totalPages = showsTotal ? part.totalPages : undefined;
       const withTotal = totalPages !== undefined ? propertiesWith(totalPages) : null;
@@ -649,14 +739,16 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
             ownSectPr +
             after.slice(tableSectInAfter + sectPr.length) +
             bodySectPr;
-      let body =
-        (first ? prefix : bodyOpen + TINY_PARAGRAPH) +
-        tableOpen +
-        header +
-        data.slice(from, part.end).join('') +
-        tableClose +
-        tail +
-        suffix;
+      // The tables the part's rows are in, each with its header rows and what stands between.
+      let rowsXml = '';
+      for (let i = indexOf(from); i <= indexOf(part.end - 1); i++) {
+        const t = tables[i];
+        const a = Math.max(from, offsets[i]) - offsets[i];
+        const b = Math.min(part.end, offsets[i] + t.data.length) - offsets[i];
+        if (i > indexOf(from)) rowsXml += between[i - 1];
+        rowsXml += t.open + t.header + t.data.slice(a, b).join('') + t.close;
+      }
+      let body = (first ? prefix : bodyOpen + TINY_PARAGRAPH) + rowsXml + tail + suffix;
       if (footnotesXml !== undefined) {
         // The zip is shared by every part built: the first part gets the document's notes back.
         const notes = first ? { body, footnotes: footnotesXml } : ownFootnotes(body, footnotesXml);
@@ -673,6 +765,24 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
       if (zip.file(ROOT_RELS)) zip.file(ROOT_RELS, properties.rootRels);
       // Stored, not deflated: LibreOffice reads it once, from tmpfs.
       return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+    },
+    partTables(part: PartSpec): PartTables {
+      const from = part.start - part.lead;
+      const a = indexOf(from);
+      const b = indexOf(part.end - 1);
+      // A part after the first leaves out what stands before its first table; short tables
+      // between its long ones count.
+      const ordinal = (i: number) => tables[i].ordinal - (from === 0 ? 0 : tables[a].ordinal);
+      return {
+        table: ordinal(a),
+        headerRows: tables[a].headerRows,
+        cutTable: ordinal(b),
+        cutHeaderRows: tables[b].headerRows,
+        cutOrigin: a === b ? part.start : offsets[b],
+      };
+    },
+    tableOf(row: number): SplitTable {
+      return splitTables[indexOf(row)];
     },
   };
 }

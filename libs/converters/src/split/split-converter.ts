@@ -229,7 +229,7 @@ class PartedConversion {
       for (let tries = 1; result.leadShift; tries++) {
         // The rows before the part filled its first page differently: fill it again.
         lead = spec.lead + result.leadShift;
-        if (tries > MAX_LEAD_TRIES || lead < 1 || lead > start || leadTop !== undefined) {
+        if (tries > MAX_LEAD_TRIES || lead < 1 || lead > this.rowsAbove(start) || leadTop !== undefined) {
           throw new Unsplittable(`no lead of rows puts row ${start} at the top of a page`);
         }
         spec = this.specAt(start, pages, lead);
@@ -246,12 +246,12 @@ class PartedConversion {
       }
       if (result.rowsPerPage) this.rowsPerPage = result.rowsPerPage;
       accepted.push({ spec, result });
-      start += result.cutRow;
+      start = this.plan.partTables(spec).cutOrigin + result.cutRow;
       if (this.rowsPerPage) this.perPart ??= this.partRows(start, this.rowsPerPage);
       pages += result.pages;
       // The next part's first page, not exported, holds the rows of the page before it, where
       // they stand on that page when it does not start at a row (a row broken across its top).
-      lead = Math.min(start, result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD);
+      lead = Math.min(this.rowsAbove(start), result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD);
       leadTop = result.leadTop ?? undefined;
       // Parts converted with another page count than now predicted: again, while the chain goes on.
       const total = this.predictedTotal(start, pages);
@@ -262,11 +262,19 @@ class PartedConversion {
     }
   }
 
+  /** Rows of the table that `row` is in before it: what a lead can take. */
+  private rowsAbove(row: number): number {
+    return row - this.plan.tableOf(row).offset;
+  }
+
   /** The part that starts at data row `start`, after `pagesBefore` pages, `lead` rows before it on a page of its own. */
   private specAt(start: number, pagesBefore: number, lead: number, leadTop?: number): PartSpec {
     const rows = this.plan.rows;
     const perPart = this.perPart ?? FIRST_PART_ROWS;
     let end = Math.min(rows, start + perPart);
+    // A part that reaches into the next long table takes some pages of it, to find a cut in.
+    const next = this.plan.tableOf(end - 1);
+    if (next !== this.plan.tableOf(start)) end = Math.min(rows, Math.max(end, next.offset + perPart));
     // A remainder shorter than half a part goes with this one rather than on its own.
     if (rows - end < perPart / 2) end = rows;
     const spec: PartSpec = { start, end, lead, pageNumber: this.plan.firstPageNumber + pagesBefore };
@@ -318,10 +326,12 @@ class PartedConversion {
 
   /** A new conversion of `spec`, replacing any earlier one. */
   private start(spec: PartSpec): Task {
+    const tables = this.plan.partTables(spec);
     const part: PartRequest = {
-      // A part after the first leaves out what stands before the table, other tables included.
-      table: spec.start - spec.lead === 0 ? this.plan.tableOrdinal : 0,
-      headerRows: this.plan.headerRows,
+      table: tables.table,
+      headerRows: tables.headerRows,
+      cutTable: tables.cutTable,
+      cutHeaderRows: tables.cutHeaderRows,
       lead: spec.lead,
       ...(spec.leadTop !== undefined ? { leadTop: spec.leadTop } : {}),
       last: spec.end === this.plan.rows,
