@@ -8,8 +8,11 @@
  *
  * Documents: the corpus statement (Word table style, repeated header row, PAGE/NUMPAGES in the
  * footer, one-line rows), the corpus invoice (python-docx's default template, Word's styles.xml,
- * its logo), and a template built here whose rows wrap to one, two or three lines in several
- * scripts, so rows per page vary and the converter's predictions of where parts start miss.
+ * its logo), a template built here whose rows wrap to one, two or three lines in several
+ * scripts, so rows per page vary and the converter's predictions of where parts start miss, and
+ * the statement in the shapes of test/support/statement-shapes.ts: two-line rows breaking across
+ * pages without a repeated header, footnotes in cells, a landscape appendix section, two long
+ * tables.
  */
 import { execFileSync } from 'node:child_process';
 import PizZip from 'pizzip';

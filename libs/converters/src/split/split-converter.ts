@@ -20,8 +20,13 @@
  * mostly one line high). A speculative part whose start or page number turns out wrong is
  * dropped, so a misprediction costs time, never a wrong page.
  *
+ * Rows may break across pages: a cut is made only where a page starts at a row, and when the page
+ * before it starts inside a row the next part's lead rows are put where the whole document has
+ * them by a spacer (`leadTop`, the bridge's place_lead). Several long tables are one run of rows
+ * (planParts); a part that reaches into the next one is cut in it.
+ *
  * Anything a part cannot reproduce (planParts' refusals, PDF/A or PDF/UA output, page ranges, a
- * page with no row boundary to cut at) is converted whole, as before.
+ * part with no page that starts at a row) is converted whole, as before.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, readFile, writeFile } from 'node:fs/promises';
