@@ -36,7 +36,8 @@
  *            the worker fills it and converted in parts by the SplittingConverter on a pool of the
  *            service's defaults (instances = cores, SPLIT_MIN_ROWS --split-min-rows, parts of
  *            SPLIT_PART_PAGES), then whole on the same pool (given up after --floor-timeout s), and
- *            the two compared page by page at 100 dpi (test/support/page-compare.ts).
+ *            the two compared page by page at 100 dpi (test/support/page-compare.ts);
+ *            --shape-list breaking,footnotes for some of them.
  *
  *   npx tsx bench/bigdocs.bench.ts [--runs 3] [--skip fill,fill-corpus,convert,service,invoice,statement,big,gallery,huge]
  *     [--invoice-rows 500] [--statement-rows 10000] [--big-rows 50000] [--floor-timeout 900]
@@ -83,6 +84,8 @@ const JOB_TIMEOUT_S = intArg('job-timeout', 3600);
 const FLOOR_BIG = flag('floor-50k');
 const SHAPES = flag('shapes');
 const SHAPE_ROWS = intArg('shape-rows', 10_000);
+/** --shape-list corpus,breaking,…: some of the shapes only. */
+const SHAPE_LIST = stringArg('shape-list', STATEMENT_SHAPES.join(',')).split(',');
 const SPLIT_MIN_ROWS = intArg('split-min-rows', SPLIT_DEFAULTS.minRows);
 const FILL_ROWS = [500, 1000, 2000, 5000];
 const STATEMENT_FILL_ROWS = [...new Set([1000, STATEMENT_ROWS, BIG_ROWS])];
@@ -613,7 +616,7 @@ async function shapes(): Promise<void> {
     `\nshapes: the statement at ${SHAPE_ROWS} rows, ${splitter.setup}; in parts (fill + convert) beside whole (convert); ${load()}`,
   );
   try {
-    for (const shape of STATEMENT_SHAPES) {
+    for (const shape of STATEMENT_SHAPES.filter((name) => SHAPE_LIST.includes(name))) {
       const t0 = performance.now();
       const docx = filledShape(shape, SHAPE_ROWS, WORKER_FILL);
       const fillMs = performance.now() - t0;
