@@ -436,8 +436,13 @@ describe('totalPagesProperty', () => {
 describe('planPartsOrWhy: why a document is converted whole', () => {
   it.each<[RegExp, DocOptions, boolean]>([
     [/no table has 300 rows or more/, { rows: 299 }, true],
-    [/more than one section/, { before: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' }, false],
-    [/footnotes or endnotes/, { after: '<w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' }, false],
+    [
+      /restarts the page numbers/,
+      { before: '<w:p><w:pPr><w:sectPr><w:pgNumType w:start="1"/></w:sectPr></w:pPr></w:p>' },
+      false,
+    ],
+    [/endnotes/, { after: '<w:p><w:r><w:endnoteReference w:id="1"/></w:r></w:p>' }, false],
+    [/its notes part is missing/, { after: '<w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' }, false],
     [/a field .*\(TOC\)/, { before: `<w:p>${complexField([' TOC \\o "1-3" '], 'Contents')}</w:p>` }, false],
     [
       /a field .*\(PAGEREF\)/,
