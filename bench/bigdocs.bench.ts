@@ -30,6 +30,15 @@
  *             A refusal or failure (e.g. 413 conversion_budget, 504 processing_timeout, a failed
  *             job) is printed with its status and error_type; the run goes on.
  *
+ *   shapes   only with --shapes: the statement at --shape-rows (10,000) rows in the shapes of
+ *            test/support/statement-shapes.ts (the corpus's; two-line rows breaking across pages,
+ *            no repeated header; two long tables; a landscape appendix; footnotes), each filled as
+ *            the worker fills it and converted in parts by the SplittingConverter on a pool of the
+ *            service's defaults (instances = cores, SPLIT_MIN_ROWS --split-min-rows, parts of
+ *            SPLIT_PART_PAGES), then whole on the same pool (given up after --floor-timeout s), and
+ *            the two compared page by page at 100 dpi (test/support/page-compare.ts);
+ *            --shape-list breaking,footnotes for some of them.
+ *
  *   npx tsx bench/bigdocs.bench.ts [--runs 3] [--skip fill,fill-corpus,convert,service,invoice,statement,big,gallery,huge]
  *     [--invoice-rows 500] [--statement-rows 10000] [--big-rows 50000] [--floor-timeout 900]
  *     [--job-timeout 3600] [--floor-50k] [--env KEY=VALUE]...
@@ -44,6 +53,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
 import { defaultWorkDir } from '@app/config';
+import { LibreOfficePool, SplittingConverter, SPLIT_DEFAULTS } from '@app/converters';
 import { renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import {
   buildService,
@@ -57,6 +67,8 @@ import {
   stopAll,
   testEnv,
 } from '../test/service-harness';
+import { comparePages } from '../test/support/page-compare';
+import { filledShape, STATEMENT_SHAPES } from '../test/support/statement-shapes';
 import { flag, intArg, stringArg } from './args';
 import { SERVICE_EXPORT, startBareBridge, type BareBridge } from './bare-uno';
 import { corpusRequest, corpusTemplate, type CorpusName, type CorpusRequest } from './corpus';
@@ -70,6 +82,11 @@ const BIG_ROWS = intArg('big-rows', intArg('rows-50k', 50_000));
 const FLOOR_TIMEOUT_S = intArg('floor-timeout', 900);
 const JOB_TIMEOUT_S = intArg('job-timeout', 3600);
 const FLOOR_BIG = flag('floor-50k');
+const SHAPES = flag('shapes');
+const SHAPE_ROWS = intArg('shape-rows', 10_000);
+/** --shape-list corpus,breaking,…: some of the shapes only. */
+const SHAPE_LIST = stringArg('shape-list', STATEMENT_SHAPES.join(',')).split(',');
+const SPLIT_MIN_ROWS = intArg('split-min-rows', SPLIT_DEFAULTS.minRows);
 const FILL_ROWS = [500, 1000, 2000, 5000];
 const STATEMENT_FILL_ROWS = [...new Set([1000, STATEMENT_ROWS, BIG_ROWS])];
 const CONVERT_ROWS = [500, 1000, 2000];
@@ -582,6 +599,57 @@ async function floorOnce(
   if (serviceMs !== undefined) console.log(`    ratio service ÷ floor ${(serviceMs / floorMs).toFixed(2)}×`);
 }
 
+// ---- shapes -----------------------------------------------------------------------------
+
+/**
+ * The statement in each shape: in parts (fill included, as the worker does both) against whole,
+ * on one pool of the service's defaults, and page by page at 100 dpi.
+ */
+async function shapes(): Promise<void> {
+  const pool = new LibreOfficePool({ conversionTimeoutMs: FLOOR_TIMEOUT_S * 1000 });
+  const said: string[] = [];
+  const splitter = new SplittingConverter(pool, { ...SPLIT_DEFAULTS, minRows: SPLIT_MIN_ROWS }, (line) =>
+    said.push(line),
+  );
+  await splitter.start();
+  console.log(
+    `\nshapes: the statement at ${SHAPE_ROWS} rows, ${splitter.setup}; in parts (fill + convert) beside whole (convert); ${load()}`,
+  );
+  try {
+    for (const shape of STATEMENT_SHAPES.filter((name) => SHAPE_LIST.includes(name))) {
+      const t0 = performance.now();
+      const docx = filledShape(shape, SHAPE_ROWS, WORKER_FILL);
+      const fillMs = performance.now() - t0;
+      const before = { ...splitter.counts };
+      const parted = await splitter.convert(docx, { jobId: shape });
+      const partsMs = performance.now() - t0;
+      const parts = splitter.counts.parts - before.parts;
+      const how =
+        splitter.counts.split > before.split ? `${parts} parts` : `whole after all (${said.at(-1) ?? '?'})`;
+      const t1 = performance.now();
+      let whole: Buffer | undefined;
+      try {
+        whole = await pool.convert(docx, { jobId: `${shape}-whole`, timeoutMs: FLOOR_TIMEOUT_S * 1000 });
+      } catch (e) {
+        console.log(`  ${shape}: whole conversion failed: ${(e as Error).message}`);
+      }
+      const wholeMs = performance.now() - t1;
+      const cmp = whole ? comparePages(whole, parted) : undefined;
+      const same = !cmp
+        ? 'not compared'
+        : cmp.pagesA === cmp.pagesB && cmp.differing.length === 0
+          ? `all ${cmp.pagesA} pages identical at 100 dpi`
+          : `${cmp.pagesB} pages against ${cmp.pagesA}, differing: ${cmp.differing.map((d) => d.page).join(', ')}`;
+      console.log(
+        `  ${shape.padEnd(10)} in parts ${ms(partsMs).padStart(7)} ms (fill ${ms(fillMs)} ms, ${how})   ` +
+          `whole ${whole ? `${ms(wholeMs)} ms` : '-'}   ${same}; ${load()}`,
+      );
+    }
+  } finally {
+    await pool.close();
+  }
+}
+
 // ---- main -------------------------------------------------------------------------------
 
 async function main(): Promise<void> {
@@ -624,6 +692,7 @@ async function main(): Promise<void> {
     }
 
     if (run('service')) await service(dir, floor);
+    if (SHAPES) await shapes();
   } finally {
     floor.stop();
     await rm(dir, { recursive: true, force: true });

@@ -8,9 +8,13 @@
  *
  * Documents: the corpus statement (Word table style, repeated header row, PAGE/NUMPAGES in the
  * footer, one-line rows), the corpus invoice (python-docx's default template, Word's styles.xml,
- * its logo), and a template built here whose rows wrap to one, two or three lines in several
- * scripts, so rows per page vary and the converter's predictions of where parts start miss.
+ * its logo), a template built here whose rows wrap to one, two or three lines in several
+ * scripts, so rows per page vary and the converter's predictions of where parts start miss, and
+ * the statement in the shapes of test/support/statement-shapes.ts: two-line rows breaking across
+ * pages without a repeated header, footnotes in cells, a landscape appendix section, two long
+ * tables.
  */
+import { execFileSync } from 'node:child_process';
 import PizZip from 'pizzip';
 import {
   LibreOfficePool,
@@ -24,6 +28,7 @@ import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus'
 import { buildDocx, p, table } from './support/docx-builder';
 import { pdfPageCount, pdfToText } from './support/converter-fixtures';
 import { comparePages } from './support/page-compare';
+import { filledShape } from './support/statement-shapes';
 
 const TIMEOUT = 240_000;
 let pool: LibreOfficePool;
@@ -51,7 +56,10 @@ function corpus(name: CorpusName, rows: number): Buffer {
 }
 
 /** Converts whole and in parts, and holds the two to the same pages. */
-async function expectSplitSamePages(docx: Buffer, label: string): Promise<{ pages: number; parts: number }> {
+async function expectSplitSamePages(
+  docx: Buffer,
+  label: string,
+): Promise<{ pages: number; parts: number; whole: Buffer }> {
   const whole = await pool.convert(docx, { jobId: `${label}-whole`, timeoutMs: TIMEOUT });
   const before = { ...splitter.counts };
   const parted = await splitter.convert(docx, { jobId: `${label}-parts`, timeoutMs: TIMEOUT });
@@ -72,7 +80,7 @@ async function expectSplitSamePages(docx: Buffer, label: string): Promise<{ page
   });
   // The same words in the same order on every page (a raster could hide a swapped digit).
   expect(pdfToText(parted)).toBe(pdfToText(whole));
-  return { pages: cmp.pagesA, parts };
+  return { pages: cmp.pagesA, parts, whole };
 }
 
 describe('split conversion draws the pages of the whole document', () => {
@@ -92,6 +100,75 @@ describe('split conversion draws the pages of the whole document', () => {
       const docx = corpus('invoice', 500);
       const { pages } = await expectSplitSamePages(docx, 'invoice-500');
       expect(pages).toBeGreaterThan(8);
+    },
+    TIMEOUT * 3,
+  );
+
+  it(
+    "rows of two lines that break across pages, no repeated header, Word's Light Grid Accent 1 (python-docx's template)",
+    async () => {
+      // Every other page starts inside a row: a cut's lead page is laid out with a spacer
+      // (leadTop), and the first part's page 1 (the text before the table) is one too.
+      const docx = filledShape('breaking', 400);
+      expect(planParts(docx, { minRows: 100 })?.headerRows).toBe(0);
+      const { pages, whole } = await expectSplitSamePages(docx, 'breaking-rows');
+      expect(pages).toBeGreaterThan(12);
+      // Pages that start inside a row: their first line under the page header is a description's
+      // second line, in its column, with no date before it.
+      const tops = execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', '-', '-'], { input: whole })
+        .toString('utf8')
+        .split('\f')
+        .map((page) => page.split('\n').filter((line) => line.trim() !== '')[2] ?? '');
+      const insideRow = tops.filter((line) => /^\s+\S/.test(line) && !/\d{4}-\d\d-\d\d {2}/.test(line));
+      expect(insideRow.length).toBeGreaterThan(pages / 4);
+    },
+    TIMEOUT * 3,
+  );
+
+  it(
+    'footnotes referenced from cells: numbered on across parts, at the bottom of the pages they are referenced on',
+    async () => {
+      // A note every 25 rows: about two a page, so a part's lead page and its first pages hold some.
+      const docx = filledShape('footnotes', 600);
+      expect(planParts(docx, { minRows: 100 })).not.toBeNull();
+      const { pages, parts, whole } = await expectSplitSamePages(docx, 'footnotes');
+      expect(pages).toBeGreaterThan(10);
+      expect(parts).toBeGreaterThan(2);
+      // The last note's number is the count of rows that reference one (600 / 25): its line
+      // begins with that number at the bottom of the last page of the table.
+      const text = execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', '-', '-'], {
+        input: whole,
+      }).toString('utf8');
+      expect(text).toMatch(/^\s*24 Booked after the cut-off/m);
+    },
+    TIMEOUT * 3,
+  );
+
+  it(
+    'a landscape appendix in a section after the table: the table not in the last section, Page X of Y counting the appendix',
+    async () => {
+      const docx = filledShape('appendix', 500);
+      const { pages, parts, whole } = await expectSplitSamePages(docx, 'appendix');
+      expect(parts).toBeGreaterThan(2);
+      // The last page is the appendix's, landscape; the footer counts it in the total.
+      const sizes = execFileSync('pdfinfo', ['-l', String(pages), '-'], { input: whole }).toString('utf8');
+      expect(sizes).toMatch(new RegExp(`Page +${pages} size: +841\\.89 x 595\\.3`));
+      expect(sizes).toMatch(/Page +1 size: +595\.3\d* x 841\.89/);
+      expect(pdfToText(whole)).toContain(`Page ${pages} of ${pages}`);
+    },
+    TIMEOUT * 3,
+  );
+
+  it(
+    'two long tables with text between and after them: both cut, a part across the two',
+    async () => {
+      const docx = filledShape('two-tables', 700);
+      const plan = planParts(docx, { minRows: 100 })!;
+      expect(plan.tables.map((t) => t.rows)).toEqual([350, 350]);
+      const { pages, parts } = await expectSplitSamePages(docx, 'two-tables');
+      expect(pages).toBeGreaterThan(12);
+      // Parts of about three pages over some fourteen pages: more than the two tables alone.
+      expect(parts).toBeGreaterThan(3);
     },
     TIMEOUT * 3,
   );

@@ -55,6 +55,11 @@ export interface PartLayout {
   rowsPerPage?: number | null;
   /** The lead rows did not end page 1: change them by this many, nothing was exported. */
   leadShift?: number;
+  /**
+   * Where the first of those rows stands on its page (1/100 mm down the page) when the page does
+   * not start at a row: the next part's lead is put there (PartRequest.leadTop); null otherwise.
+   */
+  leadTop?: number | null;
 }
 
 /** How the bridge is to treat a part of a long table: which table, its repeated header rows. */
@@ -63,6 +68,11 @@ export interface PartRequest {
   headerRows: number;
   /** Rows of the page before the part, filling a first page that is not exported. */
   lead: number;
+  /** Where the first lead row is put on that page (PartLayout.leadTop); unset: at its top. */
+  leadTop?: number;
+  /** The table a cut is looked for in (a later long table than `table`), and its header rows. */
+  cutTable?: number;
+  cutHeaderRows?: number;
   /** The document's last part: every page is exported, no cut is looked for. */
   last: boolean;
 }
@@ -279,6 +289,7 @@ export class LibreOfficeInstance {
       cutRow: reply.cutRow,
       rowsPerPage: reply.rowsPerPage,
       leadShift: reply.leadShift,
+      leadTop: reply.leadTop,
     };
   }
 

@@ -22,9 +22,10 @@ Protocol (one JSON object per line):
       "updateIndexes": true,                                          refresh TOCs, indexes, fields
       "metadata": {"title": "...", "author": "...", ...},             document properties
       "filterData": {"SelectPdfVersion": 2, "UseLosslessCompression": true, ...}}
-      "part": {"table": 0, "headerRows": 1, "lead": 48, "last": false}}  one part of a long table (find_cut)
+      "part": {"table": 0, "headerRows": 1, "lead": 48, "last": false,    one part of a long table (find_cut)
+               "leadTop": 5120, "cutTable": 1, "cutHeaderRows": 1}}
   <- {"id": 1, "ok": true, "ms": 87, "load_ms": 40, "export_ms": 45}
-  <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51, "leadShift": 0}
+  <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51, "leadShift": 0, "leadTop": null}
   <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
   -> {"id": 2, "cmd": "ping"}                                       one UNO round trip
   -> {"id": 3, "cmd": "quit"}                                       terminate soffice, then exit
@@ -306,76 +307,70 @@ def refresh_fields_and_indexes(doc):
         doc.refresh()  # the document's own XRefreshable: lays it out again with the new content
 
 
-CUT_SEARCH_PAGES = 6
+# Attempts at a spacer that puts a part's first lead row where the page before the cut has it.
+SPACER_TRIES = 4
 
 
 def find_cut(doc, part):
     """Where a part of a long table may end (libs/converters/src/split/): the first row of the
     last page that its rows reach, provided the row before it ends on the page before (a row split
     across the break is no place to cut). The pages before that row are the part's share of the
-    whole document; the caller starts the next part at that row. Also the rows on the page before,
-    to predict where later parts start.
+    whole document; the caller starts the next part at that row. Also the rows that start on the
+    page before (the next part's lead) and, when that page does not itself start at a row (a row
+    broken across its top, or the text before the table on the document's first page), where the
+    first of them stands on it ("leadTop").
 
     A part after the first starts with `lead` rows of the page before it, which fill a first page
     that is not exported: its own first row then starts page 2 as a continued table, as in the
     whole document (a table's first page lays its repeated header out 1 pt taller than a
-    continued one). When that row does not start page 2, "leadShift" says by how many rows to
-    change `lead`, and nothing is exported.
+    continued one). With "leadTop", the part's first paragraph (1 pt, before the table) is made a
+    spacer that puts the first lead row at that height, so the lead rows end that page where the
+    whole document's do. When the part's own first row does not start page 2, "leadShift" says by
+    how many rows to change `lead`, and nothing is exported.
 
-    Layout positions come from the view cursor (XPageCursor.getPage, the physical page): each
+    Layout positions come from the view cursor (XPageCursor.getPage, the physical page;
+    XTextViewCursor.getPosition, 1/100 mm down the pages laid out one under the other): each
     query costs a few milliseconds on a laid-out document, so rows are found by binary search
     (about 30 queries a part), not row by row. Returns {"first", "pages", "cutRow", "rowsPerPage",
-    "leadShift"}: export pages first..first+pages-1; "cutRow" (counted from the part's own first
-    row) is None when no page break falls between two rows."""
+    "leadShift", "leadTop"}: export pages first..first+pages-1; "cutRow" (counted from the part's
+    own first row) is None when no page break falls between two rows."""
     cursor = doc.getCurrentController().getViewCursor()
+    lead_rows = TableRows(cursor, body_table(doc, int(part["table"])), int(part.get("headerRows", 0)))
+    lead = int(part.get("lead", 0))
+    lead_top = part.get("leadTop")
+    own = lead_rows.header + lead  # the part's own first row, in the table
+    # The table the cut is looked for in: the part's last (of several long ones), else the same.
+    if part.get("cutTable") is not None and int(part["cutTable"]) != int(part["table"]):
+        rows = TableRows(cursor, body_table(doc, int(part["cutTable"])), int(part.get("cutHeaderRows", 0)))
+        own_cut = rows.header
+    else:
+        rows, own_cut = lead_rows, own
+
+    def page_top(page):
+        """Height of `page`'s first character down the laid-out pages."""
+        cursor.jumpToPage(page)
+        cursor.jumpToStartOfPage()
+        return cursor.getPosition().Y
+
+    result = {"first": 1, "pages": None, "cutRow": None, "rowsPerPage": None, "leadShift": 0, "leadTop": None}
+    if lead_rows.count <= own:
+        return result
+    if lead and lead_top is not None:
+        if not place_lead(doc, lead_rows.row_y, lead_rows.header, int(lead_top)):
+            return result
+        lead_rows.starts.clear()
+        rows.starts.clear()
     cursor.jumpToLastPage()
     layout_pages = cursor.getPage()
-    table = body_table(doc, int(part["table"]))
-    header = int(part.get("headerRows", 0))
-    lead = int(part.get("lead", 0))
-    own = header + lead  # the part's own first row, in the table
-    rows = row_cells(table)
-    count = len(rows)
-
-    def page_at(text_range):
-        cursor.gotoRange(text_range, False)
-        return cursor.getPage()
-
-    starts = {}
-
-    def start_page(i):
-        if i not in starts:
-            starts[i] = page_at(table.getCellByName(rows[i][0]).getStart())
-        return starts[i]
-
-    def first_row_on(page):
-        lo, hi = header, count - 1
-        if start_page(hi) < page:
-            return None
-        while lo < hi:
-            mid = (lo + hi) // 2
-            if start_page(mid) >= page:
-                hi = mid
-            else:
-                lo = mid + 1
-        return lo
-
-    def starts_page(row, page):
-        """Row `row` is the first on `page` and the row before it ends on the page before."""
-        if row <= header or row >= count or start_page(row) != page or first_row_on(page) != row:
-            return False
-        return max(page_at(table.getCellByName(name).getEnd()) for name in rows[row - 1]) < page
-
-    result = {"first": 1, "pages": None, "cutRow": None, "rowsPerPage": None, "leadShift": 0}
-    if count <= own:
-        return result
     if lead:
         # The lead page is the table's first page: page 1, unless LibreOffice put a blank page
         # before it (seen on 25.2 when the table itself carried an even page number offset; the
         # part's first paragraph carries it now). Pages before the table are never exported.
-        lead_page = start_page(0)
-        if not starts_page(own, lead_page + 1):
-            second = first_row_on(lead_page + 1)
+        lead_page = lead_rows.start_page(0)
+        if not lead_rows.starts_page(own, lead_page + 1):
+            if lead_top is not None:
+                return result  # the spacer was right and the rows still end elsewhere: no cut here
+            second = lead_rows.first_row_on(lead_page + 1)
             # No row starts the page after the lead page (the lead rows end with the part): one row more.
             result["leadShift"] = (second - own) if second is not None and second != own else 1
             return result
@@ -383,27 +378,107 @@ def find_cut(doc, part):
     if part.get("last"):
         result["pages"] = layout_pages - result["first"] + 1
         return result
-    top = start_page(own)
-    page = start_page(count - 1)
-    # Rows split across page breaks (allowed by default) leave no cut on those pages; look at the
-    # last few pages only, and let the caller convert the document whole if none has one.
-    floor = max(top, page - CUT_SEARCH_PAGES)
-    # The next part reproduces the page before the cut with its rows as lead, so that page must
-    # start at a row boundary too (a row split across its top could not be laid out again from
-    # whole rows); on a part's own first page its first row does. The document's page 1, with
-    # whatever stands before the table, cannot be reproduced by rows alone.
-    lowest_before = own if lead else own + 1
-    while page > floor:
-        row = first_row_on(page)
-        if row is not None and row > own and starts_page(row, page):
-            before = first_row_on(page - 1)
-            if before is not None and before >= lowest_before and (
-                before == own or starts_page(before, page - 1)
-            ):
-                result.update(pages=page - result["first"], cutRow=row - own, rowsPerPage=row - before)
-                return result
+    if rows.count <= own_cut:
+        return result
+    top = rows.start_page(own_cut)
+    table_page = rows.start_page(rows.header)  # the table's first page
+    page = rows.start_page(rows.count - 1)
+    # Rows may break across page breaks (Word's default): a page that starts at a row is looked
+    # for on every page the part's own rows reach, last first. The next part's lead page holds
+    # the rows that start on the page before it; when that page starts otherwise (a row broken
+    # across its top, or a page with text before the table), a spacer puts them where they
+    # stand here (leadTop), measured from the page's top.
+    stride = None
+    clean_start = lead and rows is lead_rows  # the part's own first row starts a page
+    while page > top:
+        row = rows.first_row_on(page)
+        if row is not None and row > own_cut and rows.starts_page(row, page):
+            before = rows.first_row_on(page - 1)
+            if before is not None and own_cut <= before < row:
+                if (before > own_cut or clean_start) and rows.starts_page(before, page - 1) or (
+                        before == own_cut and clean_start):
+                    result.update(pages=page - result["first"], cutRow=row - own_cut, rowsPerPage=row - before)
+                    return result
+                # Pages lie one under the other, each the same height and gap: from two
+                # continued pages of the table (which start alike), the height of each.
+                if page - 1 > 1 and stride is None and page - 1 > table_page:
+                    stride = (page_top(page) - page_top(table_page + 1)) / (page - table_page - 1)
+                if page - 1 == 1 or stride is not None:
+                    _, y = rows.row_y(before)
+                    origin = 0 if page - 1 == 1 else (page - 2) * stride
+                    result.update(pages=page - result["first"], cutRow=row - own_cut, rowsPerPage=row - before,
+                                  leadTop=int(round(y - origin)))
+                    return result
         page -= 1
     return result
+
+
+class TableRows:
+    """A table's rows as laid out: the page each starts on (cached), found through the view cursor."""
+
+    def __init__(self, cursor, table, header):
+        self.cursor = cursor
+        self.table = table
+        self.header = header
+        self.rows = row_cells(table)
+        self.count = len(self.rows)
+        self.starts = {}
+
+    def page_at(self, text_range):
+        self.cursor.gotoRange(text_range, False)
+        return self.cursor.getPage()
+
+    def row_y(self, i):
+        """The page of row i's first character, and its height down the laid-out pages."""
+        self.cursor.gotoRange(self.table.getCellByName(self.rows[i][0]).getStart(), False)
+        return self.cursor.getPage(), self.cursor.getPosition().Y
+
+    def start_page(self, i):
+        if i not in self.starts:
+            self.starts[i] = self.page_at(self.table.getCellByName(self.rows[i][0]).getStart())
+        return self.starts[i]
+
+    def first_row_on(self, page):
+        lo, hi = self.header, self.count - 1
+        if self.start_page(hi) < page:
+            return None
+        while lo < hi:
+            mid = (lo + hi) // 2
+            if self.start_page(mid) >= page:
+                hi = mid
+            else:
+                lo = mid + 1
+        return lo
+
+    def starts_page(self, row, page):
+        """Row `row` is the first on `page` and the row before it ends on the page before."""
+        if row <= self.header or row >= self.count or self.start_page(row) != page or self.first_row_on(page) != row:
+            return False
+        return max(self.page_at(self.table.getCellByName(name).getEnd()) for name in self.rows[row - 1]) < page
+
+
+def place_lead(doc, row_y, first_lead_row, lead_top):
+    """Sets the line height of the part's first paragraph (its 1-pt spacer, docx-parts.ts) so
+    that row `first_lead_row` starts `lead_top` (1/100 mm) down page 1; False when it cannot."""
+    items = doc.getText().createEnumeration()
+    spacer = items.nextElement() if items.hasMoreElements() else None
+    if spacer is None or not spacer.supportsService("com.sun.star.text.Paragraph"):
+        return False
+    for _ in range(SPACER_TRIES):
+        page, y = row_y(first_lead_row)
+        if page != 1:
+            return False
+        shift = lead_top - y
+        if abs(shift) <= 1:
+            return True
+        spacing = spacer.getPropertyValue("ParaLineSpacing")
+        height = spacing.Height + shift
+        if spacing.Mode != 3 or height < 1:  # 3: FIX, what a w:lineRule="exact" imports as
+            return False
+        spacing.Height = height
+        spacer.setPropertyValue("ParaLineSpacing", spacing)
+    page, y = row_y(first_lead_row)
+    return page == 1 and abs(lead_top - y) <= 1
 
 
 def body_table(doc, ordinal):

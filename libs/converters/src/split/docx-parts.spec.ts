@@ -42,6 +42,8 @@ interface DocOptions {
   rowProps?: (i: number) => string;
   /** docProps/custom.xml. */
   custom?: string;
+  /** Other parts of the package, by name. */
+  files?: Record<string, string>;
 }
 
 const CONTENT_TYPES =
@@ -73,6 +75,7 @@ function docx(o: DocOptions = {}): Buffer {
   zip.file('[Content_Types].xml', CONTENT_TYPES);
   zip.file('_rels/.rels', ROOT_RELS);
   if (o.custom !== undefined) zip.file('docProps/custom.xml', o.custom);
+  for (const [name, text] of Object.entries(o.files ?? {})) zip.file(name, text);
   return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
 }
 
@@ -175,6 +178,129 @@ describe('planParts', () => {
     );
   });
 
+  it("cuts the table's section, keeping sections before it in the first part and after it in the last", () => {
+    const portrait =
+      '<w:sectPr><w:footerReference w:type="default" r:id="rId9"/><w:pgSz w:w="11906" w:h="16838"/><w:titlePg/></w:sectPr>';
+    const landscape = '<w:sectPr><w:pgSz w:w="16838" w:h="11906" w:orient="landscape"/></w:sectPr>';
+    const plan = planParts(
+      docx({
+        before:
+          '<w:p><w:r><w:t>Cover</w:t></w:r></w:p><w:p><w:pPr><w:sectPr><w:pgSz w:w="11906" w:h="16838"/></w:sectPr></w:pPr></w:p>',
+        after: `<w:p><w:r><w:t>Closing</w:t></w:r></w:p><w:p><w:pPr>${portrait}</w:pPr></w:p><w:p><w:r><w:t>Appendix</w:t></w:r></w:p>`,
+        sectPr: landscape,
+      }),
+      { minRows: 300 },
+    )!;
+    expect(plan).not.toBeNull();
+    const body = (part: Buffer) => /<w:body>([\s\S]*)<\/w:body>/.exec(partXml(part))![1];
+    // The first part: the cover and its section, the rows, the table's section last.
+    const first = body(plan.build({ start: 0, end: 100, lead: 0, pageNumber: 1 }));
+    expect(first).toMatch(/^<w:p><w:r><w:t>Cover<\/w:t>/);
+    expect(first).not.toContain('Closing');
+    expect(first.endsWith(portrait)).toBe(true);
+    // A middle part: the table's section, numbered on, nothing of the others.
+    const middle = body(plan.build({ start: 100, end: 200, lead: 10, pageNumber: 4 }));
+    expect(middle).not.toMatch(/Cover|Closing|Appendix|landscape/);
+    expect(middle).toMatch(/<w:pgSz w:w="11906" w:h="16838"\/><w:pgNumType w:start="3"\/><\/w:sectPr>$/);
+    // The last part: the closing text, the table's section break numbered on, the appendix's section.
+    const last = body(plan.build({ start: 400, end: 500, lead: 10, pageNumber: 9 }));
+    expect(last).not.toContain('Cover');
+    expect(last).toContain(
+      '<w:t>Closing</w:t></w:r></w:p><w:p><w:pPr><w:sectPr><w:footerReference w:type="default" r:id="rId9"/>' +
+        '<w:pgSz w:w="11906" w:h="16838"/><w:pgNumType w:start="8"/></w:sectPr></w:pPr></w:p><w:p><w:r><w:t>Appendix',
+    );
+    expect(last.endsWith(landscape)).toBe(true);
+  });
+
+  it('cuts two long tables as one run of rows, text between them kept once', () => {
+    const second =
+      '<w:p><w:r><w:t>Between</w:t></w:r></w:p><w:tbl><w:tblPr><w:tblW w:w="0" w:type="auto"/></w:tblPr>' +
+      '<w:tblGrid><w:gridCol w:w="4000"/><w:gridCol w:w="4000"/></w:tblGrid>' +
+      Array.from({ length: 400 }, (_, i) => row(1000 + i)).join('') +
+      '</w:tbl><w:p><w:r><w:t>After</w:t></w:r></w:p>';
+    const plan = planParts(docx({ after: second }), { minRows: 300 })!;
+    expect(plan).not.toBeNull();
+    expect(plan.rows).toBe(900);
+    expect(plan.tables).toEqual([
+      { ordinal: 0, offset: 0, rows: 500, headerRows: 1 },
+      { ordinal: 1, offset: 500, rows: 400, headerRows: 0 },
+    ]);
+    const body = (part: Buffer) => /<w:body>([\s\S]*)<\/w:body>/.exec(partXml(part))![1];
+    // Across the boundary: the first table's last rows, the text between, the second's first rows.
+    const spec = { start: 450, end: 600, lead: 20, pageNumber: 9 };
+    const across = body(plan.build(spec));
+    expect(across).toMatch(
+      /row 430<[^]*row 499<[^]*<\/w:tbl><w:p><w:r><w:t>Between<[^]*row 1000<[^]*row 1099<\/w:t>/,
+    );
+    expect(across).not.toMatch(/row 429<|row 1100<|After/);
+    // The bridge: lead rows in table 0 of the part, the cut in table 1, counted from row 500.
+    expect(plan.partTables(spec)).toEqual({
+      table: 0,
+      headerRows: 1,
+      cutTable: 1,
+      cutHeaderRows: 0,
+      cutOrigin: 500,
+    });
+    // Within the second table: it alone, then what follows it in the last part.
+    const last = body(plan.build({ start: 700, end: 900, lead: 20, pageNumber: 20 }));
+    expect(last).toMatch(/^<w:p>[^]*<w:tbl>[^]*row 1180<[^]*row 1399<[^]*After/);
+    expect(last).not.toMatch(/Between|row 499</);
+    expect(plan.tableOf(499).offset).toBe(0);
+    expect(plan.tableOf(500).offset).toBe(500);
+  });
+
+  /** One note before the table (id 1), one in every tenth row (rows 0, 10, 20…: ids 2, 3, 4…). */
+  function footnoted(rowNote = (i: number) => i / 10 + 2): Buffer {
+    const ref = (id: number) => `<w:r><w:footnoteReference w:id="${id}"/></w:r>`;
+    const note = (id: number) =>
+      `<w:footnote w:id="${id}"><w:p><w:r><w:t>note ${id}</w:t></w:r></w:p></w:footnote>`;
+    const footnotes =
+      `<w:footnotes xmlns:w="${W}"><w:footnote w:type="separator" w:id="-1"><w:p><w:r><w:separator/></w:r></w:p></w:footnote>` +
+      Array.from({ length: 51 }, (_, i) => note(i + 1)).join('') +
+      '</w:footnotes>';
+    return docx({
+      before: `<w:p>${ref(1)}</w:p>`,
+      rowProps: (i) => (i % 10 === 0 ? `<w:tc><w:p>${ref(rowNote(i))}</w:p></w:tc>` : ''),
+      files: { 'word/footnotes.xml': footnotes },
+    });
+  }
+
+  it("numbers a part's footnotes on from those referenced before its first row, lead rows included", () => {
+    const plan = planParts(footnoted(), { minRows: 300 })!;
+    expect(plan).not.toBeNull();
+    // Rows 0–89 (lead included) hold 9 notes, the text before the table 1: the part's first is 11.
+    const part = plan.build({ start: 100, end: 200, lead: 10, pageNumber: 5 });
+    expect(partXml(part)).toContain(
+      '<w:footerReference w:type="default" r:id="rId9"/><w:footnotePr><w:numStart w:val="11"/></w:footnotePr><w:pgSz',
+    );
+    // Its references and notes renumbered from 1 in order (rows 90, 100 … 190: notes 11 … 21),
+    // the separator kept.
+    expect([...partXml(part).matchAll(/footnoteReference w:id="(\d+)"/g)].map((m) => m[1])).toEqual(
+      Array.from({ length: 11 }, (_, i) => String(i + 1)),
+    );
+    const notes = partXml(part, 'word/footnotes.xml');
+    expect(notes).toContain('<w:footnote w:type="separator" w:id="-1">');
+    expect(
+      [...notes.matchAll(/<w:footnote w:id="(\d+)"><w:p><w:r><w:t>note (\d+)</g)].map((m) => [m[1], m[2]]),
+    ).toEqual(Array.from({ length: 11 }, (_, i) => [String(i + 1), String(i + 11)]));
+    // The first part keeps the document's own numbering and notes.
+    const first = plan.build({ start: 0, end: 100, lead: 0, pageNumber: 1 });
+    expect(partXml(first)).not.toContain('w:numStart');
+    expect(partXml(first, 'word/footnotes.xml')).toContain('<w:footnote w:id="51">');
+  });
+
+  it('refuses a note referenced twice, and footnotes without their part', () => {
+    expect(
+      planParts(
+        footnoted((i) => (i === 20 ? 2 : i / 10 + 2)),
+        { minRows: 300 },
+      ),
+    ).toBeNull();
+    const zip = new PizZip(footnoted());
+    zip.remove('word/footnotes.xml');
+    expect(planParts(zip.generate({ type: 'nodebuffer' }), { minRows: 300 })).toBeNull();
+  });
+
   it('counts no header rows when the first row does not repeat', () => {
     const header = row(-1, '<w:trPr><w:tblHeader w:val="false"/></w:trPr>');
     expect(planParts(docx({ header }), { minRows: 300 })!.headerRows).toBe(0);
@@ -182,8 +308,26 @@ describe('planParts', () => {
 
   it.each<[string, DocOptions]>([
     ['fewer rows than the minimum', { rows: 299 }],
-    ['two sections', { before: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' }],
-    ['a footnote', { after: '<w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' }],
+    [
+      'a section before the table that restarts page numbers',
+      { before: '<w:p><w:pPr><w:sectPr><w:pgNumType w:start="1"/></w:sectPr></w:pPr></w:p>' },
+    ],
+    [
+      'SECTIONPAGES in a document of two sections',
+      {
+        after: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>',
+        footer: `<w:ftr xmlns:w="${W}"><w:p>${complexField([' SECTIONPAGES '], '3')}</w:p></w:ftr>`,
+      },
+    ],
+    ['an endnote', { after: '<w:p><w:r><w:endnoteReference w:id="1"/></w:r></w:p>' }],
+    [
+      'footnotes numbered per page',
+      {
+        rowProps: (i) =>
+          i === 3 ? '<w:tc><w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p></w:tc>' : '',
+        settings: '<w:footnotePr><w:numRestart w:val="eachPage"/></w:footnotePr>',
+      },
+    ],
     ['a table of contents', { before: `<w:p>${complexField([' TOC \\o "1-3" '], 'Contents')}</w:p>` }],
     [
       'a PAGEREF in a simple field',
@@ -292,8 +436,13 @@ describe('totalPagesProperty', () => {
 describe('planPartsOrWhy: why a document is converted whole', () => {
   it.each<[RegExp, DocOptions, boolean]>([
     [/no table has 300 rows or more/, { rows: 299 }, true],
-    [/more than one section/, { before: '<w:p><w:pPr><w:sectPr/></w:pPr></w:p>' }, false],
-    [/footnotes or endnotes/, { after: '<w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' }, false],
+    [
+      /restarts the page numbers/,
+      { before: '<w:p><w:pPr><w:sectPr><w:pgNumType w:start="1"/></w:sectPr></w:pPr></w:p>' },
+      false,
+    ],
+    [/endnotes/, { after: '<w:p><w:r><w:endnoteReference w:id="1"/></w:r></w:p>' }, false],
+    [/its notes part is missing/, { after: '<w:p><w:r><w:footnoteReference w:id="1"/></w:r></w:p>' }, false],
     [/a field .*\(TOC\)/, { before: `<w:p>${complexField([' TOC \\o "1-3" '], 'Contents')}</w:p>` }, false],
     [
       /a field .*\(PAGEREF\)/,

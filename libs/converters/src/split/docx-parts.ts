@@ -9,9 +9,9 @@
  * footer of a 186-page statement sat 0.05 pt off the whole document's: LibreOffice places a field's
  * digits apart from the text around them).
  *
- * Only documents whose pages a part can reproduce are split: one section, a table that is a
- * top-level body element with plain rows (no vertical merges, not floating), no footnotes or
- * endnotes, no fields whose value depends on the rest of the document (TOC, PAGEREF, REF, SEQ,
+ * Only documents whose pages a part can reproduce are split: a table that is a
+ * top-level body element with plain rows (no vertical merges, not floating), no endnotes (a
+ * part's footnotes are numbered on from the whole document's, see ownFootnotes), no fields whose value depends on the rest of the document (TOC, PAGEREF, REF, SEQ,
  * STYLEREF…), no even/odd or mirrored pages. `planParts` answers null for anything else (and
  * planPartsOrWhy says why), and the document is converted whole.
  *
@@ -44,6 +44,7 @@ const TOTAL_FIELDS = new Set(['NUMPAGES', 'SECTIONPAGES']);
 const DECIMAL_SWITCH = /^\\\*\s*(MERGEFORMAT|CHARFORMAT|Arabic)$/i;
 
 const DOCUMENT = 'word/document.xml';
+const FOOTNOTES = 'word/footnotes.xml';
 /** The custom document property a part's DOCPROPERTY field shows the whole document's page count from. */
 export const TOTAL_PAGES_PROPERTY = 'DocgenTotalPages';
 const CUSTOM_PROPERTIES = 'docProps/custom.xml';
@@ -75,18 +76,48 @@ export interface PartSpec {
    * 2 as a continued table, as it does in the whole document; 0 for the first part.
    */
   lead: number;
+  /**
+   * Where the first lead row stands on the page before the part in the whole document (1/100 mm
+   * down the page), when that page does not start at a row: the bridge makes the part's first
+   * paragraph a spacer that puts it there. Unset: the lead rows start the page.
+   */
+  leadTop?: number;
   /** Page number the part's first page shows (ignored for the first part, which keeps its own). */
   pageNumber: number;
   /** The whole document's page count for NUMPAGES fields; undefined while unknown. */
   totalPages?: number;
 }
 
-export interface SplitPlan {
-  /** Data rows of the long table (header rows not counted). */
+/** One of the long tables a plan cuts. */
+export interface SplitTable {
+  /** Its place among the body's top-level tables. */
+  readonly ordinal: number;
+  /** Its first data row, counted over the plan's tables. */
+  readonly offset: number;
+  /** Its data rows (header rows not counted). */
   readonly rows: number;
   /** Header rows repeated on each page (w:tblHeader), which every part repeats too. */
   readonly headerRows: number;
-  /** The long table's place among the body's top-level tables (the bridge finds it by this). */
+}
+
+/** How the bridge finds a part's tables: the one its lead rows are in, the one a cut is looked for in. */
+export interface PartTables {
+  table: number;
+  headerRows: number;
+  cutTable: number;
+  cutHeaderRows: number;
+  /** The row (counted over the plan's tables) the bridge's cutRow counts from. */
+  cutOrigin: number;
+}
+
+export interface SplitPlan {
+  /** Data rows of the long tables (header rows not counted), one run of rows over all of them. */
+  readonly rows: number;
+  /** The long tables, in document order (the longest, and others long enough in the same section). */
+  readonly tables: readonly SplitTable[];
+  /** Header rows of the first long table. */
+  readonly headerRows: number;
+  /** The first long table's place among the body's top-level tables (the bridge finds it by this). */
   readonly tableOrdinal: number;
   /** The page number the document starts with (its w:pgNumType w:start, else 1). */
   readonly firstPageNumber: number;
@@ -94,6 +125,10 @@ export interface SplitPlan {
   readonly showsTotal: boolean;
   /** The part as a .docx. */
   build(part: PartSpec): Buffer;
+  /** Which of the part's tables the bridge is to look at. */
+  partTables(part: PartSpec): PartTables;
+  /** The long table that row `row` (counted over them all) is in. */
+  tableOf(row: number): SplitTable;
 }
 
 interface Range {
@@ -104,19 +139,20 @@ interface Range {
 interface BodyLayout {
   bodyOpenEnd: number;
   tables: { range: Range; rows: Range[] }[];
-  sectPr?: Range;
+  /** The body's top-level sectPr elements, in order: paragraphs' (section breaks), then the body's own. */
+  sectPrs: Range[];
 }
 
 const STRUCTURE = /<(\/?)w:(body|tbl|tr|sectPr)(?=[\s>/])[^>]*?(\/?)>/g;
 
 /**
- * Offsets of the body's top-level tables, their rows, and the body's last sectPr. Hand-written
+ * Offsets of the body's top-level tables, their rows, and its sectPr elements. Hand-written
  * rather than htmlparser2, which tokenizes every element: four tag names found by one regular
  * expression take 10,000 rows in tens of milliseconds where the full tokenizer took 0.8 s, and
  * this runs on the worker's event loop.
  */
 function locate(xml: string): BodyLayout | null {
-  const layout: BodyLayout = { bodyOpenEnd: -1, tables: [] };
+  const layout: BodyLayout = { bodyOpenEnd: -1, tables: [], sectPrs: [] };
   let depth = 0; // tables open
   let current: BodyLayout['tables'][number] | undefined;
   let rowStart = -1;
@@ -146,8 +182,8 @@ function locate(xml: string): BodyLayout | null {
       case 'sectPr':
         if (depth !== 0) break;
         if (!closing) {
-          layout.sectPr = { start: at, end: selfClosing ? end : -1 };
-        } else if (layout.sectPr) layout.sectPr.end = end;
+          layout.sectPrs.push({ start: at, end: selfClosing ? end : -1 });
+        } else if (layout.sectPrs.length) layout.sectPrs[layout.sectPrs.length - 1].end = end;
         break;
     }
   }
@@ -351,9 +387,65 @@ export function totalPagesProperty(
   return { custom, contentTypes, rootRels };
 }
 
-/** The section properties for a part: numbering starts at `pageNumber`; no distinct first page. */
-function partSectPr(sectPr: string, pageNumber: number): string {
+/**
+ * A part's body with its footnote references renumbered 1… in order, and the footnotes part with
+ * only those notes, so numbered. LibreOffice 25.2 gives a reference the note that follows the one
+ * it gave the reference before (in the footnotes part's order), not the note its id names: a part
+ * whose first reference is the document's third note showed the second note's text under it.
+ */
+function ownFootnotes(body: string, footnotesXml: string): { body: string; footnotes: string } {
+  const byId = new Map<string, string>();
+  const notes = [...footnotesXml.matchAll(/<w:footnote\b[^>]*>[\s\S]*?<\/w:footnote>/g)];
+  if (notes.length === 0) return { body, footnotes: footnotesXml };
+  const kept: string[] = [];
+  for (const [note] of notes) {
+    const id = /\bw:id="(-?\d+)"/.exec(note.slice(0, note.indexOf('>')))?.[1];
+    // Separators (w:type="separator", "continuationSeparator"…) stay as they are.
+    if (/^<w:footnote\b[^>]*\bw:type="/.test(note)) kept.push(note);
+    else if (id !== undefined) byId.set(id, note);
+  }
+  let next = 0;
+  const used: string[] = [];
+  const renumbered = body.replace(
+    /(<w:footnoteReference\b[^>]*?\bw:id=")(-?\d+)"/g,
+    (_, open: string, id: string) => {
+      const note = byId.get(id);
+      if (note === undefined) return `${open}${id}"`;
+      used.push(note.replace(/(<w:footnote\b[^>]*?\bw:id=")-?\d+"/, `$1${++next}"`));
+      return `${open}${next}"`;
+    },
+  );
+  const start = notes[0].index!;
+  const last = notes[notes.length - 1];
+  const end = last.index! + last[0].length;
+  return {
+    body: renumbered,
+    footnotes: footnotesXml.slice(0, start) + kept.join('') + used.join('') + footnotesXml.slice(end),
+  };
+}
+
+/** Footnote references in `xml` (each prints a number; custom marks are refused by planParts). */
+function footnoteRefs(xml: string): number {
+  return (xml.match(/<w:footnoteReference\b/g) ?? []).length;
+}
+
+/**
+ * The section properties for a part: numbering starts at `pageNumber`; no distinct first page;
+ * footnotes numbered from `footnoteStart` (0: the section's own numbering).
+ */
+function partSectPr(sectPr: string, pageNumber: number, footnoteStart = 0): string {
   let out = sectPr.replace(/<w:titlePg\b[^>]*\/>/g, '');
+  if (footnoteStart > 0) {
+    // Schema order: footnotePr follows the header and footer references, before everything else.
+    const refs = [...out.matchAll(/<w:(headerReference|footerReference)\b[^>]*\/>/g)];
+    const at = refs.length
+      ? refs[refs.length - 1].index! + refs[refs.length - 1][0].length
+      : out.indexOf('>') + 1;
+    out =
+      out.slice(0, at) +
+      `<w:footnotePr><w:numStart w:val="${footnoteStart}"/></w:footnotePr>` +
+      out.slice(at);
+  }
   const numType = /<w:pgNumType\b([^>]*?)\/>/.exec(out);
   if (numType) {
     const attrs = numType[1].replace(/\s*w:start="[^"]*"/, '');
@@ -420,6 +512,53 @@ function storedDocumentXml(docx: Buffer): boolean {
   return false;
 }
 
+interface CutTable {
+  ordinal: number;
+  headerRows: number;
+  /** From the table's start to its first row, its header rows, its data rows, from its last row to its end. */
+  open: string;
+  header: string;
+  data: string[];
+  close: string;
+}
+
+/** Table `ordinal` of the body as rows a part can hold some of, or why it cannot be cut. */
+function cutTable(xml: string, layout: BodyLayout, ordinal: number): CutTable | WholeReason {
+  const table = layout.tables[ordinal];
+  if (table.rows.length === 0) return whole('its longest table has no rows', true);
+  // Floating; or still in a table style, whose bands and first/last rows LibreOffice counts from
+  // each part's own first row (RESOLVE_TABLE_STYLES, on by default, writes them out per cell).
+  if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start)))
+    return whole('its long table floats or keeps a table style');
+  // A table inside a content control or custom XML element is not the body's own child.
+  const before = xml.slice(layout.bodyOpenEnd, table.range.start);
+  if (!balanced(before, 'w:sdtContent') || !balanced(before, 'w:customXml'))
+    return whole('its long table is inside a content control');
+  // Rows must follow one another (nothing between them a part would lose or repeat).
+  for (let i = 1; i < table.rows.length; i++) {
+    if (xml.slice(table.rows[i - 1].end, table.rows[i].start).trim() !== '')
+      return whole('its long table has content between rows');
+  }
+  const rowXml = table.rows.map((r) => xml.slice(r.start, r.end));
+  let headerRows = 0;
+  while (
+    headerRows < rowXml.length &&
+    isOn(/<w:trPr>[\s\S]*?<\/w:trPr>/.exec(rowXml[headerRows])?.[0] ?? '', 'w:tblHeader')
+  ) {
+    headerRows++;
+  }
+  if (rowXml.some((row) => row.includes('<w:vMerge')))
+    return whole('its long table has cells merged down rows (vertical merges)');
+  return {
+    ordinal,
+    headerRows,
+    open: xml.slice(table.range.start, table.rows[0].start),
+    header: rowXml.slice(0, headerRows).join(''),
+    data: rowXml.slice(headerRows),
+    close: xml.slice(table.rows[table.rows.length - 1].end, table.range.end),
+  };
+}
+
 /**
  * Why a document is converted whole: `short` when it has no table long enough to be worth
  * parts (a whole conversion is as fast), else what a part could not reproduce. The reason is
@@ -434,7 +573,7 @@ function whole(reason: string, short = false): WholeReason {
   return { short, reason };
 }
 
-export function isWholeReason(plan: SplitPlan | WholeReason): plan is WholeReason {
+export function isWholeReason<T extends object>(plan: T | WholeReason): plan is WholeReason {
   return 'reason' in plan;
 }
 
@@ -457,8 +596,8 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
   const xml = zip.file(DOCUMENT)?.asText();
   if (!xml || !hasRows(xml, options.minRows)) return short;
   // Cheap refusals first: several sections, notes, page layouts a part cannot start in the middle of.
-  if ((xml.match(/<w:sectPr\b/g) ?? []).length !== 1) return whole('it has more than one section');
-  if (/<w:(footnoteReference|endnoteReference)\b/.test(xml)) return whole('it has footnotes or endnotes');
+  // Endnotes print at the end, with the notes of every part: a part cannot show them.
+  if (/<w:endnoteReference\b/.test(xml)) return whole('it has endnotes');
   const settings = zip.file('word/settings.xml')?.asText() ?? '';
   if (
     isOn(settings, 'w:evenAndOddHeaders') ||
@@ -468,42 +607,60 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
     return whole('it has even/odd headers, mirrored margins or book folding');
   }
   const layout = locate(xml);
-  if (!layout?.sectPr) return whole('its body has no section properties at its end');
-  const sectPr = xml.slice(layout.sectPr.start, layout.sectPr.end);
-  if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return whole('its page numbers include chapter numbers');
+  const bodySect = layout?.sectPrs[layout.sectPrs.length - 1];
+  if (!layout || !bodySect || bodySect.end < 0) return whole('its body has no section properties at its end');
 
-  let tableOrdinal = -1;
+  let longest = -1;
   layout.tables.forEach((t, i) => {
-    if (tableOrdinal < 0 || t.rows.length > layout.tables[tableOrdinal].rows.length) tableOrdinal = i;
+    if (longest < 0 || t.rows.length > layout.tables[longest].rows.length) longest = i;
   });
-  if (tableOrdinal < 0) return short;
-  const table = layout.tables[tableOrdinal];
-  if (table.rows.length === 0) return short;
-  // Floating; or still in a table style, whose bands and first/last rows LibreOffice counts from
-  // each part's own first row (RESOLVE_TABLE_STYLES, on by default, writes them out per cell).
-  if (/<w:(tblpPr|tblStyle)\b/.test(xml.slice(table.range.start, table.rows[0].start)))
-    return whole('its long table floats or keeps a table style');
-  // A table inside a content control or custom XML element is not the body's own child.
-  const before = xml.slice(layout.bodyOpenEnd, table.range.start);
-  if (!balanced(before, 'w:sdtContent') || !balanced(before, 'w:customXml'))
-    return whole('its long table is inside a content control');
-  // Rows must follow one another (nothing between them a part would lose or repeat).
-  for (let i = 1; i < table.rows.length; i++) {
-    if (xml.slice(table.rows[i - 1].end, table.rows[i].start).trim() !== '')
-      return whole('its long table has content between rows');
+  if (longest < 0) return short;
+  const main = cutTable(xml, layout, longest);
+  if (isWholeReason(main)) return main;
+  if (main.data.length < options.minRows) return short;
+  // Other long tables of the same section are cut too (a statement's two halves): those of half
+  // the minimum or more, each in one run with the longest, nothing but text and short tables
+  // between them. A table that cannot be cut stays within a part, as the short ones do.
+  const sectAfter = (t: number) => layout.sectPrs.find((r) => r.start > layout.tables[t].range.end)!;
+  const tables = [main];
+  for (const step of [-1, 1]) {
+    for (let i = longest + step; i >= 0 && i < layout.tables.length; i += step) {
+      if (layout.tables[i].rows.length < options.minRows / 2 || sectAfter(i) !== sectAfter(longest)) continue;
+      const t = cutTable(xml, layout, i);
+      if (isWholeReason(t) || t.data.length < options.minRows / 2) continue;
+      if (step < 0) tables.unshift(t);
+      else tables.push(t);
+    }
   }
-  const rowXml = table.rows.map((r) => xml.slice(r.start, r.end));
-  let headerRows = 0;
-  while (
-    headerRows < rowXml.length &&
-    isOn(/<w:trPr>[\s\S]*?<\/w:trPr>/.exec(rowXml[headerRows])?.[0] ?? '', 'w:tblHeader')
-  ) {
-    headerRows++;
-  }
-  const dataRows = rowXml.length - headerRows;
-  if (dataRows < options.minRows) return short;
-  if (rowXml.some((row) => row.includes('<w:vMerge')))
-    return whole('its long table has cells merged down rows (vertical merges)');
+  const table = layout.tables[tables[0].ordinal];
+  const lastTable = layout.tables[tables[tables.length - 1].ordinal];
+  // The tables' section: the first section break after them (a paragraph's sectPr), else the body's.
+  // Sections before it print in the first part only, sections after it in the last.
+  const tableSect = sectAfter(tables[0].ordinal);
+  if (layout.sectPrs.some((r) => r.start > table.range.end && r.end < lastTable.range.start))
+    return whole('a section break falls between its long tables');
+  const sectPr = xml.slice(tableSect.start, tableSect.end);
+  if (/<w:pgNumType\b[^>]*w:chapStyle/.test(sectPr)) return whole('its page numbers include chapter numbers');
+  const sections = layout.sectPrs.length;
+  // Page numbers count from the document's start: a section restarting them is left whole
+  // (the table's own may restart them when it is the first section).
+  const sectionsBefore = layout.sectPrs.filter((r) => r.end < table.range.start);
+  if (
+    sectionsBefore.length > 0 &&
+    layout.sectPrs.some((r) => /<w:pgNumType\b[^>]*w:start=/.test(xml.slice(r.start, r.end)))
+  )
+    return whole('a section after the first restarts the page numbers');
+  // Footnotes numbered per page or section restart where a part cannot tell; custom marks and a
+  // numbering start of the document's own are left to a whole conversion too.
+  const footnotes = footnoteRefs(xml);
+  if (
+    footnotes > 0 &&
+    /<w:(numRestart|numStart)\b/.test(
+      layout.sectPrs.map((r) => xml.slice(r.start, r.end)).join('') +
+        (zip.file('word/settings.xml')?.asText() ?? ''),
+    )
+  )
+    return whole('its footnotes restart their numbering or start at a number of their own');
 
   const use: FieldUse = { names: new Set(), formatted: false };
   const headerFooterNames = Object.keys(zip.files).filter((name) => HEADER_FOOTER.test(name));
@@ -514,19 +671,61 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
   if (unsafe.length > 0)
     return whole(`it has a field that depends on the whole document (${unsafe.join(', ')})`);
   const showsTotal = [...use.names].some((name) => TOTAL_FIELDS.has(name));
+  // SECTIONPAGES of a document of several sections is not the total a part is given.
+  if (sections > 1 && use.names.has('SECTIONPAGES'))
+    return whole('it shows SECTIONPAGES in a document of several sections');
 
   const startAttr = /<w:pgNumType\b[^>]*?w:start="(\d+)"/.exec(sectPr);
   const firstPageNumber = startAttr ? Number(startAttr[1]) : 1;
   const prefix = xml.slice(0, table.range.start);
   const bodyOpen = xml.slice(0, layout.bodyOpenEnd);
-  const firstRow = table.rows[0].start;
-  const tableOpen = xml.slice(table.range.start, firstRow);
-  const header = rowXml.slice(0, headerRows).join('');
-  const tableClose = xml.slice(table.rows[table.rows.length - 1].end, table.range.end);
-  const after = xml.slice(table.range.end, layout.sectPr.start);
-  const suffix = xml.slice(layout.sectPr.end);
-  const data = rowXml.slice(headerRows);
+  // Between one long table and the next: text, short tables.
+  const between = tables
+    .slice(1)
+    .map((t, i) =>
+      xml.slice(layout.tables[tables[i].ordinal].range.end, layout.tables[t.ordinal].range.start),
+    );
+  // What follows the last table to the body's sectPr: the tables' section break among it, if any.
+  const after = xml.slice(lastTable.range.end, bodySect.start);
+  const bodySectPr = xml.slice(bodySect.start, bodySect.end);
+  const tableSectInAfter = tableSect === bodySect ? -1 : tableSect.start - lastTable.range.end;
+  const suffix = xml.slice(bodySect.end);
+  const offsets: number[] = [];
+  let dataRows = 0;
+  for (const t of tables) {
+    offsets.push(dataRows);
+    dataRows += t.data.length;
+  }
+  const splitTables: SplitTable[] = tables.map((t, i) => ({
+    ordinal: t.ordinal,
+    offset: offsets[i],
+    rows: t.data.length,
+    headerRows: t.headerRows,
+  }));
+  const indexOf = (row: number) => {
+    let i = 0;
+    while (i + 1 < tables.length && offsets[i + 1] <= row) i++;
+    return i;
+  };
+  // Footnotes referenced before each data row (the text before the tables' and between them,
+  // then the rows'): a part's footnote numbering starts after them (w:footnotePr w:numStart).
+  const notesBefore: number[] = [];
+  if (footnotes > 0) {
+    let seen = footnoteRefs(prefix);
+    tables.forEach((t, i) => {
+      if (i > 0) seen += footnoteRefs(between[i - 1]);
+      for (const row of t.data) {
+        notesBefore.push(seen);
+        seen += footnoteRefs(row);
+      }
+    });
+  }
   const headersAndFooters = headerFooterNames.map((name) => [name, zip.file(name)!.asText()] as const);
+  const footnotesXml = footnotes > 0 ? zip.file(FOOTNOTES)?.asText() : undefined;
+  // Each reference its own note, as Word writes them (a note referenced twice prints once).
+  const noteIds = [...xml.matchAll(/<w:footnoteReference\b[^>]*?\bw:id="(-?\d+)"/g)].map((m) => m[1]);
+  if (footnotes > 0 && (footnotesXml === undefined || new Set(noteIds).size !== noteIds.length))
+    return whole('a footnote is referenced twice, or its notes part is missing');
   const ownProperties: PackageProperties = {
     custom: zip.file(CUSTOM_PROPERTIES)?.asText(),
     contentTypes: zip.file(CONTENT_TYPES)?.asText() ?? '',
@@ -542,8 +741,9 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
 
   return {
     rows: dataRows,
-    headerRows,
-    tableOrdinal,
+    tables: splitTables,
+    headerRows: tables[0].headerRows,
+    tableOrdinal: tables[0].ordinal,
     firstPageNumber,
     showsTotal,
     build(part: PartSpec): Buffer {
@@ -552,20 +752,45 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
         throw new RangeError(`rows ${from}–${part.end} are not within 0–${dataRows}`);
       }
       const first = from === 0;
+      // The last part holds the last table's end and what follows it.
       const last = part.end === dataRows;
       const totalPages = showsTotal ? part.totalPages : undefined;
       const withTotal = totalPages !== undefined ? propertiesWith(totalPages) : null;
       const total = (s: string) =>
         totalPages !== undefined ? replaceTotalFields(s, totalPages, withTotal === null) : s;
-      const body =
-        (first ? prefix : bodyOpen + TINY_PARAGRAPH) +
-        tableOpen +
-        header +
-        data.slice(from, part.end).join('') +
-        tableClose +
-        (last ? after : TINY_PARAGRAPH) +
-        (first ? sectPr : partSectPr(sectPr, part.pageNumber - (part.lead > 0 ? 1 : 0))) +
-        suffix;
+      const ownSectPr = first
+        ? sectPr
+        : partSectPr(
+            sectPr,
+            part.pageNumber - (part.lead > 0 ? 1 : 0),
+            footnotes > 0 ? notesBefore[from] + 1 : 0,
+          );
+      // A part before the last ends with the table's section; the last has what follows the
+      // table, the table's section break (its sectPr the part's) and later sections among it.
+      const tail = !last
+        ? TINY_PARAGRAPH + ownSectPr
+        : tableSectInAfter < 0
+          ? after + ownSectPr
+          : after.slice(0, tableSectInAfter) +
+            ownSectPr +
+            after.slice(tableSectInAfter + sectPr.length) +
+            bodySectPr;
+      // The tables the part's rows are in, each with its header rows and what stands between.
+      let rowsXml = '';
+      for (let i = indexOf(from); i <= indexOf(part.end - 1); i++) {
+        const t = tables[i];
+        const a = Math.max(from, offsets[i]) - offsets[i];
+        const b = Math.min(part.end, offsets[i] + t.data.length) - offsets[i];
+        if (i > indexOf(from)) rowsXml += between[i - 1];
+        rowsXml += t.open + t.header + t.data.slice(a, b).join('') + t.close;
+      }
+      let body = (first ? prefix : bodyOpen + TINY_PARAGRAPH) + rowsXml + tail + suffix;
+      if (footnotesXml !== undefined) {
+        // The zip is shared by every part built: the first part gets the document's notes back.
+        const notes = first ? { body, footnotes: footnotesXml } : ownFootnotes(body, footnotesXml);
+        body = notes.body;
+        zip.file(FOOTNOTES, notes.footnotes);
+      }
       zip.file(DOCUMENT, total(body));
       for (const [name, text] of headersAndFooters) zip.file(name, total(text));
       // The part's total as a custom property, or the package's own properties (built before).
@@ -576,6 +801,24 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
       if (zip.file(ROOT_RELS)) zip.file(ROOT_RELS, properties.rootRels);
       // Stored, not deflated: LibreOffice reads it once, from tmpfs.
       return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+    },
+    partTables(part: PartSpec): PartTables {
+      const from = part.start - part.lead;
+      const a = indexOf(from);
+      const b = indexOf(part.end - 1);
+      // A part after the first leaves out what stands before its first table; short tables
+      // between its long ones count.
+      const ordinal = (i: number) => tables[i].ordinal - (from === 0 ? 0 : tables[a].ordinal);
+      return {
+        table: ordinal(a),
+        headerRows: tables[a].headerRows,
+        cutTable: ordinal(b),
+        cutHeaderRows: tables[b].headerRows,
+        cutOrigin: a === b ? part.start : offsets[b],
+      };
+    },
+    tableOf(row: number): SplitTable {
+      return splitTables[indexOf(row)];
     },
   };
 }

@@ -20,8 +20,13 @@
  * mostly one line high). A speculative part whose start or page number turns out wrong is
  * dropped, so a misprediction costs time, never a wrong page.
  *
+ * Rows may break across pages: a cut is made only where a page starts at a row, and when the page
+ * before it starts inside a row the next part's lead rows are put where the whole document has
+ * them by a spacer (`leadTop`, the bridge's place_lead). Several long tables are one run of rows
+ * (planParts); a part that reaches into the next one is cut in it.
+ *
  * Anything a part cannot reproduce (planParts' refusals, PDF/A or PDF/UA output, page ranges, a
- * page with no row boundary to cut at) is converted whole, as before.
+ * part with no page that starts at a row) is converted whole, as before.
  */
 import { execFile } from 'node:child_process';
 import { mkdtemp, rm, readFile, writeFile } from 'node:fs/promises';
@@ -76,7 +81,7 @@ function joinable(options: ConvertOptions): boolean {
 }
 
 function key(spec: PartSpec): string {
-  return `${spec.start}:${spec.end}:${spec.lead}:${spec.pageNumber}:${spec.totalPages ?? ''}`;
+  return `${spec.start}:${spec.end}:${spec.lead}:${spec.leadTop ?? ''}:${spec.pageNumber}:${spec.totalPages ?? ''}`;
 }
 
 interface Task {
@@ -249,14 +254,15 @@ class PartedConversion {
     let start = 0;
     let pages = 0;
     let lead = 0;
+    let leadTop: number | undefined;
     for (;;) {
-      let spec = this.specAt(start, pages, lead);
+      let spec = this.specAt(start, pages, lead, leadTop);
       this.speculate(spec, pages);
       let result = await this.ensure(spec).result;
       for (let tries = 1; result.leadShift; tries++) {
         // The rows before the part filled its first page differently: fill it again.
         lead = spec.lead + result.leadShift;
-        if (tries > MAX_LEAD_TRIES || lead < 1 || lead > start) {
+        if (tries > MAX_LEAD_TRIES || lead < 1 || lead > this.rowsAbove(start) || leadTop !== undefined) {
           throw new Unsplittable(`no lead of rows puts row ${start} at the top of a page`);
         }
         spec = this.specAt(start, pages, lead);
@@ -273,11 +279,13 @@ class PartedConversion {
       }
       if (result.rowsPerPage) this.rowsPerPage = result.rowsPerPage;
       accepted.push({ spec, result });
-      start += result.cutRow;
+      start = this.plan.partTables(spec).cutOrigin + result.cutRow;
       if (this.rowsPerPage) this.perPart ??= this.partRows(start, this.rowsPerPage);
       pages += result.pages;
-      // The next part's first page, not exported, holds the rows of the page before it.
-      lead = Math.min(start, result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD);
+      // The next part's first page, not exported, holds the rows of the page before it, where
+      // they stand on that page when it does not start at a row (a row broken across its top).
+      lead = Math.min(this.rowsAbove(start), result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD);
+      leadTop = result.leadTop ?? undefined;
       // Parts converted with another page count than now predicted: again, while the chain goes on.
       const total = this.predictedTotal(start, pages);
       if (total !== undefined) {
@@ -287,14 +295,23 @@ class PartedConversion {
     }
   }
 
+  /** Rows of the table that `row` is in before it: what a lead can take. */
+  private rowsAbove(row: number): number {
+    return row - this.plan.tableOf(row).offset;
+  }
+
   /** The part that starts at data row `start`, after `pagesBefore` pages, `lead` rows before it on a page of its own. */
-  private specAt(start: number, pagesBefore: number, lead: number): PartSpec {
+  private specAt(start: number, pagesBefore: number, lead: number, leadTop?: number): PartSpec {
     const rows = this.plan.rows;
     const perPart = this.perPart ?? FIRST_PART_ROWS;
     let end = Math.min(rows, start + perPart);
+    // A part that reaches into the next long table takes some pages of it, to find a cut in.
+    const next = this.plan.tableOf(end - 1);
+    if (next !== this.plan.tableOf(start)) end = Math.min(rows, Math.max(end, next.offset + perPart));
     // A remainder shorter than half a part goes with this one rather than on its own.
     if (rows - end < perPart / 2) end = rows;
     const spec: PartSpec = { start, end, lead, pageNumber: this.plan.firstPageNumber + pagesBefore };
+    if (leadTop !== undefined) spec.leadTop = leadTop;
     const total = this.predictedTotal(start, pagesBefore);
     if (total !== undefined) spec.totalPages = total;
     return spec;
@@ -342,10 +359,14 @@ class PartedConversion {
 
   /** A new conversion of `spec`, replacing any earlier one. */
   private start(spec: PartSpec): Task {
+    const tables = this.plan.partTables(spec);
     const part: PartRequest = {
-      table: this.plan.tableOrdinal,
-      headerRows: this.plan.headerRows,
+      table: tables.table,
+      headerRows: tables.headerRows,
+      cutTable: tables.cutTable,
+      cutHeaderRows: tables.cutHeaderRows,
       lead: spec.lead,
+      ...(spec.leadTop !== undefined ? { leadTop: spec.leadTop } : {}),
       last: spec.end === this.plan.rows,
     };
     const docx = this.plan.build(spec);
