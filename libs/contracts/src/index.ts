@@ -4,11 +4,14 @@
  * registry and the HTTP paths probes use.
  */
 export * from './errors';
+export * from './request-errors';
+export * from './json-numbers';
 export * from './service-errors';
 export * from './render-job';
 export * from './pdf-options';
 export * from './payload/schema';
 export * from './payload/render-request';
+export * from './request/pdf-options-check';
 export * from './worker-registry';
 export * from './redis-connection';
 export * from './redis-script';
