@@ -6,11 +6,10 @@ import type { Request } from 'express';
 import type { ServiceConfig } from '@app/config';
 import { PDF_FINISH_KEY, splitPdfOptions } from '@app/contracts';
 import type { RenderRequest } from '@app/engine';
-import { outputFilename } from '../documents/content-disposition';
-import { renderJobOptions } from '../documents/job-options';
+import { renderJobOptions } from './job-options';
 import { requestIdOf } from '../logging/request-id';
 import type { JobInput } from '../queue/jobs.service';
-import type { ParsedJobRequest } from './job-request';
+import { outputFilename, type ParsedJobRequest } from '@app/contracts';
 
 /** The uploaded template, as multer gives it. */
 export interface UploadedTemplate {

@@ -33,7 +33,7 @@ import {
 } from '@app/contracts';
 import { type RenderRequest, stringifyDataJson } from '@app/engine';
 import { JobFlows } from '@app/queue';
-import type { JobView } from '../jobs/jobs.openapi';
+import type { JobView } from '@app/contracts';
 
 /** How long an unfinished job's record and payload are kept: a day, or RESULT_TTL_S if longer. */
 const MIN_PENDING_TTL_MS = 24 * 3600 * 1000;

@@ -1,6 +1,6 @@
-import { InvalidRequestError, PayloadTooLargeError, PyFloat, stringifyDataJson } from '@app/engine';
+import { InvalidRequestError, PayloadTooLargeError, PyFloat, stringifyDataJson } from '@app/contracts';
 import { corpusRequest } from '../../../../bench/corpus';
-import { parseJobFields } from './job-request';
+import { parseJobFields } from './job-fields';
 
 const LIMITS = { maxJsonDepth: 16, maxDocuments: 10, maxBatchItems: 5 };
 // 1×1 PNG
