@@ -16,7 +16,7 @@ import {
   UndefinedVariableError,
   type TemplateProblem,
 } from './errors';
-import { prepareImages, type ImageData, type ImageLimits, type PreparedImage } from './docx/images';
+import { prepareImages, type ImageLimits, type PreparedImage } from './docx/images';
 import { CompiledTemplates } from './docx/compiled-templates';
 import { renderCompiled, renderContextOf } from './docx/render-compiled';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
