@@ -25,3 +25,4 @@ export * from './request/render-fields';
 export * from './request/job-fields';
 export * from './payload/job-view';
 export * from './request/lint-fields';
+export * from './render-payload';

@@ -29,7 +29,7 @@ import { ServiceConfig } from '@app/config';
 import {
   CONTENT_TYPES,
   MissingFileError,
-  PDF_FINISH_KEY,
+  renderPayload,
   ProcessingTimeoutError,
   RenderFormSchema,
   splitPdfOptions,
@@ -198,9 +198,7 @@ export class DocumentsController {
         requestId: requestIdOf(req),
         template: file.buffer,
         filename,
-        request: pdfFinish
-          ? (Object.assign({}, request, { [PDF_FINISH_KEY]: pdfFinish }) as RenderRequest)
-          : request,
+        request: renderPayload(request, pdfFinish),
         templateChecked: true,
         templateDigest,
         options: renderJobOptions(options, pdfShape, this.config),

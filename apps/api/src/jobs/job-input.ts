@@ -4,8 +4,7 @@
  */
 import type { Request } from 'express';
 import type { ServiceConfig } from '@app/config';
-import { PDF_FINISH_KEY, splitPdfOptions } from '@app/contracts';
-import type { RenderRequest } from '@app/engine';
+import { renderPayload, splitPdfOptions } from '@app/contracts';
 import { renderJobOptions } from './job-options';
 import { requestIdOf } from '../logging/request-id';
 import type { JobInput } from '../queue/jobs.service';
@@ -40,7 +39,7 @@ export function jobInput(
     filename,
     // Passwords and files of options.pdf ride in each item's request payload, never in job data.
     requests: (parsed.items ? parsed.items.map((i) => i.request) : [parsed.request]).map((r) =>
-      pdfFinish ? ({ ...r, [PDF_FINISH_KEY]: pdfFinish } as RenderRequest) : r,
+      renderPayload(r, pdfFinish),
     ),
     ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
     output: parsed.output,

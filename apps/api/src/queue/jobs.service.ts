@@ -31,7 +31,8 @@ import {
   JobNotFinishedError,
   JobNotFoundError,
 } from '@app/contracts';
-import { type RenderRequest, stringifyDataJson } from '@app/engine';
+import { stringifyDataJson } from '@app/engine';
+import type { RenderPayload } from '@app/contracts';
 import { JobFlows } from '@app/queue';
 import type { JobView } from '@app/contracts';
 
@@ -45,7 +46,7 @@ export interface JobInput {
   /** The result's name (Content-Disposition). */
   filename: string;
   /** One per item (one for a plain job). */
-  requests: RenderRequest[];
+  requests: RenderPayload[];
   itemNames?: string[];
   output: AsyncOutput;
   options: RenderJobOptions;

@@ -10,7 +10,8 @@
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DigestLru, digestOf, stringifyDataJson, type RenderRequest } from '@app/engine';
+import { DigestLru, digestOf, stringifyDataJson } from '@app/engine';
+import type { RenderPayload } from '@app/contracts';
 import { ServiceConfig } from '@app/config';
 import {
   connectRedis,
@@ -52,7 +53,8 @@ export interface RenderInput {
   requestId: string;
   template: Buffer;
   filename: string;
-  request: RenderRequest;
+  /** The checked request with its PDF finishing options (renderPayload()). */
+  request: RenderPayload;
   /** checkDocxTemplate passed on this template (the controller runs it before queueing). */
   templateChecked: boolean;
   /** digestOf(template), when the caller has it (the controller's check computed it). */
