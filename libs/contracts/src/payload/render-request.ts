@@ -14,7 +14,7 @@ import { OneOf } from './schema';
 const PIXEL_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 
-/** The formatting filters' request defaults (docs/formatting.md); checked by apps/api's locale-fields.ts. */
+/** The formatting filters' request defaults (docs/formatting.md); checked by request/locale-fields.ts. */
 const LOCALE = {
   example: 'de_DE',
   description:

@@ -285,7 +285,7 @@ function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderReques
     problems.push({ field: 'images', problems: ['images must be an object'] });
   const rawOptions = own(parsed, 'options');
   if (rawOptions != null) {
-    // pdf, locale and timezone have checks of their own (the converters', locale-fields.ts).
+    // pdf, locale and timezone have checks of their own (pdf-options-check.ts, locale-fields.ts).
     problems.push(
       ...checkPayload(RenderOptionsSchema, without(rawOptions, 'pdf', 'locale', 'timezone'), 'options'),
     );
