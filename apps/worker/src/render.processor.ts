@@ -17,12 +17,10 @@ import {
   CONTENT_TYPES,
   PDF_FINISH_KEY,
   encodeFailure,
-  openRenderPayload,
   encodeReply,
   InternalError,
   type RedisConnection,
   type RenderJob,
-  type RenderPayload,
   type RenderJobResult,
   TypedError,
 } from '@app/contracts';
@@ -38,6 +36,8 @@ import {
 import { isFinalFailure, pushReply, type RenderJobHandle as Job, UnrecoverableError } from '@app/queue';
 import type { Logger } from 'pino';
 import type { FillOptions, FillPool } from './fill/fill-pool';
+// The request payload's reader (its PDF finishing options typed: RenderPayload).
+import { openRenderPayload, type RenderPayload } from '@app/contracts';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
 

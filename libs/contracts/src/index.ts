@@ -4,14 +4,11 @@
  * registry and the HTTP paths probes use.
  */
 export * from './errors';
-export * from './request-errors';
-export * from './json-numbers';
 export * from './service-errors';
 export * from './render-job';
 export * from './pdf-options';
 export * from './payload/schema';
 export * from './payload/render-request';
-export * from './request/pdf-options-check';
 export * from './worker-registry';
 export * from './redis-connection';
 export * from './redis-script';
@@ -26,3 +23,6 @@ export * from './request/job-fields';
 export * from './payload/job-view';
 export * from './request/lint-fields';
 export * from './render-payload';
+export * from './request-errors';
+export * from './json-numbers';
+export * from './request/pdf-options-check';

@@ -31,8 +31,7 @@ import {
   JobNotFinishedError,
   JobNotFoundError,
 } from '@app/contracts';
-import { stringifyDataJson } from '@app/engine';
-import type { RenderPayload } from '@app/contracts';
+import { type RenderRequest, stringifyDataJson } from '@app/engine';
 import { JobFlows } from '@app/queue';
 import type { JobView } from '@app/contracts';
 
@@ -46,7 +45,7 @@ export interface JobInput {
   /** The result's name (Content-Disposition). */
   filename: string;
   /** One per item (one for a plain job). */
-  requests: RenderPayload[];
+  requests: RenderRequest[];
   itemNames?: string[];
   output: AsyncOutput;
   options: RenderJobOptions;

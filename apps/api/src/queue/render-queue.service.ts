@@ -10,8 +10,7 @@
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
-import { DigestLru, digestOf, stringifyDataJson } from '@app/engine';
-import type { RenderPayload } from '@app/contracts';
+import { DigestLru, digestOf, stringifyDataJson, type RenderRequest } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   connectRedis,
@@ -53,8 +52,7 @@ export interface RenderInput {
   requestId: string;
   template: Buffer;
   filename: string;
-  /** The checked request with its PDF finishing options (renderPayload()). */
-  request: RenderPayload;
+  request: RenderRequest;
   /** checkDocxTemplate passed on this template (the controller runs it before queueing). */
   templateChecked: boolean;
   /** digestOf(template), when the caller has it (the controller's check computed it). */
