@@ -17,6 +17,16 @@ module.exports = {
       from: {},
       to: { circular: true },
     },
+    {
+      // no-circular sees modules: documents/a.ts → jobs/b.ts → documents/c.ts is no module cycle,
+      // yet the two folders cannot be read (or moved) one without the other.
+      name: 'no-folder-cycles-in-api',
+      severity: 'error',
+      comment: 'The folders of apps/api/src import each other one way only (type imports included).',
+      scope: 'folder',
+      from: { path: '^apps/api/src/[^/]+$' },
+      to: { path: '^apps/api/src/[^/]+$', circular: true },
+    },
     ...LAYERS.map((layer, i) => ({
       name: `engine-${layer}-flows-one-way`,
       severity: 'error',

@@ -4,7 +4,16 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDocx, messy, SPLIT as S } from './support/docx-builder';
 import { docxText } from './support/docx-text';
-import { solidPng } from './service-harness';
+import {
+  buildService,
+  postRender,
+  RedisServer,
+  type RunningApi,
+  solidPng,
+  startApi,
+  stopAll,
+  testEnv,
+} from './service-harness';
 import { pageText, pdfAttachments, pdfInfo, pdfXmp } from './support/pdf-inspect';
 
 const ROOT = join(__dirname, '..');
@@ -165,5 +174,70 @@ describe('npm run render (command line)', () => {
     expect(many.status).toBe(1);
     expect(JSON.parse(many.stderr).error_type).toBe('payload_too_large');
     expect(existsSync(join(dir, 'many.docx'))).toBe(false);
+  });
+});
+
+/**
+ * Issue 35: the CLI and the API parse a request with the same parser (@app/contracts), so a bad
+ * REQUEST.json is refused by both with the same error_type, message and details. No worker: the
+ * API refuses these before anything is queued.
+ */
+describe('the CLI refuses what the API refuses, with the same typed error', () => {
+  let dir: string;
+  let redis: RedisServer | undefined;
+  let api: RunningApi | undefined;
+  const template = buildDocx(['Hello {{ name }}']);
+
+  beforeAll(async () => {
+    dir = mkdtempSync(join(tmpdir(), 'cli-api-'));
+    writeFileSync(join(dir, 'tpl.docx'), template);
+    buildService();
+    redis = await RedisServer.start();
+    api = await startApi(testEnv(redis.url, { QUEUE_PREFIX: '{cli-parity}' }));
+  }, 120_000);
+  afterAll(async () => {
+    await stopAll(api, redis);
+    rmSync(dir, { recursive: true, force: true });
+  });
+
+  const BAD_REQUESTS: Array<[string, string]> = [
+    ['an unknown key', JSON.stringify({ template_data: { name: 'Ann' }, colour: 'red' })],
+    ['an image without data', JSON.stringify({ template_data: {}, images: { logo: { width_mm: 10 } } })],
+    [
+      'an image with an unknown field',
+      JSON.stringify({ template_data: {}, images: { logo: { data: 'iVBO', dpi: 3 } } }),
+    ],
+    ['a bad undefined mode', JSON.stringify({ template_data: {}, options: { undefined: 'loud' } })],
+    ['an unknown locale', JSON.stringify({ template_data: {}, options: { locale: 'xx_YY' } })],
+    [
+      'undefined_behavior at odds with options.undefined',
+      JSON.stringify({ template_data: {}, undefined_behavior: 'debug', options: { undefined: 'strict' } }),
+    ],
+    ['template_data that is a list', JSON.stringify({ template_data: [1] })],
+    ['text that is not JSON', '{"template_data": {'],
+  ];
+
+  it.each(BAD_REQUESTS)('%s', async (_what, text) => {
+    writeFileSync(join(dir, 'req.json'), text);
+    const cli = spawnSync(TSX, [CLI, join(dir, 'tpl.docx'), join(dir, 'req.json'), join(dir, 'out.docx')], {
+      cwd: ROOT,
+      encoding: 'utf8',
+      timeout: 120_000,
+    });
+    expect(cli.status).toBe(1);
+    const fromCli = JSON.parse(cli.stderr);
+
+    const res = await postRender(api!.url, { file: template, request_data: text });
+    expect(res.status).toBeGreaterThanOrEqual(400);
+    expect(res.status).toBeLessThan(500);
+    const fromApi = (await res.json()) as { error_type: string; message: string; details?: unknown };
+
+    expect(fromCli.error_type).toMatch(/^(invalid_request_structure|missing_template_data)$/);
+    expect({ error_type: fromCli.error_type, message: fromCli.message }).toEqual({
+      error_type: fromApi.error_type,
+      message: fromApi.message,
+    });
+    expect(fromCli.details).toEqual(fromApi.details);
+    expect(existsSync(join(dir, 'out.docx'))).toBe(false);
   });
 });

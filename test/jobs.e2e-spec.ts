@@ -533,6 +533,16 @@ describe('operators', () => {
     expect(doc.components.schemas.ErrorBody.properties!.error_type.enum).toEqual(
       expect.arrayContaining(['job_not_found', 'job_not_finished', 'invalid_webhook_url']),
     );
+    // request_data of a job: the schemas the parser takes its field lists from (issue 35).
+    expect(Object.keys(doc.components.schemas.JobRequest.properties!)).toEqual(
+      expect.arrayContaining(['template_data', 'images', 'batch', 'output', 'webhook_url']),
+    );
+    expect(Object.keys(doc.components.schemas.BatchItem.properties!)).toEqual([
+      'template_data',
+      'images',
+      'filename',
+    ]);
+    expect(doc.components.schemas.JobRequest.properties!.output.enum).toEqual(['zip', 'merged']);
   });
 
   it('Bull Board shows every queue involved', async () => {

@@ -3,7 +3,8 @@
  *
  *   npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf
  *
- * REQUEST.json is the interface's enhanced request: {"template_data": {…}, "images": {…}}, with
+ * REQUEST.json is the interface's enhanced request (checked by the service's own parser, so refused
+ * exactly as the API would refuse it as request_data): {"template_data": {…}, "images": {…}}, with
  * optional "documents": {"name": {"data": "<base64 .docx>"}} (sub-documents), optionally with
  * "options": {"undefined": "strict", "pdf": {"pdfa": "PDF/A-2b"}, "locale": "de_DE", "timezone": "Europe/Berlin"}
  * (the formatting filters' defaults; else DEFAULT_LOCALE / DEFAULT_TIMEZONE). Writes the document and exits 0, or prints
@@ -13,19 +14,18 @@
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
 import { ConfigurationError, converterConfigFromEnv, loadConfig, type ServiceConfig } from '@app/config';
-import { converterUnavailableError, isTypedError, type TypedError, UNDEFINED_MODES } from '@app/contracts';
-import type { PdfOptions } from '@app/contracts';
-import { createConverter, finishPdf, needsFinishing, parsePdfOptions, splitMinRowsOf } from '@app/converters';
 import {
+  converterUnavailableError,
   InvalidRequestError,
-  MissingTemplateDataError,
-  parseDataJson,
+  isTypedError,
+  parseJobFields,
   PayloadTooLargeError,
-  plainNumbers,
-  renderDocx,
-  type RenderOptions,
+  type PdfOptions,
   type RenderRequest,
-} from '@app/engine';
+  type TypedError,
+} from '@app/contracts';
+import { createConverter, finishPdf, needsFinishing, splitMinRowsOf } from '@app/converters';
+import { formatDefaultsOf, renderDocx, type RenderOptions } from '@app/engine';
 
 /**
  * sysexits.h's EX_TEMPFAIL ("a temporary failure; the user is invited to retry"): no LibreOffice
@@ -54,60 +54,41 @@ export function reportTypedError(
   return EXIT_TRY_LATER;
 }
 
-function parseRequest(text: string): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
-  let json: unknown;
-  try {
-    json = parseDataJson(text); // `9.0` stays a float (runtime/json-numbers.ts)
-  } catch (e) {
-    throw new InvalidRequestError(`REQUEST.json is not valid JSON: ${(e as Error).message}`);
-  }
-  if (json === null || typeof json !== 'object' || Array.isArray(json))
-    throw new InvalidRequestError('REQUEST.json must hold a JSON object');
-  const { template_data, ...rest } = json as Record<string, unknown>;
-  // Only template_data keeps floats as written; image sizes and options are plain numbers.
-  const { images, documents, options } = plainNumbers(rest);
-  if (
-    template_data === undefined ||
-    template_data === null ||
-    typeof template_data !== 'object' ||
-    Array.isArray(template_data)
-  )
-    throw new MissingTemplateDataError('REQUEST.json must contain a template_data object');
-  if (images !== undefined && (images === null || typeof images !== 'object' || Array.isArray(images)))
-    throw new InvalidRequestError('images must be an object of name → ImageData', { field: 'images' });
-  const undefinedMode = (options as { undefined?: unknown } | undefined)?.undefined;
-  if (undefinedMode !== undefined && !(UNDEFINED_MODES as readonly unknown[]).includes(undefinedMode))
-    throw new InvalidRequestError(`options.undefined must be one of ${UNDEFINED_MODES.join(', ')}`, {
-      field: 'options.undefined',
-    });
+/**
+ * REQUEST.json through the service's own parser (@app/contracts' parseJobFields), as the text of
+ * the form field `request_data`: what the API refuses, the CLI refuses with the same error type
+ * and message (unknown keys, image shapes, options, depth, sub-document count). The CLI writes
+ * one document, so a batch or a webhook (the jobs' fields) is refused here.
+ */
+export function parseRequest(
+  text: string,
+  config: ServiceConfig,
+): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
+  const parsed = parseJobFields(
+    { request_data: text },
+    {
+      maxJsonDepth: config.MAX_JSON_DEPTH,
+      maxDocuments: config.MAX_SUBDOCUMENTS,
+      maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
+      maxBatchItems: config.MAX_BATCH_ITEMS,
+      formatDefaults: formatDefaultsOf,
+    },
+  );
+  if (parsed.items || parsed.webhookUrl !== undefined)
+    throw new InvalidRequestError(
+      'The command line renders one document: request_data.batch and webhook_url are for POST /api/v1/jobs',
+      { fields: parsed.items ? ['batch'] : ['webhook_url'] },
+    );
+  const { undefined: undefinedMode, locale, timezone, pdf } = parsed.options;
   return {
-    request: {
-      template_data: template_data as Record<string, unknown>,
-      images: images as RenderRequest['images'],
-      // Sub-documents ({{p name }}): the engine checks each like a template, naming its key.
-      documents: documents as RenderRequest['documents'],
-    },
+    request: parsed.request,
     options: {
-      undefined: undefinedMode as RenderOptions['undefined'],
-      // Checked by the engine (400-type error naming options.locale / options.timezone).
-      ...localeOptions(options),
+      ...(undefinedMode ? { undefined: undefinedMode } : {}),
+      ...(locale ? { locale } : {}),
+      ...(timezone ? { timezone } : {}),
     },
-    // The same validator as the API's: a bad option is the same typed error here.
-    pdf: parsePdfOptions((options as { pdf?: unknown } | undefined)?.pdf),
+    pdf: pdf ?? {},
   };
-}
-
-function localeOptions(options: unknown): Pick<RenderOptions, 'locale' | 'timezone'> {
-  const o = (options ?? {}) as { locale?: unknown; timezone?: unknown };
-  const out: Pick<RenderOptions, 'locale' | 'timezone'> = {};
-  for (const key of ['locale', 'timezone'] as const) {
-    const v = o[key];
-    if (v === undefined || v === null) continue;
-    if (typeof v !== 'string')
-      throw new InvalidRequestError(`options.${key} must be text`, { field: `options.${key}` });
-    out[key] = v;
-  }
-  return out;
 }
 
 function readBounded(path: string, limit: number, what: string): Buffer {
@@ -142,6 +123,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
   try {
     const { request, options, pdf } = parseRequest(
       readBounded(requestPath, config.MAX_REQUEST_BYTES, 'REQUEST.json').toString('utf8'),
+      config,
     );
     const template = readBounded(templatePath, config.MAX_TEMPLATE_BYTES, 'The template');
     const converterConfig = converterConfigFromEnv();

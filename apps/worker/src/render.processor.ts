@@ -16,7 +16,6 @@ import {
 import {
   CONTENT_TYPES,
   PDF_FINISH_KEY,
-  type PdfFinishOptions,
   encodeFailure,
   encodeReply,
   InternalError,
@@ -29,7 +28,6 @@ import {
   DigestLru,
   type ImageLimits,
   parseDataJson,
-  plainNumbers,
   renderDocx,
   type RenderRequest,
   type RichLimits,
@@ -45,6 +43,8 @@ import {
 } from '@app/queue';
 import type { Logger } from 'pino';
 import type { FillOptions, FillPool } from './fill/fill-pool';
+// The request payload's reader (its PDF finishing options typed: RenderPayload).
+import { openRenderPayload, type RenderPayload } from '@app/contracts';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
 
@@ -241,14 +241,11 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       // parse is 0.2–0.5 s of loop.
       const threads = deps.fillThreads;
       const onThread = threads !== undefined && requestJson.length >= threads.minRequestBytes;
-      const request =
+      // The finishing options (passwords, files) came in the payload (RenderPayload), not the job data.
+      const { request, finish } =
         onThread && !requestJson.includes(`"${PDF_FINISH_KEY}"`)
-          ? undefined
-          : (parseDataJson(requestJson) as RenderRequest & { [PDF_FINISH_KEY]?: PdfFinishOptions });
-      // The finishing options (passwords, files) came in the payload, not the job data.
-      // Settings, not template data: plain numbers even where the data reader keeps `1.0` a PyFloat.
-      const finish = plainNumbers(request?.[PDF_FINISH_KEY]);
-      if (request) delete request[PDF_FINISH_KEY];
+          ? { request: undefined, finish: undefined }
+          : openRenderPayload(parseDataJson(requestJson) as RenderPayload);
 
       // Validated by the API; parsed again because the job crossed Redis as JSON,
       // before the fill, which a bad value would waste.

@@ -291,7 +291,8 @@ export type PdfFinishOptions = Pick<PdfOptions, (typeof PDF_FINISH_FIELDS)[numbe
 /**
  * Where the finishing options travel: beside the template data in the request payload (a Redis key
  * with a TTL, deleted once the API has answered), not in the job data BullMQ keeps for a day
- * after a failure and Bull Board shows. The API splits them off, the worker puts them back.
+ * after a failure and Bull Board shows. The payload's typed field `pdf_finish` (RenderPayload in
+ * render-payload.ts): the API writes it with renderPayload(), the worker reads it with openRenderPayload().
  */
 export const PDF_FINISH_KEY = 'pdf_finish';
 

@@ -8,16 +8,8 @@ export class ConversionFailedError extends TypedError {
   }
 }
 
-/**
- * `options.pdf` has an unknown field or a bad value. The same error type as the API's other
- * request-shape errors (400 invalid_request_structure); `details.errors` names each field.
- */
-export class InvalidPdfOptionsError extends TypedError {
-  readonly errorType = 'invalid_request_structure';
-  constructor(message: string, details: ErrorDetails = {}) {
-    super(message, details);
-  }
-}
+// In @app/contracts beside the options.pdf validator (request/pdf-options-check.ts).
+export { InvalidPdfOptionsError } from '@app/contracts';
 
 /**
  * A PDF of options.pdf (prepend/append) or an attachment cannot be used: encrypted, unreadable,

@@ -67,25 +67,6 @@ export class ImageProcessingError extends TypedError {
   }
 }
 
-/** The request body does not have the shape the interface specification describes. */
-export class InvalidRequestError extends TypedError {
-  readonly errorType = 'invalid_request_structure';
-  constructor(message: string, details: ErrorDetails = {}) {
-    super(message, details);
-  }
-}
-
-export class MissingTemplateDataError extends TypedError {
-  readonly errorType = 'missing_template_data';
-  constructor(message = 'request_data must contain a template_data object', details: ErrorDetails = {}) {
-    super(message, details);
-  }
-}
-
-/** A limit set by configuration was exceeded (sizes, counts). */
-export class PayloadTooLargeError extends TypedError {
-  readonly errorType = 'payload_too_large';
-  constructor(message: string, details: ErrorDetails = {}) {
-    super(message, details);
-  }
-}
+// The request's own errors (InvalidRequestError, MissingTemplateDataError, PayloadTooLargeError)
+// live in @app/contracts beside the request parser; re-exported here for the engine's checks.
+export { InvalidRequestError, MissingTemplateDataError, PayloadTooLargeError } from '@app/contracts';

@@ -2,7 +2,7 @@
  * Fills a Word template with a request's data and images: the library's one entry point for the
  * API's worker and the command line.
  */
-import { isPlainObject, isTypedError, type UndefinedMode } from '@app/contracts';
+import { isPlainObject, isTypedError, type RenderRequest, type UndefinedMode } from '@app/contracts';
 import Docxtemplater, { type DXT } from 'docxtemplater';
 import type PizZip from 'pizzip';
 import { DocxImageWriter } from './docx/docx-images';
@@ -16,7 +16,7 @@ import {
   UndefinedVariableError,
   type TemplateProblem,
 } from './errors';
-import { prepareImages, type ImageData, type ImageLimits, type PreparedImage } from './docx/images';
+import { prepareImages, type ImageLimits, type PreparedImage } from './docx/images';
 import { CompiledTemplates } from './docx/compiled-templates';
 import { renderCompiled, renderContextOf } from './docx/render-compiled';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
@@ -36,12 +36,8 @@ registerFilters(RICH_FILTERS);
 // Locale formatting (Babel's names) and barcodes (libs/engine/src/format).
 registerFilters(FORMAT_FILTERS);
 
-export interface RenderRequest {
-  template_data: Record<string, unknown>;
-  images?: Record<string, ImageData>;
-  /** Sub-documents placed with `{{p key }}`: key → {"data": "<base64 .docx>"}. */
-  documents?: Record<string, { data: string }>;
-}
+/** The checked request: defined in @app/contracts beside the parser that makes it. */
+export type { RenderRequest };
 
 export interface RenderOptions {
   /**

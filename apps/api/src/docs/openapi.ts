@@ -5,9 +5,9 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
-import { API_PATHS, openApiSchemas, REQUEST_SCHEMAS } from '@app/contracts';
+import { API_PATHS, JOB_REQUEST_SCHEMAS, openApiSchemas, REQUEST_SCHEMAS } from '@app/contracts';
 import { ANSWER_SCHEMAS } from './answer-schemas';
-import { JOB_STATUS_SCHEMA, WEBHOOK_EVENT_SCHEMA } from '../jobs/jobs.openapi';
+import { JOB_STATUS_SCHEMA, WEBHOOK_EVENT_SCHEMA } from './jobs.openapi';
 
 const DESCRIPTION = `Fills a Word template (.docx with Jinja tags, docxtpl dialect) with JSON data and PNG images and
 answers with the PDF, synchronously, behind a queue and workers.
@@ -34,7 +34,7 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     ...document.components,
     schemas: {
       ...(document.components?.schemas ?? {}),
-      ...(openApiSchemas(REQUEST_SCHEMAS) as Record<string, SchemaObject>),
+      ...(openApiSchemas([...REQUEST_SCHEMAS, ...JOB_REQUEST_SCHEMAS]) as Record<string, SchemaObject>),
       ...ANSWER_SCHEMAS,
       JobStatus: JOB_STATUS_SCHEMA,
       WebhookEvent: WEBHOOK_EVENT_SCHEMA,

@@ -24,12 +24,12 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, InvalidRequestError, prepareImages, type RenderRequest } from '@app/engine';
+import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   CONTENT_TYPES,
   MissingFileError,
-  PDF_FINISH_KEY,
+  renderPayload,
   ProcessingTimeoutError,
   RenderFormSchema,
   splitPdfOptions,
@@ -39,15 +39,22 @@ import { RenderQueueService } from '../queue/render-queue.service';
 import { errorExamples, RENDER_BODY_EXAMPLES } from '../docs/examples';
 import { hangUpSignal } from '../logging/hang-up';
 import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
-import { contentDisposition, outputFilename } from './content-disposition';
-import { renderJobOptions } from './job-options';
-import { parseJobFields, type ParsedJobRequest } from '../jobs/job-request';
+import { renderJobOptions } from '../jobs/job-options';
+import {
+  contentDisposition,
+  InvalidRequestError,
+  type LinterRequest,
+  outputFilename,
+  parseJobFields,
+  type ParsedJobRequest,
+  type RenderRequest,
+} from '@app/contracts';
 import { jobInput, type UploadedTemplate } from '../jobs/job-input';
 import { JobsService } from '../queue/jobs.service';
-import { type LinterRequest } from './render-request.dto';
-import { lintFailure, type ValidationFailedBody } from './template-validation';
+import { lintFailure } from './template-validation';
+import type { ValidationFailedBody } from '../docs/answer-schemas';
 import { LintReportService } from '../lint/lint-report.service';
-import { CheckedTemplates, DecodedImages } from './checked-templates';
+import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
 import { ERROR_BODY_REF, VALIDATION_FAILED_REF } from '../docs/answer-schemas';
 
 const errorResponse = (status: 400 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
@@ -152,6 +159,8 @@ export class DocumentsController {
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
       maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
       maxBatchItems: this.config.MAX_BATCH_ITEMS,
+      // Locale and zone names are the engine's knowledge: the same check as the CLI's.
+      formatDefaults: formatDefaultsOf,
     });
     if (parsed.webhookUrl !== undefined) {
       throw new InvalidRequestError(
@@ -189,9 +198,7 @@ export class DocumentsController {
         requestId: requestIdOf(req),
         template: file.buffer,
         filename,
-        request: pdfFinish
-          ? (Object.assign({}, request, { [PDF_FINISH_KEY]: pdfFinish }) as RenderRequest)
-          : request,
+        request: renderPayload(request, pdfFinish),
         templateChecked: true,
         templateDigest,
         options: renderJobOptions(options, pdfShape, this.config),

@@ -3,7 +3,7 @@ import { MulterModule } from '@nestjs/platform-express';
 import { ServiceConfig } from '@app/config';
 import { QueueModule } from '../queue/queue.module';
 import { LintModule } from '../lint/lint.module';
-import { CheckedTemplates, DecodedImages } from './checked-templates';
+import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
 import { DocumentsController } from './documents.controller';
 import { JobsController } from '../jobs/jobs.controller';
 

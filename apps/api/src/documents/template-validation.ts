@@ -2,24 +2,11 @@
  * The seed system's integrated linting (`linter_options`): the template is linted before it is
  * rendered, and one that fails answers 200 with `{"status": "template_validation_failed", …}`.
  */
-import { type Static, Type } from '@sinclair/typebox';
-import { lintDocxTemplate, type LintReport, LintReportSchema, type RenderRequest } from '@app/engine';
-import type { LinterRequest } from './render-request.dto';
+import type { ValidationFailedBody } from '../docs/answer-schemas';
+import { lintDocxTemplate, type LintReport, type RenderRequest } from '@app/engine';
+import type { LinterRequest } from '@app/contracts';
 
-/** The answer, defined once: ValidationFailedBody is its type, the OpenAPI schema is it. */
-export const ValidationFailedBodySchema = Type.Object(
-  {
-    status: Type.Literal('template_validation_failed'),
-    message: Type.String(),
-    linting_results: LintReportSchema,
-  },
-  {
-    $id: 'TemplateValidationFailed',
-    description:
-      'Answer (200) of process-template-document with linter_options when the template fails validation.',
-  },
-);
-export type ValidationFailedBody = Static<typeof ValidationFailedBodySchema>;
+// The answer's schema is in docs/answer-schemas.ts (the OpenAPI document's folder imports no controller's).
 
 /** The report and the answer body when the template fails validation; null when it passes. */
 export function lintFailure(

@@ -1,5 +1,5 @@
 import { Module } from '@nestjs/common';
-import { templateUploadModule } from '../documents/template-upload';
+import { templateUploadModule } from '../upload/template-upload';
 import { InspectController } from './inspect.controller';
 
 @Module({ imports: [templateUploadModule()], controllers: [InspectController] })

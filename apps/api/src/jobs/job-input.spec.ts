@@ -1,7 +1,7 @@
 import type { Request } from 'express';
 import type { ServiceConfig } from '@app/config';
 import { PDF_FINISH_KEY } from '@app/contracts';
-import { parseJobFields } from './job-request';
+import { parseJobFields } from '@app/contracts';
 import { jobInput } from './job-input';
 
 const LIMITS = { maxJsonDepth: 16, maxDocuments: 10, maxBatchItems: 5, maxPdfExtraBytes: 1 << 20 };

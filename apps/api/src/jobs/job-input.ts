@@ -4,13 +4,11 @@
  */
 import type { Request } from 'express';
 import type { ServiceConfig } from '@app/config';
-import { PDF_FINISH_KEY, splitPdfOptions } from '@app/contracts';
-import type { RenderRequest } from '@app/engine';
-import { outputFilename } from '../documents/content-disposition';
-import { renderJobOptions } from '../documents/job-options';
+import { renderPayload, splitPdfOptions } from '@app/contracts';
+import { renderJobOptions } from './job-options';
 import { requestIdOf } from '../logging/request-id';
 import type { JobInput } from '../queue/jobs.service';
-import type { ParsedJobRequest } from './job-request';
+import { outputFilename, type ParsedJobRequest } from '@app/contracts';
 
 /** The uploaded template, as multer gives it. */
 export interface UploadedTemplate {
@@ -41,7 +39,7 @@ export function jobInput(
     filename,
     // Passwords and files of options.pdf ride in each item's request payload, never in job data.
     requests: (parsed.items ? parsed.items.map((i) => i.request) : [parsed.request]).map((r) =>
-      pdfFinish ? ({ ...r, [PDF_FINISH_KEY]: pdfFinish } as RenderRequest) : r,
+      renderPayload(r, pdfFinish),
     ),
     ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
     output: parsed.output,

@@ -3,7 +3,7 @@
  * /api/v1/process-template-document, checks it as that endpoint does (so a bad template or image is
  * a 4xx now, not a failed job later), and answers 202 at once; GET reads the status or the
  * result, DELETE cancels. Batches (request_data.batch) and webhooks (webhook_url) are parsed by
- * job-request.ts; the URL of a webhook is checked here against server-side request forgery.
+ * @app/contracts' request/job-fields.ts; the URL of a webhook is checked here against server-side request forgery.
  */
 import {
   Controller,
@@ -29,7 +29,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, InvalidRequestError, prepareImages } from '@app/engine';
+import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ServiceConfig } from '@app/config';
 import {
   checkWebhookUrl,
@@ -40,9 +40,14 @@ import {
 } from '@app/contracts';
 import { ERROR_BODY_REF } from '../docs/answer-schemas';
 import { errorExamples } from '../docs/examples';
-import { CheckedTemplates, DecodedImages } from '../documents/checked-templates';
-import { contentDisposition } from '../documents/content-disposition';
-import { parseJobFields, type ParsedJobRequest } from './job-request';
+import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
+import {
+  contentDisposition,
+  InvalidRequestError,
+  type JobView,
+  parseJobFields,
+  type ParsedJobRequest,
+} from '@app/contracts';
 import { jobInput, type UploadedTemplate } from './job-input';
 import { JobsService } from '../queue/jobs.service';
 import {
@@ -50,8 +55,7 @@ import {
   JOB_BODY_SCHEMA,
   JOB_STATUS_SCHEMA,
   type JobAccepted,
-  type JobView,
-} from './jobs.openapi';
+} from '../docs/jobs.openapi';
 
 const errorResponse = (status: 400 | 404 | 409 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
   ApiResponse({
@@ -183,6 +187,8 @@ export class JobsController {
       maxDocuments: this.config.MAX_SUBDOCUMENTS,
       maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
       maxBatchItems: this.config.MAX_BATCH_ITEMS,
+      // Locale and zone names are the engine's knowledge: the same check as the CLI's.
+      formatDefaults: formatDefaultsOf,
     });
     const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     const limits = {

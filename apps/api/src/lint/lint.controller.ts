@@ -22,8 +22,7 @@ import { ERROR_BODY_REF } from '../docs/answer-schemas';
 import { errorExamples } from '../docs/examples';
 import { hangUpSignal } from '../logging/hang-up';
 import { requestIdOf } from '../logging/request-id';
-import { contentDisposition } from '../documents/content-disposition';
-import { parseLintOptions } from './lint-options';
+import { contentDisposition, parseLintOptions } from '@app/contracts';
 import { LintReportService } from './lint-report.service';
 
 interface UploadedTemplate {

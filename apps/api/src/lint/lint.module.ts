@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { QueueModule } from '../queue/queue.module';
-import { templateUploadModule } from '../documents/template-upload';
+import { templateUploadModule } from '../upload/template-upload';
 import { LintController } from './lint.controller';
 import { LintReportService } from './lint-report.service';
 

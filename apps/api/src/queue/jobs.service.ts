@@ -25,10 +25,10 @@ import {
   type ErrorBody,
   JobNotFinishedError,
   JobNotFoundError,
+  type JobView,
 } from '@app/contracts';
 import { type RenderRequest, stringifyDataJson } from '@app/engine';
 import { connectRedis, JobFlows, JobRecordStore, onRedisError, type RedisConnection } from '@app/queue';
-import type { JobView } from '../jobs/jobs.openapi';
 
 /** How long an unfinished job's record and payload are kept: a day, or RESULT_TTL_S if longer. */
 const MIN_PENDING_TTL_MS = 24 * 3600 * 1000;

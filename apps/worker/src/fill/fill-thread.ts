@@ -4,8 +4,8 @@
  * Answers each task with the .docx bytes (transferred, not copied), a typed error's body
  * (encodeFailure, rebuilt by the pool) or an unexpected error's text.
  */
-import { encodeFailure, isTypedError, PDF_FINISH_KEY } from '@app/contracts';
-import { CompiledTemplates, parseDataJson, renderDocx, type RenderRequest } from '@app/engine';
+import { encodeFailure, isTypedError, openRenderPayload, type RenderPayload } from '@app/contracts';
+import { CompiledTemplates, parseDataJson, renderDocx } from '@app/engine';
 import { parentPort } from 'node:worker_threads';
 import type { FillTask, FillAnswer } from './fill-pool';
 
@@ -13,9 +13,8 @@ const compiledTemplates = new CompiledTemplates();
 
 function fill(task: FillTask): FillAnswer {
   try {
-    const request = parseDataJson(task.requestJson) as RenderRequest & Record<string, unknown>;
-    // The PDF finishing options ride in the payload; the worker took them out already.
-    delete request[PDF_FINISH_KEY];
+    // The PDF finishing options ride in the payload; the worker read them already.
+    const { request } = openRenderPayload(parseDataJson(task.requestJson) as RenderPayload);
     const template = Buffer.from(task.template.buffer, task.template.byteOffset, task.template.length);
     const docx = renderDocx(template, request, { ...task.options, compiledTemplates });
     return { id: task.id, docx };

@@ -3,7 +3,8 @@
  * request in its three forms (legacy `data`; enhanced `request_data`; the v1.6 form fields),
  * ImageData, the sub-documents, the render options (with PdfOptions), the seed system's
  * undefined_behavior and linter_options, and the lint endpoint's options. The API validates with
- * these (apps/api/src/documents/render-request.dto.ts) and documents them in its OpenAPI.
+ * these (request/render-fields.ts, the one parser of the API and the CLI) and documents them in its
+ * OpenAPI.
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { PdfFilesSchema, PdfOptionsSchema } from '../pdf-options';
@@ -13,7 +14,7 @@ import { OneOf } from './schema';
 const PIXEL_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAIAAACQd1PeAAAADElEQVR4nGP4z8AAAAMBAQDJ/pLvAAAAAElFTkSuQmCC';
 
-/** The formatting filters' request defaults (docs/formatting.md); checked by apps/api's locale-fields.ts. */
+/** The formatting filters' request defaults (docs/formatting.md); checked by request/locale-fields.ts. */
 const LOCALE = {
   example: 'de_DE',
   description:
@@ -205,6 +206,14 @@ export const EnhancedRequestSchema = Type.Object(
   },
 );
 export type EnhancedRequest = Static<typeof EnhancedRequestSchema>;
+
+/** A checked request, as the parser gives it to the engine (and the API queues it). */
+export interface RenderRequest {
+  template_data: Record<string, unknown>;
+  images?: Record<string, ImageData>;
+  /** Sub-documents placed with `{{p key }}`: key → {"data": "<base64 .docx>"}. */
+  documents?: Record<string, { data: string }>;
+}
 
 export const ENHANCED_EXAMPLE: EnhancedRequest = {
   template_data: { customer: { name: 'Ada' }, items: [{ label: 'Widget' }], logo: 'logo' },

@@ -7,6 +7,7 @@
  * JavaScript function. The only callables are the `Callable` instances this module creates.
  */
 
+import { formatFloat } from '@app/contracts';
 import { PyFloat } from '../syntax/literals';
 
 export { PyFloat };
@@ -185,31 +186,7 @@ export function truthy(v: Value): boolean {
   return true;
 }
 
-/** Python's repr() of a float: shortest round-trip digits, `.0` on integral values, e+XX exponents. */
-export function formatFloat(n: number): string {
-  if (Number.isNaN(n)) return 'nan';
-  if (!Number.isFinite(n)) return n > 0 ? 'inf' : '-inf';
-  if (n === 0) return Object.is(n, -0) ? '-0.0' : '0.0';
-  const [mantissa, expPart] = n.toExponential().split('e');
-  const exp = Number(expPart);
-  if (exp < -4 || exp >= 16) {
-    const m = mantissa.includes('.') ? mantissa : mantissa;
-    const sign = exp < 0 ? '-' : '+';
-    return `${m}e${sign}${String(Math.abs(exp)).padStart(2, '0')}`;
-  }
-  const s = String(n);
-  if (/e/i.test(s)) {
-    // JS switches to exponents earlier/later than Python; rebuild fixed notation from the digits.
-    const neg = n < 0;
-    const digits = mantissa.replace('-', '').replace('.', '');
-    let out: string;
-    if (exp < 0) out = '0.' + '0'.repeat(-exp - 1) + digits;
-    else if (digits.length <= exp + 1) out = digits + '0'.repeat(exp + 1 - digits.length) + '.0';
-    else out = digits.slice(0, exp + 1) + '.' + digits.slice(exp + 1);
-    return (neg ? '-' : '') + out;
-  }
-  return Number.isInteger(n) ? `${s}.0` : s;
-}
+export { formatFloat };
 
 function formatInt(n: number): string {
   // Integers beyond 2^53 are already inexact in JSON.parse; print them without exponent like Python.

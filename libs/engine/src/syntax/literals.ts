@@ -3,10 +3,10 @@
  * the parser needs nothing of the runtime.
  */
 
-/** A Python float whose value happens to be integral (2.0): JS numbers cannot tell 2.0 from 2. */
-export class PyFloat {
-  constructor(readonly value: number) {}
-}
+import { PyFloat } from '@app/contracts';
+
+/** Defined in @app/contracts beside the data reader (json-numbers.ts), which makes them. */
+export { PyFloat };
 
 /** A literal in an expression: `'text'`, `3`, `2.0`, `true`, `none`. */
 export type Literal = string | number | boolean | null | PyFloat;

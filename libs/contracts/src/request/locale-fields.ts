@@ -2,9 +2,17 @@
  * The formatting filters' request defaults (issue 25): `options.locale` / `options.timezone` in
  * `request_data` (enhanced mode), or the form fields `locale` / `timezone` beside `data` (legacy
  * and v1.6 modes). Checked here, before queueing: an unknown one is a 400 naming its field.
- * Their shape is in RenderOptionsSchema and RenderFormSchema (@app/contracts).
+ * Their shape is in RenderOptionsSchema and RenderFormSchema. Which names exist is the engine's
+ * knowledge (its locale data): the parser is handed the engine's formatDefaultsOf as
+ * FormatDefaultsCheck, by the API and the CLI alike; without one the text passes as sent.
  */
-import { formatDefaultsOf, InvalidRequestError } from '@app/engine';
+import { InvalidRequestError } from '../request-errors';
+
+/** The engine's formatDefaultsOf: canonical locale and zone, or a typed error naming the field. */
+export type FormatDefaultsCheck = (
+  raw: { locale?: unknown; timezone?: unknown },
+  fields: { locale: string; timezone: string },
+) => { locale: string; timezone: string };
 
 export const LOCALE_FORM_FIELDS = ['locale', 'timezone'] as const;
 
@@ -18,6 +26,7 @@ export interface LocaleOptions {
 function checked(
   raw: { locale?: unknown; timezone?: unknown },
   fields: { locale: string; timezone: string },
+  formatDefaults?: FormatDefaultsCheck,
 ): LocaleOptions {
   for (const key of LOCALE_FORM_FIELDS) {
     const v = raw[key];
@@ -26,26 +35,35 @@ function checked(
         field: fields[key],
       });
   }
-  const resolved = formatDefaultsOf(raw, fields);
+  const resolved = formatDefaults
+    ? formatDefaults(raw, fields)
+    : (raw as { locale?: string; timezone?: string });
   const out: LocaleOptions = {};
-  if (raw.locale !== undefined) out.locale = resolved.locale;
-  if (raw.timezone !== undefined) out.timezone = resolved.timezone;
+  if (raw.locale !== undefined) out.locale = resolved.locale!;
+  if (raw.timezone !== undefined) out.timezone = resolved.timezone!;
   return out;
 }
 
 /** `options.locale` / `options.timezone` of request_data; null counts as absent. */
-export function localeFromOptions(options: Record<string, unknown> | undefined): LocaleOptions {
+export function localeFromOptions(
+  options: Record<string, unknown> | undefined,
+  formatDefaults?: FormatDefaultsCheck,
+): LocaleOptions {
   if (!options) return {};
   const own = (k: string) =>
     Object.prototype.hasOwnProperty.call(options, k) && options[k] !== null ? options[k] : undefined;
   return checked(
     { locale: own('locale'), timezone: own('timezone') },
     { locale: 'options.locale', timezone: 'options.timezone' },
+    formatDefaults,
   );
 }
 
 /** The form fields `locale` / `timezone` (legacy and v1.6 modes); an empty field is absent. */
-export function localeFromForm(form: Record<string, unknown>): LocaleOptions {
+export function localeFromForm(
+  form: Record<string, unknown>,
+  formatDefaults?: FormatDefaultsCheck,
+): LocaleOptions {
   const text = (k: string): unknown => {
     const v = form[k];
     if (v === undefined) return undefined;
@@ -56,6 +74,7 @@ export function localeFromForm(form: Record<string, unknown>): LocaleOptions {
   return checked(
     { locale: text('locale'), timezone: text('timezone') },
     { locale: 'locale', timezone: 'timezone' },
+    formatDefaults,
   );
 }
 

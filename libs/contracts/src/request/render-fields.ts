@@ -1,47 +1,42 @@
 /**
- * The form fields of POST /api/v1/process-template-document, checked against the payload schemas
- * of @app/contracts (EnhancedRequestSchema, ImageDataSchema, RenderOptionsSchema with
- * PdfOptionsSchema, SubDocumentSchema, LinterOptionsSchema), which also give their types and the
- * OpenAPI document. Which form was sent is detectMode(); every problem becomes a typed error with
- * the interface specification's error type.
+ * The one request parser (issue 35): the form fields of POST /api/v1/process-template-document in
+ * its three modes, the jobs' request_data (job-fields.ts builds on readRenderFields) and the
+ * CLI's REQUEST.json (sent through as `request_data`), checked against the payload schemas
+ * (EnhancedRequestSchema, ImageDataSchema, RenderOptionsSchema with PdfOptionsSchema,
+ * SubDocumentSchema, LinterOptionsSchema), which also give their types and the OpenAPI document.
+ * Each field is parsed once. Which form was sent is detectMode(); every problem becomes a typed
+ * error with the interface specification's error type. Engine-free: what needs the engine (locale
+ * names, PNG decoding) is a step the callers run with the engine's own functions.
  *
  * The JSON is the caller's: it is checked for depth first, without recursion, and nothing walks it
  * recursively before that. `template_data` is passed on as JSON.parse made it; the checks read own
  * keys only, so a key such as `__proto__` is seen and refused like any unknown field.
  */
+import { parseDataJson, plainNumbers, PyFloat } from '../json-numbers';
 import {
-  checkPayload,
   EnhancedRequestSchema,
-  type FieldProblem,
-  fieldsOf,
+  type ImageData,
   ImageDataSchema,
-  isPlainObject,
   type LinterOptions,
   LinterOptionsSchema,
-  type PdfOptions,
   RenderOptionsSchema,
   type RenderOptionsPayload,
+  type RenderRequest,
   SubDocumentSchema,
   UndefinedBehaviorSchema,
-  type UndefinedMode,
-} from '@app/contracts';
+} from '../payload/render-request';
+import { checkPayload, type FieldProblem, fieldsOf, isPlainObject } from '../payload/schema';
+import type { PdfOptions } from '../pdf-options';
+import type { UndefinedMode } from '../render-job';
+import { InvalidRequestError, MissingTemplateDataError, PayloadTooLargeError } from '../request-errors';
 import {
-  type ImageData,
-  InvalidRequestError,
-  MissingTemplateDataError,
-  parseDataJson,
-  PayloadTooLargeError,
-  plainNumbers,
-  PyFloat,
-  type RenderRequest,
-} from '@app/engine';
-import { parsePdfOptions, pdfOptionProblems } from '@app/converters';
-import {
+  type FormatDefaultsCheck,
   type LocaleOptions,
   localeFromForm,
   localeFromOptions,
   refuseLocaleFormFields,
 } from './locale-fields';
+import { parsePdfOptions, pdfOptionProblems } from './pdf-options-check';
 
 /** The form fields that make a request a v1.6+ one (beside `data`). */
 export const V16_FIELDS = ['images', 'undefined_behavior', 'linter_options'] as const;
@@ -80,8 +75,10 @@ export interface ParseLimits {
   maxJsonDepth: number;
   /** Sub-documents in `request_data.documents` (MAX_SUBDOCUMENTS). */
   maxDocuments?: number;
-  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES; default the converters' 10 MiB). */
+  /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES; default 10 MiB). */
   maxPdfExtraBytes?: number;
+  /** The engine's formatDefaultsOf, which knows the locales and zones (absent: passed as sent). */
+  formatDefaults?: FormatDefaultsCheck;
 }
 
 export const DEFAULT_PARSE_LIMITS: ParseLimits = { maxJsonDepth: 64, maxDocuments: 10 };
@@ -198,7 +195,19 @@ export function parseRenderFields(
   fields: Record<string, unknown> | undefined,
   limits: ParseLimits = DEFAULT_PARSE_LIMITS,
 ): ParsedRenderRequest {
-  const form = fields ?? {};
+  return readRenderFields(fields ?? {}, limits, []).parsed;
+}
+
+/**
+ * parseRenderFields, also taking `jobKeys` out of request_data's object (as JSON.parse made it,
+ * template data's floats kept) before its fields are checked: the job's parser checks those.
+ * A batch's data is in its items, so with `batch` the shared `template_data` may be left out.
+ */
+export function readRenderFields(
+  form: Record<string, unknown>,
+  limits: ParseLimits,
+  jobKeys: readonly string[],
+): { parsed: ParsedRenderRequest; job: Record<string, unknown> } {
   const data = field(form, 'data');
   const requestData = field(form, 'request_data');
   const mode = detectMode(form);
@@ -209,8 +218,15 @@ export function parseRenderFields(
         field: 'data',
       });
     }
-    if (mode === 'v1.6') return parseV16Fields(form, parsed, limits);
-    return { mode: 'legacy', request: { template_data: parsed }, options: localeFromForm(form) };
+    if (mode === 'v1.6') return { parsed: parseV16Fields(form, parsed, limits), job: {} };
+    return {
+      parsed: {
+        mode: 'legacy',
+        request: { template_data: parsed },
+        options: localeFromForm(form, limits.formatDefaults),
+      },
+      job: {},
+    };
   }
   if (requestData === undefined)
     throw new MissingTemplateDataError(
@@ -219,13 +235,29 @@ export function parseRenderFields(
     );
   refuseLocaleFormFields(form);
   const read = parseField(requestData, 'request_data', limits, true);
+  const job: Record<string, unknown> = {};
+  let fields: unknown = read;
+  if (isPlainObject(read) && jobKeys.some((k) => Object.prototype.hasOwnProperty.call(read, k))) {
+    const rest: Record<string, unknown> = { ...read };
+    for (const k of jobKeys) {
+      if (!Object.prototype.hasOwnProperty.call(read, k)) continue;
+      job[k] = read[k];
+      delete rest[k];
+    }
+    if (
+      Object.prototype.hasOwnProperty.call(job, 'batch') &&
+      !Object.prototype.hasOwnProperty.call(rest, 'template_data')
+    )
+      rest.template_data = {};
+    fields = rest;
+  }
   // Only template_data keeps floats as written; image sizes and options are plain numbers.
-  const parsed = isPlainObject(read)
+  const parsed = isPlainObject(fields)
     ? Object.fromEntries(
-        Object.entries(read).map(([k, v]) => [k, k === 'template_data' ? v : plainNumbers(v)]),
+        Object.entries(fields).map(([k, v]) => [k, k === 'template_data' ? v : plainNumbers(v)]),
       )
-    : read;
-  return parseEnhanced(parsed, limits);
+    : fields;
+  return { parsed: parseEnhanced(parsed, limits), job };
 }
 
 /** `request_data`: EnhancedRequestSchema, in the order the errors were always reported. */
@@ -253,7 +285,7 @@ function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderReques
     problems.push({ field: 'images', problems: ['images must be an object'] });
   const rawOptions = own(parsed, 'options');
   if (rawOptions != null) {
-    // pdf, locale and timezone have checks of their own (the converters', locale-fields.ts).
+    // pdf, locale and timezone have checks of their own (pdf-options-check.ts, locale-fields.ts).
     problems.push(
       ...checkPayload(RenderOptionsSchema, without(rawOptions, 'pdf', 'locale', 'timezone'), 'options'),
     );
@@ -270,7 +302,7 @@ function parseEnhanced(parsed: unknown, limits: ParseLimits): ParsedRenderReques
       ? {}
       : {
           ...optionsOf(rawOptions as RenderOptionsPayload, limits.maxPdfExtraBytes),
-          ...localeFromOptions(rawOptions as Record<string, unknown>),
+          ...localeFromOptions(rawOptions as Record<string, unknown>, limits.formatDefaults),
         };
   const behavior = own(parsed, 'undefined_behavior');
   const undefinedMode = mergeUndefinedModes(
@@ -293,7 +325,7 @@ function without(value: unknown, ...keys: string[]): unknown {
 }
 
 /**
- * `options.pdf` through the converters' validator (the worker and the CLI use the same one), named
+ * `options.pdf` through pdf-options-check.ts (the worker uses the same one), named
  * under `options` (e.g. `options.pdf.quality`). null is absent.
  */
 function pdfProblems(rawOptions: unknown, maxExtraBytes?: number): FieldProblem[] {
@@ -354,7 +386,7 @@ function parseV16Fields(
   const result: ParsedRenderRequest = {
     mode: 'v1.6',
     request: { template_data: data },
-    options: localeFromForm(form),
+    options: localeFromForm(form, limits.formatDefaults),
   };
   const images = field(form, 'images');
   if (images !== undefined && images.trim() !== '') {

@@ -1,4 +1,4 @@
-import { contentDisposition, outputFilename } from './content-disposition';
+import { contentDisposition, outputFilename } from './file-names';
 
 describe('outputFilename', () => {
   it.each([

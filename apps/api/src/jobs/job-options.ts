@@ -5,7 +5,7 @@
  */
 import type { ServiceConfig } from '@app/config';
 import type { PdfOptions, RenderJobOptions } from '@app/contracts';
-import type { RequestOptions } from './render-request.dto';
+import type { RequestOptions } from '@app/contracts';
 
 export function renderJobOptions(
   options: RequestOptions,

@@ -1,29 +1,22 @@
 /**
  * The fields POST /api/v1/jobs adds to the form of /api/v1/process-template-document (which the
- * synchronous endpoint accepts too): `request_data.batch` (items of template_data, images and a
- * file name), `request_data.output` ("zip" or "merged") and `webhook_url` (a form field or a key
- * of request_data). They are taken out of request_data first; the rest goes through the one
- * parser of the render form (render-request.dto.ts), so every other field is checked as there.
+ * synchronous endpoint accepts too): `request_data.batch` (items of BatchItemSchema), `output`
+ * ("zip" or "merged") and `webhook_url` (a form field or a key of request_data), the fields
+ * JobRequestSchema adds to EnhancedRequestSchema. request_data is parsed once
+ * (readRenderFields): those keys are taken out of its object, the rest is checked as the render
+ * form's. The CLI calls this too (with jobs refused), so both refuse alike.
  */
-import {
-  InvalidRequestError,
-  parseDataJson,
-  PayloadTooLargeError,
-  plainNumbers,
-  type RenderRequest,
-  stringifyDataJson,
-} from '@app/engine';
-import { type AsyncOutput, isPlainObject, PDF_FINISH_FIELDS, splitPdfOptions } from '@app/contracts';
-import {
-  checkImages,
-  exceedsJsonDepth,
-  parseRenderFields,
-  type ParsedRenderRequest,
-  type ParseLimits,
-} from '../documents/render-request.dto';
-import { outputFilename } from '../documents/content-disposition';
+import { plainNumbers } from '../json-numbers';
+import { BATCH_OUTPUTS, BatchItemSchema, JobFieldsSchema } from '../payload/job-request';
+import type { RenderRequest } from '../payload/render-request';
+import { fieldsOf, isPlainObject } from '../payload/schema';
+import { PDF_FINISH_FIELDS, splitPdfOptions } from '../pdf-options';
+import type { AsyncOutput } from '../async-job';
+import { InvalidRequestError, PayloadTooLargeError } from '../request-errors';
+import { outputFilename } from './file-names';
+import { checkImages, type ParsedRenderRequest, type ParseLimits, readRenderFields } from './render-fields';
 
-export interface BatchItem {
+export interface ParsedBatchItem {
   request: RenderRequest;
   /** Its name in a ZIP: `filename` (cleaned, unique) or its index. */
   name: string;
@@ -31,14 +24,14 @@ export interface BatchItem {
 
 export interface ParsedJobRequest extends ParsedRenderRequest {
   /** Absent for a single document. */
-  items?: BatchItem[];
+  items?: ParsedBatchItem[];
   output: AsyncOutput;
   webhookUrl?: string;
 }
 
-const JOB_KEYS = ['batch', 'output', 'webhook_url'] as const;
-const ITEM_FIELDS = ['template_data', 'images', 'filename'];
-const MAY_HAVE_JOB_KEYS = /"(?:batch|output|webhook_url)"\s*:/;
+/** request_data's keys of a job (JobRequestSchema less EnhancedRequestSchema). */
+const JOB_KEYS = fieldsOf(JobFieldsSchema);
+const ITEM_FIELDS = fieldsOf(BatchItemSchema);
 
 const own = (o: Record<string, unknown>, key: string) => Object.prototype.hasOwnProperty.call(o, key);
 
@@ -59,29 +52,7 @@ export function parseJobFields(
     });
   }
 
-  let extracted: Record<string, unknown> = {};
-  // Parsed twice only when one of the keys may be there: the synchronous path stays one parse.
-  if (typeof form.request_data === 'string' && MAY_HAVE_JOB_KEYS.test(form.request_data)) {
-    let parsed: unknown;
-    try {
-      // The data's reader (json-numbers.ts): `9.0` in the items and the shared data stays a float.
-      parsed = parseDataJson(form.request_data);
-    } catch {
-      parsed = undefined; // parseRenderFields reports it
-    }
-    // Too deep: left as it is, for parseRenderFields to refuse with its own error.
-    if (isPlainObject(parsed) && !exceedsJsonDepth(parsed, limits.maxJsonDepth)) {
-      extracted = Object.fromEntries(JOB_KEYS.filter((k) => own(parsed, k)).map((k) => [k, parsed[k]]));
-      if (Object.keys(extracted).length > 0) {
-        const rest: Record<string, unknown> = { ...parsed };
-        for (const k of JOB_KEYS) delete rest[k];
-        // A batch's data is in its items; the shared part needs none.
-        if (own(extracted, 'batch') && !own(rest, 'template_data')) rest.template_data = {};
-        form.request_data = stringifyDataJson(rest);
-      }
-    }
-  }
-  const base = parseRenderFields(form, limits);
+  const { parsed: base, job: extracted } = readRenderFields(form, limits, JOB_KEYS);
 
   if (own(extracted, 'webhook_url')) {
     if (typeof extracted.webhook_url !== 'string') {
@@ -96,7 +67,7 @@ export function parseJobFields(
   }
 
   const output = extracted.output;
-  if (output !== undefined && output !== 'zip' && output !== 'merged') {
+  if (output !== undefined && !(BATCH_OUTPUTS as readonly unknown[]).includes(output)) {
     throw new InvalidRequestError('request_data.output must be "zip" or "merged"', {
       field: 'output',
       allowed: ['zip', 'merged'],
@@ -126,12 +97,17 @@ export function parseJobFields(
   return {
     ...base,
     items,
-    output: output ?? 'zip',
+    output: (output as AsyncOutput | undefined) ?? 'zip',
     ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}),
   };
 }
 
-function parseBatch(batch: unknown, shared: RenderRequest, extension: string, maxItems: number): BatchItem[] {
+function parseBatch(
+  batch: unknown,
+  shared: RenderRequest,
+  extension: string,
+  maxItems: number,
+): ParsedBatchItem[] {
   if (!Array.isArray(batch) || batch.length === 0) {
     throw new InvalidRequestError('request_data.batch must be a non-empty list of items', { field: 'batch' });
   }

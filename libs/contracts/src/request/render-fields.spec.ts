@@ -1,6 +1,18 @@
-import { InvalidRequestError, MissingTemplateDataError } from '@app/engine';
+import { InvalidRequestError, MissingTemplateDataError } from '@app/contracts';
 import { httpStatusOf, TypedError } from '@app/contracts';
-import { exceedsJsonDepth, parseRenderFields } from './render-request.dto';
+import { formatDefaultsOf } from '@app/engine';
+import {
+  exceedsJsonDepth,
+  DEFAULT_PARSE_LIMITS,
+  type ParseLimits,
+  parseRenderFields as parse,
+} from './render-fields';
+
+/** As the API and the CLI call it: with the engine's check of locale and time zone names. */
+const parseRenderFields = (
+  fields: Record<string, unknown> | undefined,
+  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+) => parse(fields, { ...limits, formatDefaults: formatDefaultsOf });
 
 function errorOf(fields: Record<string, unknown> | undefined, maxJsonDepth?: number): TypedError {
   try {

@@ -7,22 +7,11 @@
  */
 import type { SchemaObject } from '@nestjs/swagger';
 import { type Static, type TSchema, Type } from '@sinclair/typebox';
-import {
-  type AsyncJobStatus,
-  type ErrorBody,
-  OneOf,
-  RenderFormSchema,
-  toOpenApi,
-  WebhookEventSchema,
-} from '@app/contracts';
-import { ERROR_BODY_REF } from '../docs/answer-schemas';
+import { JobViewSchema, RenderFormSchema, toOpenApi, WebhookEventSchema } from '@app/contracts';
 
 const openApi = (schema: TSchema) => toOpenApi(schema) as unknown as SchemaObject;
-const uri = (options: object = {}) => Type.String({ format: 'uri', ...options });
-/** OpenAPI 3.0 says "or null" with `nullable`, which JSON Schema's unions do not give. */
-const dateTimeOrNull = (options: object = {}) =>
-  Type.Unsafe<string | null>({ type: 'string', format: 'date-time', nullable: true, ...options });
 
+const uri = (options: object = {}) => Type.String({ format: 'uri', ...options });
 /** The render form (RenderFormSchema) with a longer request_data and webhook_url. */
 export const JobFormSchema = Type.Object({
   ...RenderFormSchema.properties,
@@ -32,7 +21,8 @@ export const JobFormSchema = Type.Object({
         'As for /api/v1/process-template-document, plus: `batch` (a list of at most MAX_BATCH_ITEMS items, each ' +
         '`{"template_data": {…}, "images"?: {…}, "filename"?: "…"}`; top-level `images` are shared by every item, ' +
         '`template_data` may then be left out), `output` ("zip", the default for a batch: one file per item named by ' +
-        'its filename or its index; or "merged": one PDF, items in order) and `webhook_url`.',
+        'its filename or its index; or "merged": one PDF, items in order) and `webhook_url`. ' +
+        'Schema: #/components/schemas/JobRequest (items: #/components/schemas/BatchItem).',
       example: JSON.stringify({
         batch: [
           { template_data: { name: 'Ada' }, filename: 'ada.pdf' },
@@ -61,33 +51,7 @@ export const JobAcceptedSchema = Type.Object({
 });
 export type JobAccepted = Static<typeof JobAcceptedSchema>;
 
-const ASYNC_JOB_STATUSES = [
-  'queued',
-  'active',
-  'completed',
-  'failed',
-] as const satisfies readonly AsyncJobStatus[];
-
-export const JobViewSchema = Type.Object({
-  job_id: Type.String(),
-  status: OneOf(ASYNC_JOB_STATUSES),
-  progress: Type.Object({ done: Type.Integer(), total: Type.Integer() }),
-  created_at: Type.String({ format: 'date-time' }),
-  finished_at: dateTimeOrNull(),
-  expires_at: dateTimeOrNull({
-    description:
-      'When this job and its result go: finished_at + RESULT_TTL_S; before it finishes, when an unfinished job is dropped (created_at + max(RESULT_TTL_S, 24 h))',
-  }),
-  result_url: Type.Optional(uri({ description: 'Once completed' })),
-  error: Type.Optional(
-    Type.Unsafe<ErrorBody>({
-      ...ERROR_BODY_REF,
-      description:
-        'Once failed: the typed error body the synchronous endpoint would have given; for a batch, details.item_index names the item',
-    }),
-  ),
-});
-export type JobView = Static<typeof JobViewSchema>;
+// JobView is @app/contracts' (payload/job-view.ts): the queue's JobsService builds it too.
 
 export const JOB_BODY_SCHEMA = openApi(JobFormSchema);
 export const JOB_ACCEPTED_SCHEMA = openApi(JobAcceptedSchema);

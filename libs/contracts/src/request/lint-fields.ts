@@ -3,10 +3,11 @@
  * system's LintOptions, defined once as LintOptionsSchema in @app/contracts): `response_format`
  * `"pdf"` (default) or `"json"`, `verbose`, `fail_on_warnings`, `max_line_length` (longer
  * paragraphs are `long_line` warnings); its other switches are accepted and ignored (every check
- * always runs).
+ * always runs). With the render form's parser in this folder: one place parses every request.
  */
-import { checkPayload, type LintOptions, LintOptionsSchema } from '@app/contracts';
-import { InvalidRequestError } from '@app/engine';
+import { type LintOptions, LintOptionsSchema } from '../payload/render-request';
+import { checkPayload } from '../payload/schema';
+import { InvalidRequestError } from '../request-errors';
 
 export interface LintRequestOptions {
   response_format: 'pdf' | 'json';

@@ -1,6 +1,15 @@
-import { InvalidRequestError, PayloadTooLargeError, PyFloat, stringifyDataJson } from '@app/engine';
+import {
+  BatchItemSchema,
+  EnhancedRequestSchema,
+  fieldsOf,
+  InvalidRequestError,
+  JobRequestSchema,
+  PayloadTooLargeError,
+  PyFloat,
+  stringifyDataJson,
+} from '@app/contracts';
 import { corpusRequest } from '../../../../bench/corpus';
-import { parseJobFields } from './job-request';
+import { parseJobFields } from './job-fields';
 
 const LIMITS = { maxJsonDepth: 16, maxDocuments: 10, maxBatchItems: 5 };
 // 1×1 PNG
@@ -141,5 +150,36 @@ describe('parseJobFields', () => {
     expect(stringifyDataJson(item.template_data)).toBe('{"price":2.0,"qty":3}');
     expect(parsed.request.template_data.rate).toBeInstanceOf(PyFloat);
     expect(item.images!.logo.width_mm).toBe(20);
+  });
+});
+
+describe('the job fields come from the schemas (JobRequestSchema, BatchItemSchema)', () => {
+  it('JobRequestSchema is EnhancedRequestSchema plus batch, output and webhook_url', () => {
+    expect(fieldsOf(JobRequestSchema)).toEqual([
+      ...fieldsOf(EnhancedRequestSchema),
+      'batch',
+      'output',
+      'webhook_url',
+    ]);
+  });
+
+  it('refuses a batch item field BatchItemSchema does not declare, naming it', () => {
+    expect(() =>
+      parseJobFields(
+        { request_data: JSON.stringify({ batch: [{ template_data: {}, colour: 'red' }] }) },
+        LIMITS,
+      ),
+    ).toThrow('batch[0] has unknown fields: colour');
+    for (const field of fieldsOf(BatchItemSchema))
+      expect(() =>
+        parseJobFields(
+          {
+            request_data: JSON.stringify({
+              batch: [{ template_data: {}, [field]: field === 'template_data' ? {} : null }],
+            }),
+          },
+          LIMITS,
+        ),
+      ).not.toThrow();
   });
 });

@@ -1,5 +1,12 @@
 import { httpStatusOf, TypedError } from '@app/contracts';
-import { parseRenderFields } from './render-request.dto';
+import { formatDefaultsOf } from '@app/engine';
+import { DEFAULT_PARSE_LIMITS, type ParseLimits, parseRenderFields as parse } from './render-fields';
+
+/** As the API and the CLI call it: with the engine's check of locale and time zone names. */
+const parseRenderFields = (
+  fields: Record<string, unknown> | undefined,
+  limits: ParseLimits = DEFAULT_PARSE_LIMITS,
+) => parse(fields, { ...limits, formatDefaults: formatDefaultsOf });
 
 const PNG = 'iVBORw0KGgo=';
 
