@@ -20,7 +20,7 @@ import {
   startWorker,
   stopAll,
   testEnv,
-  waitUntil,
+  jobFinished,
 } from './service-harness';
 
 jest.setTimeout(180_000);
@@ -87,15 +87,7 @@ async function job(bookings: number): Promise<{ id: string; outcome: JobStatus; 
   const res = await fetch(`${api.url}/api/v1/jobs`, { method: 'POST', body: form(bookings) });
   expect(res.status).toBe(202);
   const { job_id: id } = (await res.json()) as { job_id: string };
-  let outcome: JobStatus = { status: 'queued' };
-  await waitUntil(
-    async () => {
-      outcome = (await (await fetch(`${api.url}/api/v1/jobs/${id}`)).json()) as JobStatus;
-      return outcome.status === 'completed' || outcome.status === 'failed';
-    },
-    150_000,
-    `job ${id} to finish`,
-  );
+  const outcome = await jobFinished<JobStatus>(api.url, id, 150_000);
   return { id, outcome, ms: performance.now() - t0 };
 }
 

@@ -22,6 +22,7 @@ import {
   startWorker,
   stopAll,
   testEnv,
+  jobFinished,
   waitUntil,
   workerHttpUrl,
 } from './service-harness';
@@ -173,17 +174,8 @@ async function statusOf(id: string): Promise<JobStatus> {
   return (await res.json()) as JobStatus;
 }
 
-async function finished(id: string, timeoutMs = 180_000): Promise<JobStatus> {
-  let last: JobStatus | undefined;
-  await waitUntil(
-    async () => {
-      last = await statusOf(id);
-      return last.status === 'completed' || last.status === 'failed';
-    },
-    timeoutMs,
-    `job ${id} to finish`,
-  );
-  return last!;
+function finished(id: string, timeoutMs = 180_000): Promise<JobStatus> {
+  return jobFinished<JobStatus>(api.url, id, timeoutMs);
 }
 
 function pageCount(pdf: Buffer): number {

@@ -18,7 +18,7 @@ import {
   startWorker,
   stopAll,
   testEnv,
-  waitUntil,
+  jobFinished,
 } from './service-harness';
 
 jest.setTimeout(120_000);
@@ -59,16 +59,7 @@ async function jobOutcome(rows: number): Promise<JobStatus> {
   const res = await fetch(`${api.url}/api/v1/jobs`, { method: 'POST', body: form(rows) });
   expect(res.status).toBe(202);
   const { job_id: id } = (await res.json()) as { job_id: string };
-  let last: JobStatus = { status: 'queued' };
-  await waitUntil(
-    async () => {
-      last = (await (await fetch(`${api.url}/api/v1/jobs/${id}`)).json()) as JobStatus;
-      return last.status === 'completed' || last.status === 'failed';
-    },
-    90_000,
-    `job ${id} to finish`,
-  );
-  return last;
+  return jobFinished<JobStatus>(api.url, id, 90_000);
 }
 
 describe('a long statement', () => {

@@ -428,6 +428,26 @@ export async function waitUntil(
   }
 }
 
+/** A job's status once it has completed or failed (GET /api/v1/jobs/{id} polled). */
+export async function jobFinished<T extends { status: string }>(
+  apiUrl: string,
+  id: string,
+  timeoutMs: number,
+): Promise<T> {
+  let last: T | undefined;
+  await waitUntil(
+    async () => {
+      const res = await fetch(`${apiUrl}/api/v1/jobs/${id}`);
+      if (res.status !== 200) throw new Error(`GET /api/v1/jobs/${id} answered ${res.status}`);
+      last = (await res.json()) as T;
+      return last.status === 'completed' || last.status === 'failed';
+    },
+    timeoutMs,
+    `job ${id} to finish`,
+  );
+  return last!;
+}
+
 /**
  * A solid-colour RGB PNG, as base64. Written here with node:zlib rather than pngjs, whose
  * encoder is slow under Jest (seconds for a large image).
