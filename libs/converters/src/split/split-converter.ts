@@ -337,6 +337,7 @@ class PartedConversion {
       headerRows: tables.headerRows,
       cutTable: tables.cutTable,
       cutHeaderRows: tables.cutHeaderRows,
+      cutRows: tables.cutRows,
       lead: spec.lead,
       ...(spec.leadTop !== undefined ? { leadTop: spec.leadTop } : {}),
       last: spec.end === this.plan.rows,
