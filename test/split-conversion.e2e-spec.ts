@@ -109,7 +109,9 @@ describe('split conversion draws the pages of the whole document', () => {
     async () => {
       // Every other page starts inside a row: a cut's lead page is laid out with a spacer
       // (leadTop), and the first part's page 1 (the text before the table) is one too.
-      const docx = filledShape('breaking', 400);
+      // 700 rows: a large table, whose parts LibreOffice lays out as such only when padded
+      // (docx-parts.ts, LARGE_TABLE_ROWS).
+      const docx = filledShape('breaking', 700);
       expect(planParts(docx, { minRows: 100 })?.headerRows).toBe(0);
       const { pages, whole } = await expectSplitSamePages(docx, 'breaking-rows');
       expect(pages).toBeGreaterThan(12);

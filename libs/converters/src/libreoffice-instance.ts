@@ -73,6 +73,8 @@ export interface PartRequest {
   /** The table a cut is looked for in (a later long table than `table`), and its header rows. */
   cutTable?: number;
   cutHeaderRows?: number;
+  /** The cut table's rows that are the document's; empty rows after them only pad it (docx-parts.ts). */
+  cutRows?: number;
   /** The document's last part: every page is exported, no cut is looked for. */
   last: boolean;
 }

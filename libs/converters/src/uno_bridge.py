@@ -23,7 +23,7 @@ Protocol (one JSON object per line):
       "metadata": {"title": "...", "author": "...", ...},             document properties
       "filterData": {"SelectPdfVersion": 2, "UseLosslessCompression": true, ...}}
       "part": {"table": 0, "headerRows": 1, "lead": 48, "last": false,    one part of a long table (find_cut)
-               "leadTop": 5120, "cutTable": 1, "cutHeaderRows": 1}}
+               "leadTop": 5120, "cutTable": 1, "cutHeaderRows": 1, "cutRows": 230}}
   <- {"id": 1, "ok": true, "ms": 87, "load_ms": 40, "export_ms": 45}
   <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51, "leadShift": 0, "leadTop": null}
   <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
@@ -335,13 +335,16 @@ def find_cut(doc, part):
     "leadShift", "leadTop"}: export pages first..first+pages-1; "cutRow" (counted from the part's
     own first row) is None when no page break falls between two rows."""
     cursor = doc.getCurrentController().getViewCursor()
-    lead_rows = TableRows(cursor, body_table(doc, int(part["table"])), int(part.get("headerRows", 0)))
+    # Rows after "cutRows" in the cut table only pad it (docx-parts.ts, LARGE_TABLE_ROWS): no cut there.
+    limit = part.get("cutRows")
+    lead_rows = TableRows(cursor, body_table(doc, int(part["table"])), int(part.get("headerRows", 0)),
+                          None if part.get("cutTable") not in (None, part["table"]) else limit)
     lead = int(part.get("lead", 0))
     lead_top = part.get("leadTop")
     own = lead_rows.header + lead  # the part's own first row, in the table
     # The table the cut is looked for in: the part's last (of several long ones), else the same.
     if part.get("cutTable") is not None and int(part["cutTable"]) != int(part["table"]):
-        rows = TableRows(cursor, body_table(doc, int(part["cutTable"])), int(part.get("cutHeaderRows", 0)))
+        rows = TableRows(cursor, body_table(doc, int(part["cutTable"])), int(part.get("cutHeaderRows", 0)), limit)
         own_cut = rows.header
     else:
         rows, own_cut = lead_rows, own
@@ -416,12 +419,12 @@ def find_cut(doc, part):
 class TableRows:
     """A table's rows as laid out: the page each starts on (cached), found through the view cursor."""
 
-    def __init__(self, cursor, table, header):
+    def __init__(self, cursor, table, header, limit=None):
         self.cursor = cursor
         self.table = table
         self.header = header
         self.rows = row_cells(table)
-        self.count = len(self.rows)
+        self.count = len(self.rows) if limit is None else min(len(self.rows), int(limit))
         self.starts = {}
 
     def page_at(self, text_range):

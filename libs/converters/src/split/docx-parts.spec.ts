@@ -239,6 +239,7 @@ describe('planParts', () => {
       headerRows: 1,
       cutTable: 1,
       cutHeaderRows: 0,
+      cutRows: 100,
       cutOrigin: 500,
     });
     // Within the second table: it alone, then what follows it in the last part.

@@ -106,6 +106,8 @@ export interface PartTables {
   headerRows: number;
   cutTable: number;
   cutHeaderRows: number;
+  /** Rows of the cut table that are the document's (header rows included); 1-pt padding follows. */
+  cutRows: number;
   /** The row (counted over the plan's tables) the bridge's cutRow counts from. */
   cutOrigin: number;
 }
@@ -512,9 +514,25 @@ function storedDocumentXml(docx: Buffer): boolean {
   return false;
 }
 
+/**
+ * LibreOffice 25.2 lays a table's first page out otherwise once the table has some 520 rows: a
+ * row that may break across pages and would break at the bottom of the table's first page moves
+ * to the next page whole (the corpus statement in two-line rows: 512 rows, and 300 rows with 213
+ * rows of 1 pt after them, broke the row; 530, 550 and 1,200 moved it). A part of a large table
+ * therefore ends its last table with empty 1-pt rows up to LARGE_TABLE_ROWS, after its cut, where
+ * they print nowhere; a table of SMALL_TABLE_ROWS to LARGE_TABLE_ROWS rows is not cut.
+ */
+const SMALL_TABLE_ROWS = 512;
+const LARGE_TABLE_ROWS = 600;
+
 interface CutTable {
   ordinal: number;
   headerRows: number;
+  /** LARGE_TABLE_ROWS rows or more (header rows counted), and between that and SMALL_TABLE_ROWS. */
+  large: boolean;
+  undecided: boolean;
+  /** An empty row of 1 pt spanning the table's grid. */
+  padRow: string;
   /** From the table's start to its first row, its header rows, its data rows, from its last row to its end. */
   open: string;
   header: string;
@@ -549,10 +567,17 @@ function cutTable(xml: string, layout: BodyLayout, ordinal: number): CutTable | 
   }
   if (rowXml.some((row) => row.includes('<w:vMerge')))
     return whole('its long table has cells merged down rows (vertical merges)');
+  const open = xml.slice(table.range.start, table.rows[0].start);
+  const columns = Math.max(1, (open.match(/<w:gridCol\b/g) ?? []).length);
   return {
     ordinal,
     headerRows,
-    open: xml.slice(table.range.start, table.rows[0].start),
+    large: rowXml.length >= LARGE_TABLE_ROWS,
+    undecided: rowXml.length > SMALL_TABLE_ROWS && rowXml.length < LARGE_TABLE_ROWS,
+    padRow:
+      '<w:tr><w:trPr><w:trHeight w:val="20" w:hRule="exact"/></w:trPr>' +
+      `<w:tc><w:tcPr>${columns > 1 ? `<w:gridSpan w:val="${columns}"/>` : ''}</w:tcPr><w:p/></w:tc></w:tr>`,
+    open,
     header: rowXml.slice(0, headerRows).join(''),
     data: rowXml.slice(headerRows),
     close: xml.slice(table.rows[table.rows.length - 1].end, table.range.end),
@@ -618,6 +643,10 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
   const main = cutTable(xml, layout, longest);
   if (isWholeReason(main)) return main;
   if (main.data.length < options.minRows) return short;
+  if (main.undecided)
+    return whole(
+      `its long table has ${SMALL_TABLE_ROWS + 1} to ${LARGE_TABLE_ROWS - 1} rows, a size LibreOffice lays out either way`,
+    );
   // Other long tables of the same section are cut too (a statement's two halves): those of half
   // the minimum or more, each in one run with the longest, nothing but text and short tables
   // between them. A table that cannot be cut stays within a part, as the short ones do.
@@ -627,7 +656,7 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
     for (let i = longest + step; i >= 0 && i < layout.tables.length; i += step) {
       if (layout.tables[i].rows.length < options.minRows / 2 || sectAfter(i) !== sectAfter(longest)) continue;
       const t = cutTable(xml, layout, i);
-      if (isWholeReason(t) || t.data.length < options.minRows / 2) continue;
+      if (isWholeReason(t) || t.data.length < options.minRows / 2 || t.undecided) continue;
       if (step < 0) tables.unshift(t);
       else tables.push(t);
     }
@@ -782,7 +811,13 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
         const a = Math.max(from, offsets[i]) - offsets[i];
         const b = Math.min(part.end, offsets[i] + t.data.length) - offsets[i];
         if (i > indexOf(from)) rowsXml += between[i - 1];
-        rowsXml += t.open + t.header + t.data.slice(a, b).join('') + t.close;
+        // The part's last table, when it goes on past the part: padded to a large table's rows
+        // after the cut (see LARGE_TABLE_ROWS), if the whole table is large.
+        const pad =
+          !last && i === indexOf(part.end - 1) && t.large
+            ? Math.max(0, LARGE_TABLE_ROWS - t.headerRows - (b - a))
+            : 0;
+        rowsXml += t.open + t.header + t.data.slice(a, b).join('') + t.padRow.repeat(pad) + t.close;
       }
       let body = (first ? prefix : bodyOpen + TINY_PARAGRAPH) + rowsXml + tail + suffix;
       if (footnotesXml !== undefined) {
@@ -814,6 +849,10 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
         headerRows: tables[a].headerRows,
         cutTable: ordinal(b),
         cutHeaderRows: tables[b].headerRows,
+        cutRows:
+          tables[b].headerRows +
+          Math.min(part.end, offsets[b] + tables[b].data.length) -
+          Math.max(from, offsets[b]),
         cutOrigin: a === b ? part.start : offsets[b],
       };
     },

@@ -223,6 +223,9 @@ class PartedConversion {
   private readonly tasks = new Map<string, Task>();
   /** Rows on a full page, once a part has shown one. */
   private rowsPerPage?: number;
+  /** Rows and pages of the parts after the first (table pages only): rows per page on average. */
+  private tableRows = 0;
+  private tablePages = 0;
   /** Rows a part after the first takes, fixed once rowsPerPage is known (speculation depends on it). */
   private perPart?: number;
 
@@ -278,6 +281,10 @@ class PartedConversion {
         throw new Unsplittable(`no page of rows ${spec.start}–${spec.end} starts at a row boundary`);
       }
       if (result.rowsPerPage) this.rowsPerPage = result.rowsPerPage;
+      if (spec.start > 0) {
+        this.tableRows += result.cutRow;
+        this.tablePages += result.pages;
+      }
       accepted.push({ spec, result });
       start = this.plan.partTables(spec).cutOrigin + result.cutRow;
       if (this.rowsPerPage) this.perPart ??= this.partRows(start, this.rowsPerPage);
@@ -328,10 +335,13 @@ class PartedConversion {
     return rowsPerPage * Math.max(MIN_PART_PAGES, Math.min(this.partPages, share)) + 1;
   }
 
-  /** The whole document's pages if the rows from `start` fill pages of `rowsPerPage`; undefined when that is not known or not shown. */
+  /** The whole document's pages if the rows from `start` fill pages as those before did; undefined when that is not known or not shown. */
   private predictedTotal(start: number, pagesBefore: number): number | undefined {
     if (!this.plan.showsTotal || !this.rowsPerPage) return undefined;
-    return pagesBefore + Math.ceil((this.plan.rows - start) / this.rowsPerPage);
+    // Pages whose rows vary (rows that break across pages fill one page more than the next) are
+    // better told by the parts' average than by the last page's count.
+    const perPage = this.tablePages > 0 ? this.tableRows / this.tablePages : this.rowsPerPage;
+    return pagesBefore + Math.ceil((this.plan.rows - start) / perPage);
   }
 
   /**
@@ -365,6 +375,7 @@ class PartedConversion {
       headerRows: tables.headerRows,
       cutTable: tables.cutTable,
       cutHeaderRows: tables.cutHeaderRows,
+      cutRows: tables.cutRows,
       lead: spec.lead,
       ...(spec.leadTop !== undefined ? { leadTop: spec.leadTop } : {}),
       last: spec.end === this.plan.rows,
