@@ -5,9 +5,15 @@
  */
 export const CONTENT_TYPES_PART = '[Content_Types].xml';
 
-/** Main parts by kind (ECMA-376 part 1, 15.2). */
-export const WORD_MAIN_TYPE =
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
+const WML = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
+/** WordprocessingML's part content types (ECMA-376 part 1, 15.2); which the engine fills is its package description's choice. */
+export const WORD_MAIN_TYPE = `${WML}.document.main+xml`;
+export const WORD_TEMPLATE_MAIN_TYPE = `${WML}.template.main+xml`;
+export const WORD_HEADER_TYPE = `${WML}.header+xml`;
+export const WORD_FOOTER_TYPE = `${WML}.footer+xml`;
+export const WORD_FOOTNOTES_TYPE = `${WML}.footnotes+xml`;
+export const WORD_ENDNOTES_TYPE = `${WML}.endnotes+xml`;
+export const WORD_COMMENTS_TYPE = `${WML}.comments+xml`;
 export const CUSTOM_PROPERTIES_TYPE = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
 
 const ATTRIBUTE = (name: string) => new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`);

@@ -20,9 +20,12 @@
  */
 import {
   CONTENT_TYPES_PART as CONTENT_TYPES,
+  ContentTypes,
   CUSTOM_PROPERTIES_PART as CUSTOM_PROPERTIES,
   ROOT_RELS_PART as ROOT_RELS,
   withCustomProperty,
+  WORD_FOOTER_TYPE,
+  WORD_HEADER_TYPE,
   type PackageProperties,
 } from '@app/ooxml';
 import PizZip from 'pizzip';
@@ -66,7 +69,8 @@ export const TOTAL_PAGES_PROPERTY = 'DocgenTotalPages';
  */
 const TINY_PARAGRAPH =
   '<w:p><w:pPr><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/></w:rPr></w:pPr></w:p>';
-const HEADER_FOOTER = /^word\/(header|footer)\d*\.xml$/;
+/** The parts whose fields show page numbers beside the body's, known by content type. */
+const HEADER_FOOTER: ReadonlySet<string> = new Set([WORD_HEADER_TYPE, WORD_FOOTER_TYPE]);
 
 export interface PartSpec {
   /** First data row (0-based, header rows not counted). */
@@ -651,7 +655,10 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
     return whole('its footnotes restart their numbering or start at a number of their own');
 
   const use: FieldUse = { names: new Set(), formatted: false };
-  const headerFooterNames = Object.keys(zip.files).filter((name) => HEADER_FOOTER.test(name));
+  const headerFooterNames = new ContentTypes(zip.file(CONTENT_TYPES)?.asText() ?? '').partsOfType(
+    Object.keys(zip.files),
+    HEADER_FOOTER,
+  );
   fieldsIn(xml, use);
   for (const name of headerFooterNames) fieldsIn(zip.file(name)!.asText(), use);
   if (use.formatted) return whole('it shows the page count in a number format other than digits');

@@ -13,7 +13,15 @@
  *     pictures); elements `a:p`, `a:r`, `a:t`, rows `a:tr`, cells `a:tc`.
  * Only the entry is new; the steps that fill and check parts look types up in it.
  */
-import { WORD_MAIN_TYPE } from '@app/ooxml';
+import {
+  WORD_COMMENTS_TYPE,
+  WORD_ENDNOTES_TYPE,
+  WORD_FOOTER_TYPE,
+  WORD_FOOTNOTES_TYPE,
+  WORD_HEADER_TYPE,
+  WORD_MAIN_TYPE,
+  WORD_TEMPLATE_MAIN_TYPE,
+} from '@app/ooxml';
 
 /** docxtpl's tag prefixes: `{%p %}`, `{%tr %}`, `{%tc %}`, `{%r %}` (the element the tag stands for). */
 export type Placement = 'p' | 'tr' | 'tc' | 'r';
@@ -65,8 +73,6 @@ export interface PackageFormat {
   readonly lexedElements: readonly string[];
 }
 
-const WML = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
-
 /**
  * Word (.docx, and .dotx filled as .docx). The templated parts are those docxtemplater lists for
  * Word (main document, headers, footers, footnotes, comments) — endnotes are read and checked but
@@ -76,7 +82,7 @@ export const WORD: PackageFormat = {
   name: 'docx',
   mainTypes: {
     [WORD_MAIN_TYPE]: 'docx',
-    [`${WML}.template.main+xml`]: 'dotx',
+    [WORD_TEMPLATE_MAIN_TYPE]: 'dotx',
     'application/vnd.ms-word.document.macroEnabled.main+xml': 'docm',
     'application/vnd.ms-word.template.macroEnabledTemplate.main+xml': 'dotm',
   },
@@ -84,11 +90,11 @@ export const WORD: PackageFormat = {
   macroVariants: ['docm', 'dotm'],
   parts: [
     { contentType: WORD_MAIN_TYPE, role: 'main', templated: true, pictures: true, order: 0 },
-    { contentType: `${WML}.header+xml`, role: 'header', templated: true, pictures: true, order: 1 },
-    { contentType: `${WML}.footer+xml`, role: 'footer', templated: true, pictures: true, order: 2 },
-    { contentType: `${WML}.footnotes+xml`, role: 'footnotes', templated: true, pictures: false, order: 3 },
-    { contentType: `${WML}.endnotes+xml`, role: 'endnotes', templated: false, pictures: false, order: 3 },
-    { contentType: `${WML}.comments+xml`, role: 'comments', templated: true, pictures: false, order: 3 },
+    { contentType: WORD_HEADER_TYPE, role: 'header', templated: true, pictures: true, order: 1 },
+    { contentType: WORD_FOOTER_TYPE, role: 'footer', templated: true, pictures: true, order: 2 },
+    { contentType: WORD_FOOTNOTES_TYPE, role: 'footnotes', templated: true, pictures: false, order: 3 },
+    { contentType: WORD_ENDNOTES_TYPE, role: 'endnotes', templated: false, pictures: false, order: 3 },
+    { contentType: WORD_COMMENTS_TYPE, role: 'comments', templated: true, pictures: false, order: 3 },
   ],
   elements: { paragraph: 'w:p', run: 'w:r', text: 'w:t', table: 'w:tbl', row: 'w:tr', cell: 'w:tc' },
   placements: { p: 'w:p', tr: 'w:tr', tc: 'w:tc', r: 'w:r' },
