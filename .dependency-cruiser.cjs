@@ -9,7 +9,14 @@ const ENGINE = '^libs/engine/src/';
  * → render (then lint, inspect).
  */
 const LAYERS = ['package', 'syntax', 'runtime', 'docx', 'rich'];
-const ABOVE = (i) => [...LAYERS.slice(i + 1), 'render\\.ts', 'lint', 'inspect', 'index\\.ts'];
+const ABOVE = (i) => [
+  ...LAYERS.slice(i + 1),
+  'render\\.ts',
+  'environment\\.ts',
+  'lint',
+  'inspect',
+  'index\\.ts',
+];
 
 module.exports = {
   forbidden: [

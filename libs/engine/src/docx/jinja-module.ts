@@ -14,7 +14,7 @@
 import type { TemplateProblem } from '../errors';
 import type { DocxImageWriter } from './docx-images';
 import type { ContentWriter } from './content-writer';
-import { JinjaRuntimeError, type RenderState } from '../runtime/ops';
+import { JinjaRuntimeError, type Environment, type RenderState } from '../runtime/ops';
 import { markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 import { annotate } from './compile/annotate';
 import { buildTree } from './compile/block-tree';
@@ -52,6 +52,7 @@ export class JinjaModule {
   /** What this compile produced, part by part (kept by the caller when it succeeds). */
   private readonly postparsedParts = new Map<string, Part[]>();
   private xmlChars = 0;
+  private readonly environment: Environment;
 
   constructor(
     state: RenderState,
@@ -60,6 +61,7 @@ export class JinjaModule {
     /** The template's compile kept from an earlier render, when render-compiled.ts renders it. */
     kept?: CompiledTemplate,
   ) {
+    this.environment = state.environment;
     this.renderer = new BlockRenderer(state, images, rich);
     if (kept) this.gridsMayChange = kept.gridsMayChange;
   }
@@ -153,7 +155,7 @@ export class JinjaModule {
 
     const literal = applyRaw(parsed, report);
     literal.forEach((p, i) => {
-      if (isJinja(p)) annotate(p, literal, i, filePath, report);
+      if (isJinja(p)) annotate(p, literal, i, filePath, report, this.environment);
       // docxtpl turns `{_{` into `{{` in Word's parts only, not in the document properties.
       else if (isTextContent(p) && filePath !== CORE_PROPERTIES_PART)
         p.value = unescapeLiteralBraces(p.value);

@@ -3,6 +3,7 @@
  * its whitespace-control marks and placement prefix, and its parsed expression or statement.
  */
 import { unknownNames } from '../../runtime/evaluator';
+import type { Environment } from '../../runtime/ops';
 import {
   JinjaSyntaxError,
   parseExpression,
@@ -28,6 +29,8 @@ export function annotate(
   index: number,
   filePath: string,
   report: Report,
+  /** The filters and tests the template may name (others are syntax errors). */
+  env: Environment,
 ): void {
   const raw = decodeXmlText(p.value);
   // p.value lost its kind character to the matcher; rebuild the tag as written.
@@ -67,10 +70,10 @@ export function annotate(
     if (p.kind === 'expr') {
       Object.assign(p, runContext(parsed, index));
       p.expr = parseExpression(inner);
-      for (const m of unknownNames(p.expr)) report(p, m);
+      for (const m of unknownNames(p.expr, env)) report(p, m);
     } else {
       p.statement = parseStatement(inner);
-      for (const e of statementExprs(p.statement)) for (const m of unknownNames(e)) report(p, m);
+      for (const e of statementExprs(p.statement)) for (const m of unknownNames(e, env)) report(p, m);
     }
   } catch (e) {
     if (e instanceof JinjaSyntaxError) report(p, e.message);
