@@ -22,6 +22,10 @@ import {
   type Placement,
   type Report,
 } from '../parts';
+import { WORD } from '../../package/formats';
+
+/** Word's elements (the package description's). */
+const ELEMENTS = WORD.elements;
 
 export function annotate(
   p: JinjaPart,
@@ -86,8 +90,8 @@ export function annotate(
  * paragraph: docxtpl copies them into the paragraphs a `\a` or `\f` in the value starts.
  */
 function runContext(parsed: Part[], index: number): { paragraphProperties?: string; runProperties?: string } {
-  const run = enclosing(parsed, index, 'w:r');
-  const para = enclosing(parsed, index, 'w:p');
+  const run = enclosing(parsed, index, ELEMENTS.run);
+  const para = enclosing(parsed, index, ELEMENTS.paragraph);
   if (!run || !para || para[0] > run[0]) return {};
   let depth = 0;
   for (let k = para[0] + 1; k < run[0]; k++) {
@@ -141,7 +145,7 @@ function contextOf(parsed: Part[], index: number, source: string): string {
     let out = '';
     for (let i = index + dir; i >= 0 && i < parsed.length && out.length < 40; i += dir) {
       const p = parsed[i];
-      if (p.type === 'tag' && p.tag === 'w:p') break;
+      if (p.type === 'tag' && p.tag === ELEMENTS.paragraph) break;
       let t = '';
       if (isTextContent(p)) t = decodeXmlText(p.value);
       else if (isJinja(p)) t = (p.source as string | undefined) ?? '{…}';
