@@ -1,7 +1,11 @@
+import { createHash } from 'node:crypto';
 import {
   ContentTypes,
   EMPTY_RELS,
+  readStyles,
+  readStylesPart,
   relsPathOf,
+  STYLES_PART,
   withCustomProperty,
   withDefaultContentType,
   withOverrideContentType,
@@ -70,5 +74,31 @@ describe('custom properties', () => {
     expect(second.rootRels.match(/custom-properties/g)).toHaveLength(1);
     expect(withCustomProperty(second, 'B', '3', 'rIdX')).toBeNull();
     expect(withCustomProperty({ ...pkg, custom: '<Properties/>' }, 'C', '1', 'rIdX')).toBeNull();
+  });
+});
+
+describe('styles', () => {
+  const xml =
+    '<w:styles xmlns:w="urn:w"><w:style w:type="paragraph" w:default="1" w:styleId="Normal"><w:name w:val="Normal"/></w:style>' +
+    '<w:style w:type="table" w:styleId="Grid"><w:name w:val="Table Grid"/></w:style></w:styles>';
+
+  it('reads every w:style with its id, type, name, default flag and XML', () => {
+    const entries = readStyles(xml);
+    expect(entries.map(({ id, type, name, isDefault }) => [id, type, name, isDefault])).toEqual([
+      ['Normal', 'paragraph', 'Normal', true],
+      ['Grid', 'table', 'Table Grid', false],
+    ]);
+    expect(entries[1].xml).toBe(
+      '<w:style w:type="table" w:styleId="Grid"><w:name w:val="Table Grid"/></w:style>',
+    );
+    expect(readStyles(undefined)).toEqual([]);
+  });
+
+  it('reads the styles part once with the digest the caches key on', () => {
+    const zip = { file: (name: string) => (name === STYLES_PART ? { asText: () => xml } : null) };
+    const part = readStylesPart(zip)!;
+    expect(part.xml).toBe(xml);
+    expect(part.digest).toBe(createHash('sha256').update(xml).digest('base64'));
+    expect(readStylesPart({ file: () => null })).toBeUndefined();
   });
 });
