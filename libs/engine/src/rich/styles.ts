@@ -5,7 +5,7 @@
  */
 import { readStyles, type StyleEntry, type StyleType } from '@app/ooxml';
 
-export { readStyles, type StyleEntry, type StyleType } from '@app/ooxml';
+export { readStyles, STYLES_PART, type StyleEntry, type StyleType } from '@app/ooxml';
 
 const squash = (s: string) => s.replace(/\s+/g, '').toLowerCase();
 
