@@ -4,9 +4,19 @@
  * still two files that cannot be read one without the other.
  */
 const ENGINE = '^libs/engine/src/';
-/** The engine flows one way: syntax → runtime → docx → rich → render (then lint, inspect). */
-const LAYERS = ['syntax', 'runtime', 'docx', 'rich'];
-const ABOVE = (i) => [...LAYERS.slice(i + 1), 'render\\.ts', 'lint', 'inspect', 'index\\.ts'];
+/**
+ * The engine flows one way: package (the formats' descriptions) → syntax → runtime → docx → rich
+ * → render (then lint, inspect).
+ */
+const LAYERS = ['package', 'syntax', 'runtime', 'docx', 'rich'];
+const ABOVE = (i) => [
+  ...LAYERS.slice(i + 1),
+  'render\\.ts',
+  'environment\\.ts',
+  'lint',
+  'inspect',
+  'index\\.ts',
+];
 
 module.exports = {
   forbidden: [

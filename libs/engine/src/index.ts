@@ -1,5 +1,16 @@
 export * from './errors';
 export { renderDocx } from './render';
+export { createEnvironment, defaultEnvironment } from './environment';
+export type {
+  ContentWriterFactory,
+  EngineEnvironment,
+  EnvironmentOptions,
+  FilterFn,
+  PackagePass,
+  PluggedWriter,
+  TestFn,
+  WriterContext,
+} from './environment';
 export { resolveTableStyles } from './docx/table-styles';
 export { pruneUnusedStyles } from './docx/unused-styles';
 export type { RenderOptions, RenderRequest } from './render';

@@ -26,20 +26,19 @@ import { pruneUnusedStyles } from './docx/unused-styles';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
 import { DEFAULT_FORMAT_DEFAULTS, parseLocale, parseTimeZone, type FormatDefaults } from './format/locale';
-import { FORMAT_FILTERS } from './format/filters';
-import { registerFilters } from './runtime/filters';
 import { RichWriter, type RichLimits } from './rich/rich-writer';
-import { RICH_FILTERS } from './rich/rich-value';
-
-// Rich content plugs in here: its filters join the runtime's, its writer the fill (ContentWriter).
-registerFilters(RICH_FILTERS);
-// Locale formatting (Babel's names) and barcodes (libs/engine/src/format).
-registerFilters(FORMAT_FILTERS);
+import type { ContentWriter } from './docx/content-writer';
+import { defaultEnvironment, type EngineEnvironment } from './environment';
 
 /** The checked request: defined in @app/contracts beside the parser that makes it. */
 export type { RenderRequest };
 
 export interface RenderOptions {
+  /**
+   * The filters, tests, content writers and package passes this render may use (environment.ts);
+   * default: the engine's built-ins (defaultEnvironment()).
+   */
+  environment?: EngineEnvironment;
   /**
    * `empty` (default): a missing variable renders nothing. `strict`: every one is an error.
    * `debug`: `[Missing variable: customer.name]`. `property_missing`: `<property missing in json>`.
@@ -227,6 +226,20 @@ export function formatDefaultsOf(
 
 const FILLED_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
 
+/** The caller's content writers before rich content's (only rich content's when there are none). */
+function pluggedFirst(plugged: readonly ContentWriter[], rich: ContentWriter): ContentWriter {
+  if (!plugged.length) return rich;
+  return {
+    output(v, placement, partPath, plain) {
+      for (const writer of plugged) {
+        const xml = writer.output(v, placement, partPath, plain);
+        if (xml !== undefined) return xml;
+      }
+      return rich.output(v, placement, partPath, plain);
+    },
+  };
+}
+
 /** Fills the template; returns the .docx bytes or throws one of the typed errors. */
 export function renderDocx(template: Buffer, request: RenderRequest, options: RenderOptions = {}): Buffer {
   if (!isPlainObject(request) || !isPlainObject(request.template_data))
@@ -246,7 +259,9 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const images =
     options.preparedImages ??
     prepareImages(request.images, options.imageLimits, { pixelsVerified: options.imagesVerified === true });
+  const environment = options.environment ?? defaultEnvironment();
   const state = new RenderState(
+    environment,
     request.template_data as Dict,
     new Set(images.keys()),
     options.undefined === 'strict',
@@ -267,9 +282,12 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     templateLimits,
   });
   const cache = rich.templateChanged ? undefined : options.compiledTemplates;
-  const cacheKey = cache && (options.templateDigest ?? CompiledTemplates.keyOf(template));
+  const digest = cache && (options.templateDigest ?? CompiledTemplates.keyOf(template));
+  // A compile checks filter and test names against its environment: kept apart per environment.
+  const cacheKey = digest && (environment === defaultEnvironment() ? digest : `${digest}#${environment.id}`);
   const compiled = cacheKey ? cache.get(cacheKey) : undefined;
-  const module = new JinjaModule(state, imageWriter, rich, compiled);
+  const plugged = environment.writers.map((make) => make({ zip, state, request }));
+  const module = new JinjaModule(state, imageWriter, pluggedFirst(plugged, rich), compiled);
   // A template compiled before renders without docxtemplater's constructor (render-compiled.ts).
   let doc: Docxtemplater | undefined;
   if (!compiled) {
@@ -295,6 +313,8 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   if (undefinedNames.length) throw new UndefinedVariableError(undefinedNames);
   imageWriter.finalize(zip);
   rich.finalize();
+  for (const writer of plugged) writer.finalize?.();
+  for (const pass of environment.packagePasses) pass(zip);
   if (options.maxTableCells !== undefined) checkTableCells(zip, options.maxTableCells);
   // Both steps key their caches on styles.xml, which neither changes: read and hashed once.
   const styles = options.resolveTableStyles || options.pruneUnusedStyles ? readStylesPart(zip) : undefined;

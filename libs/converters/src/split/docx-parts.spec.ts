@@ -48,7 +48,9 @@ interface DocOptions {
 
 const CONTENT_TYPES =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
-  '<Default Extension="xml" ContentType="application/xml"/></Types>';
+  '<Default Extension="xml" ContentType="application/xml"/>' +
+  // Headers and footers are known by their content type, as in every package Word writes.
+  '<Override PartName="/word/footer1.xml" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"/></Types>';
 const ROOT_RELS =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
   '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="word/document.xml"/></Relationships>';
@@ -352,6 +354,24 @@ describe('planParts', () => {
     ],
   ])('converts whole a document with %s', (_, options) => {
     expect(planParts(docx(options), { minRows: 300 })).toBeNull();
+  });
+
+  it('finds the footers by their content type, whatever their part name', () => {
+    const roman = `<w:ftr xmlns:w="${W}"><w:p>${complexField([' NUMPAGES \\* roman '], 'iii')}</w:p></w:ftr>`;
+    const contentTypes = (part: string) =>
+      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+      `<Override PartName="/${part}" ContentType="application/vnd.openxmlformats-officedocument.wordprocessingml.footer+xml"/></Types>`;
+    const withFooterAt = (part: string, typed: string) => {
+      const zip = new PizZip(docx());
+      zip.remove('word/footer1.xml');
+      zip.file(part, roman);
+      zip.file('[Content_Types].xml', contentTypes(typed));
+      return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+    };
+    // A roman page count in a footer makes the document go whole: seen at a path Word never uses…
+    expect(planParts(withFooterAt('word/pagefoot.xml', 'word/pagefoot.xml'), { minRows: 300 })).toBeNull();
+    // …and not seen in a part of that name that is no footer.
+    expect(planParts(withFooterAt('word/footer1.xml', 'word/other.xml'), { minRows: 300 })).not.toBeNull();
   });
 
   it('says no to what is not a .docx, or a document without tables', () => {

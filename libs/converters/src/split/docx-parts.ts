@@ -18,6 +18,16 @@
  * The XML is located, not rebuilt: the parts are slices of the original text, so a part's rows
  * are byte for byte the filled ones.
  */
+import {
+  CONTENT_TYPES_PART as CONTENT_TYPES,
+  ContentTypes,
+  CUSTOM_PROPERTIES_PART as CUSTOM_PROPERTIES,
+  ROOT_RELS_PART as ROOT_RELS,
+  withCustomProperty,
+  WORD_FOOTER_TYPE,
+  WORD_HEADER_TYPE,
+  type PackageProperties,
+} from '@app/ooxml';
 import PizZip from 'pizzip';
 
 /** Fields whose value does not depend on which pages a part holds (PAGE and NUMPAGES are handled). */
@@ -47,11 +57,6 @@ const DOCUMENT = 'word/document.xml';
 const FOOTNOTES = 'word/footnotes.xml';
 /** The custom document property a part's DOCPROPERTY field shows the whole document's page count from. */
 export const TOTAL_PAGES_PROPERTY = 'DocgenTotalPages';
-const CUSTOM_PROPERTIES = 'docProps/custom.xml';
-const CONTENT_TYPES = '[Content_Types].xml';
-const ROOT_RELS = '_rels/.rels';
-const CUSTOM_TYPE = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
-const CUSTOM_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/custom-properties';
 /**
  * A 1-pt paragraph, which parts put where the whole document has none and LibreOffice needs one:
  *   - before the table of a part after the first, on its lead page (not exported). LibreOffice puts
@@ -64,7 +69,8 @@ const CUSTOM_REL = 'http://schemas.openxmlformats.org/officeDocument/2006/relati
  */
 const TINY_PARAGRAPH =
   '<w:p><w:pPr><w:spacing w:before="0" w:after="0" w:line="20" w:lineRule="exact"/><w:rPr><w:sz w:val="2"/></w:rPr></w:pPr></w:p>';
-const HEADER_FOOTER = /^word\/(header|footer)\d*\.xml$/;
+/** The parts whose fields show page numbers beside the body's, known by content type. */
+const HEADER_FOOTER: ReadonlySet<string> = new Set([WORD_HEADER_TYPE, WORD_FOOTER_TYPE]);
 
 export interface PartSpec {
   /** First data row (0-based, header rows not counted). */
@@ -334,13 +340,6 @@ function propertyField(rPr: string, text: string): string {
   );
 }
 
-export interface PackageProperties {
-  /** docProps/custom.xml, when the package has one. */
-  custom?: string;
-  contentTypes: string;
-  rootRels: string;
-}
-
 /**
  * The package's custom properties, content types and root relationships with TOTAL_PAGES_PROPERTY
  * set to `total`, or null when its custom.xml is not one this can add to (then the total is
@@ -350,43 +349,7 @@ export function totalPagesProperty(
   pkg: PackageProperties,
   total: number,
 ): Required<PackageProperties> | null {
-  const property = (pid: number) =>
-    `<property fmtid="{D5CDD505-2E9C-101B-9397-08002B2CF9AE}" pid="${pid}" name="${TOTAL_PAGES_PROPERTY}">` +
-    `<vt:lpwstr>${total}</vt:lpwstr></property>`;
-  let custom: string;
-  if (pkg.custom === undefined) {
-    custom =
-      '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
-      '<Properties xmlns="http://schemas.openxmlformats.org/officeDocument/2006/custom-properties" ' +
-      `xmlns:vt="http://schemas.openxmlformats.org/officeDocument/2006/docPropsVTypes">${property(2)}</Properties>`;
-  } else {
-    // Word's own form only: default namespace, vt prefix, properties numbered from 2.
-    const end = pkg.custom.lastIndexOf('</Properties>');
-    if (
-      end < 0 ||
-      !/xmlns:vt="http:\/\/schemas\.openxmlformats\.org\/officeDocument\/2006\/docPropsVTypes"/.test(
-        pkg.custom,
-      )
-    )
-      return null;
-    if (pkg.custom.includes(`name="${TOTAL_PAGES_PROPERTY}"`)) return null;
-    const pids = [...pkg.custom.matchAll(/\bpid="(\d+)"/g)].map((m) => Number(m[1]));
-    custom = pkg.custom.slice(0, end) + property(Math.max(1, ...pids) + 1) + pkg.custom.slice(end);
-  }
-  const contentTypes = pkg.contentTypes.includes('PartName="/docProps/custom.xml"')
-    ? pkg.contentTypes
-    : pkg.contentTypes.replace(
-        /<\/Types>\s*$/,
-        `<Override PartName="/docProps/custom.xml" ContentType="${CUSTOM_TYPE}"/></Types>`,
-      );
-  const rootRels = pkg.rootRels.includes(CUSTOM_REL)
-    ? pkg.rootRels
-    : pkg.rootRels.replace(
-        /<\/Relationships>\s*$/,
-        `<Relationship Id="rIdDocgenTotalPages" Type="${CUSTOM_REL}" Target="docProps/custom.xml"/></Relationships>`,
-      );
-  if (!contentTypes.includes(CUSTOM_TYPE) || !rootRels.includes(CUSTOM_REL)) return null;
-  return { custom, contentTypes, rootRels };
+  return withCustomProperty(pkg, TOTAL_PAGES_PROPERTY, String(total), 'rIdDocgenTotalPages');
 }
 
 /**
@@ -692,7 +655,10 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
     return whole('its footnotes restart their numbering or start at a number of their own');
 
   const use: FieldUse = { names: new Set(), formatted: false };
-  const headerFooterNames = Object.keys(zip.files).filter((name) => HEADER_FOOTER.test(name));
+  const headerFooterNames = new ContentTypes(zip.file(CONTENT_TYPES)?.asText() ?? '').partsOfType(
+    Object.keys(zip.files),
+    HEADER_FOOTER,
+  );
   fieldsIn(xml, use);
   for (const name of headerFooterNames) fieldsIn(zip.file(name)!.asText(), use);
   if (use.formatted) return whole('it shows the page count in a number format other than digits');

@@ -3,24 +3,23 @@
  * (part, image) pair — headers and footers have relationship files of their own — and the inline
  * drawing XML that shows it at its computed size.
  */
+import {
+  CONTENT_TYPES_PART,
+  EMPTY_RELS,
+  REL_IMAGE,
+  relsPathOf,
+  withDefaultContentType,
+  withRelationships,
+} from '@app/ooxml';
 import type PizZip from 'pizzip';
 import type { PreparedImage } from './images';
 import type { GeneratedImage } from '../runtime/values';
 import { escapeXml } from './run-text';
 
-const REL_TYPE_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
 const NS_WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
 const NS_A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
 const NS_PIC = 'http://schemas.openxmlformats.org/drawingml/2006/picture';
 const NS_R = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships';
-const EMPTY_RELS =
-  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
-
-/** `word/header1.xml` → `word/_rels/header1.xml.rels` */
-export function relsPathOf(partPath: string): string {
-  const slash = partPath.lastIndexOf('/');
-  return `${partPath.slice(0, slash + 1)}_rels/${partPath.slice(slash + 1)}.rels`;
-}
 
 /**
  * An inline picture (`w:drawing`) sized cx × cy EMU, showing the image of relationship `rId`;
@@ -98,25 +97,19 @@ export class DocxImageWriter {
     for (const [imageName, file] of this.media) zip.file(`word/media/${file}`, this.image(imageName)!.png);
     for (const [part, partRels] of this.rels) {
       const relsPath = relsPathOf(part);
-      let xml = zip.file(relsPath)?.asText() ?? EMPTY_RELS;
+      const xml = zip.file(relsPath)?.asText() ?? EMPTY_RELS;
       const added = [...partRels]
         .map(
           ([imageName, rId]) =>
-            `<Relationship Id="${rId}" Type="${REL_TYPE_IMAGE}" Target="media/${this.media.get(imageName)}"/>`,
+            `<Relationship Id="${rId}" Type="${REL_IMAGE}" Target="media/${this.media.get(imageName)}"/>`,
         )
         .join('');
-      xml = xml.includes('</Relationships>')
-        ? xml.replace('</Relationships>', `${added}</Relationships>`)
-        : xml.replace(/<Relationships([^>]*)\/>/, `<Relationships$1>${added}</Relationships>`);
-      zip.file(relsPath, xml);
+      zip.file(relsPath, withRelationships(xml, added));
     }
-    const ctPath = '[Content_Types].xml';
-    const ct = zip.file(ctPath)?.asText();
-    if (ct && !/<Default\s[^>]*Extension="png"/i.test(ct)) {
-      zip.file(
-        ctPath,
-        ct.replace(/<Types([^>]*)>/, '<Types$1><Default Extension="png" ContentType="image/png"/>'),
-      );
+    const ct = zip.file(CONTENT_TYPES_PART)?.asText();
+    if (ct) {
+      const withPng = withDefaultContentType(ct, 'png', 'image/png');
+      if (withPng !== ct) zip.file(CONTENT_TYPES_PART, withPng);
     }
   }
 }

@@ -14,7 +14,7 @@
 import type { TemplateProblem } from '../errors';
 import type { DocxImageWriter } from './docx-images';
 import type { ContentWriter } from './content-writer';
-import { JinjaRuntimeError, type RenderState } from '../runtime/ops';
+import { JinjaRuntimeError, type Environment, type RenderState } from '../runtime/ops';
 import { markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 import { annotate } from './compile/annotate';
 import { buildTree } from './compile/block-tree';
@@ -30,12 +30,9 @@ import { BlockRenderer } from './render-blocks';
 import { unescapeLiteralBraces } from './run-text';
 import { fixTableGrids } from './table-grid';
 import { joinUncorrupt, type JoinUncorruptOptions } from './join-uncorrupt';
+import { WORD, WORD_PARTS } from '../package/formats';
 
 export { TAG_START, TAG_END };
-
-const BODY_PART = 'word/document.xml';
-const XML_WORDS_PART =
-  /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments|glossary\/document)\.xml$/;
 
 export class JinjaModule {
   readonly name = 'JinjaModule';
@@ -43,6 +40,8 @@ export class JinjaModule {
   zip?: { files: Record<string, { asText(): string }>; file(path: string, data: string): void };
   docxtemplater?: {
     templatedFiles?: string[];
+    /** Each file's content type, from [Content_Types].xml. */
+    filesContentTypes?: Record<string, string | undefined>;
     fileTypeConfig?: { tagsXmlLexedArray: string[]; tagsXmlTextArray: string[] };
   };
 
@@ -53,6 +52,7 @@ export class JinjaModule {
   /** What this compile produced, part by part (kept by the caller when it succeeds). */
   private readonly postparsedParts = new Map<string, Part[]>();
   private xmlChars = 0;
+  private readonly environment: Environment;
 
   constructor(
     state: RenderState,
@@ -61,6 +61,7 @@ export class JinjaModule {
     /** The template's compile kept from an earlier render, when render-compiled.ts renders it. */
     kept?: CompiledTemplate,
   ) {
+    this.environment = state.environment;
     this.renderer = new BlockRenderer(state, images, rich);
     if (kept) this.gridsMayChange = kept.gridsMayChange;
   }
@@ -82,18 +83,7 @@ export class JinjaModule {
     // Lex the wrappers runs can sit in, so placement and balance checks see them as elements.
     const lexed = doc?.fileTypeConfig?.tagsXmlLexedArray;
     if (lexed) {
-      for (const t of [
-        'w:hyperlink',
-        'w:txbxContent',
-        'w:smartTag',
-        'w:ins',
-        'w:del',
-        'w:fldSimple',
-        'w:customXml',
-        'w:tcPr',
-      ]) {
-        if (!lexed.includes(t)) lexed.push(t);
-      }
+      for (const t of WORD.lexedElements) if (!lexed.includes(t)) lexed.push(t);
     }
     // docxtemplater reads most core properties as text already; docxtpl also renders these two.
     const text = doc?.fileTypeConfig?.tagsXmlTextArray;
@@ -103,10 +93,11 @@ export class JinjaModule {
 
   on(event: string): void {
     if (event !== 'before-preparse' || !this.zip || !this.docxtemplater) return;
+    const types = this.docxtemplater.filesContentTypes ?? {};
     for (const path of this.docxtemplater.templatedFiles ?? []) {
       const file = this.zip.files[path];
       const properties = path === CORE_PROPERTIES_PART;
-      if (!file || !(XML_WORDS_PART.test(path) || properties)) continue;
+      if (!file || !(WORD_PARTS.isTemplated(types[path]) || properties)) continue;
       const xml = file.asText();
       this.xmlChars += xml.length;
       if (xml.includes(TAG_START) || xml.includes(TAG_END)) {
@@ -151,7 +142,10 @@ export class JinjaModule {
     ];
   }
 
-  postparse(parsed: Part[], options: { filePath: string }): { postparsed: Part[]; errors: Error[] } {
+  postparse(
+    parsed: Part[],
+    options: { filePath: string; contentType?: string },
+  ): { postparsed: Part[]; errors: Error[] } {
     const filePath = options.filePath;
     const problems: TemplateProblem[] = [...(this.scanProblems.get(filePath) ?? [])];
     const report = (p: JinjaPart, message: string) => {
@@ -161,13 +155,13 @@ export class JinjaModule {
 
     const literal = applyRaw(parsed, report);
     literal.forEach((p, i) => {
-      if (isJinja(p)) annotate(p, literal, i, filePath, report);
+      if (isJinja(p)) annotate(p, literal, i, filePath, report, this.environment);
       // docxtpl turns `{_{` into `{{` in Word's parts only, not in the document properties.
       else if (isTextContent(p) && filePath !== CORE_PROPERTIES_PART)
         p.value = unescapeLiteralBraces(p.value);
     });
     if (
-      filePath === BODY_PART &&
+      WORD_PARTS.isMain(options.contentType) &&
       literal.some(
         (p) =>
           isJinja(p) &&
@@ -202,11 +196,12 @@ export class JinjaModule {
     parts: Array<string | Uint8Array>,
     options: JoinUncorruptOptions & {
       filePath: string;
+      contentType?: string;
       joinUncorrupt<T>(parts: T[], options: JoinUncorruptOptions): T[];
     },
   ): unknown[] {
     let xml = joinUncorrupt(parts, options, options.joinUncorrupt).join('');
-    if (options.filePath === BODY_PART && this.gridsMayChange) xml = fixTableGrids(xml);
+    if (this.gridsMayChange && WORD_PARTS.isMain(options.contentType)) xml = fixTableGrids(xml);
     return [Buffer.from(xml, 'utf8')];
   }
 

@@ -2,20 +2,14 @@
  * The safety checks on an uploaded Word package: it is a zip of sane size, its main part is a
  * Word document without macros, and its XML is UTF-8, well formed and declares no DTD.
  */
+import { CONTENT_TYPES_PART as CONTENT_TYPES, ContentTypes } from '@app/ooxml';
 import PizZip from 'pizzip';
 import { crc32, inflateRawSync } from 'node:zlib';
 import { InvalidTemplateError, PayloadTooLargeError } from '../errors';
+import { WORD, WORD_PARTS } from '../package/formats';
 import { METHOD_DEFLATE, METHOD_STORE, writeZip, type RawZipEntry, type ZipEntry } from './zip-writer';
 
 export const DEFAULT_MAX_UNCOMPRESSED_BYTES = 200 * 1024 * 1024;
-
-const MAIN_TYPES: Record<string, string> = {
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml': 'docx',
-  'application/vnd.openxmlformats-officedocument.wordprocessingml.template.main+xml': 'dotx',
-  'application/vnd.ms-word.document.macroEnabled.main+xml': 'docm',
-  'application/vnd.ms-word.template.macroEnabledTemplate.main+xml': 'dotm',
-};
-const DOCX_MAIN = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml';
 
 export interface TemplateLimits {
   /** Sum of the uncompressed sizes of the template's files (zip bombs). */
@@ -223,8 +217,6 @@ export class DocxPackage {
   }
 }
 
-const CONTENT_TYPES = '[Content_Types].xml';
-
 /** pizzip's folder prefix of lookups ('' unless `zip.folder()` made one); not in its types. */
 type RootedZip = PizZip & { root: string };
 type FileLookup = (this: RootedZip, name: string | RegExp, data?: unknown, options?: unknown) => unknown;
@@ -281,11 +273,8 @@ export function openDocxPackage(template: Buffer, options: OpenOptions = {}): Do
   }
   const zip = pkg.zip;
   let total = 0;
-  let wordXml = 0;
-  for (const [name, size] of pkg.declaredSizes()) {
-    total += size;
-    if (WORD_PART.test(name)) wordXml += size;
-  }
+  const sizes = pkg.declaredSizes();
+  for (const [, size] of sizes) total += size;
   if (total > maxUncompressedBytes)
     throw new PayloadTooLargeError(
       `The template unpacks to ${total} bytes; the limit is ${maxUncompressedBytes} bytes`,
@@ -294,6 +283,12 @@ export function openDocxPackage(template: Buffer, options: OpenOptions = {}): Do
         limit: maxUncompressedBytes,
       },
     );
+  // Read once the whole package is known to unpack within bounds.
+  const contentTypes = zip.file(CONTENT_TYPES) ? new ContentTypes(pkg.readText(CONTENT_TYPES)) : undefined;
+  const isWordXml = (name: string) =>
+    contentTypes !== undefined && WORD_PARTS.isRead(contentTypes.typeOf(name));
+  let wordXml = 0;
+  for (const [name, size] of sizes) if (isWordXml(name)) wordXml += size;
   if (wordXml > maxWordXmlBytes)
     throw new PayloadTooLargeError(
       `The template's Word XML is ${wordXml} bytes; the limit is ${maxWordXmlBytes} bytes`,
@@ -314,11 +309,10 @@ export function openDocxPackage(template: Buffer, options: OpenOptions = {}): Do
             part: name,
           },
         );
-  const types = pkg.readText(CONTENT_TYPES);
-  const mainType = (types.match(/<Override\b[^>]*>/g) ?? [])
-    .map((o) => /ContentType="([^"]*)"/.exec(o)?.[1] ?? '')
-    .find((t) => Object.prototype.hasOwnProperty.call(MAIN_TYPES, t));
-  const kind = mainType ? MAIN_TYPES[mainType] : undefined;
+  const mainType = contentTypes!
+    .overrideTypes()
+    .find((t) => Object.prototype.hasOwnProperty.call(WORD.mainTypes, t));
+  const kind = mainType ? WORD.mainTypes[mainType] : undefined;
   if (!kind)
     throw new InvalidTemplateError(
       'The file is not a Word document (.docx): its main part is not a Word document',
@@ -327,7 +321,7 @@ export function openDocxPackage(template: Buffer, options: OpenOptions = {}): Do
         content_type: mainType ?? null,
       },
     );
-  if (kind === 'docm' || kind === 'dotm' || zip.file(/vbaProject\.bin$/i).length)
+  if (WORD.macroVariants.includes(kind) || zip.file(/vbaProject\.bin$/i).length)
     throw new InvalidTemplateError(
       'Macro-enabled Word documents (.docm) are not accepted; save the template as .docx',
       {
@@ -336,14 +330,17 @@ export function openDocxPackage(template: Buffer, options: OpenOptions = {}): Do
     );
   if (!options.checked)
     for (const name of xmlParts) {
-      const fault = WORD_PART.test(name) ? findXmlFault(pkg.readText(name)) : null;
+      const fault = isWordXml(name) ? findXmlFault(pkg.readText(name)) : null;
       if (fault)
         throw new InvalidTemplateError(`The .docx is damaged: ${name} is not well-formed XML (${fault})`, {
           reason: 'malformed_xml',
           part: name,
         });
     }
-  if (kind === 'dotx') zip.file(CONTENT_TYPES, types.replace(mainType!, DOCX_MAIN));
+  if (mainType !== WORD.filledMainType) {
+    const types = pkg.readText(CONTENT_TYPES);
+    zip.file(CONTENT_TYPES, types.replace(mainType!, WORD.filledMainType));
+  }
   return pkg;
 }
 
@@ -352,7 +349,6 @@ export function checkDocxTemplate(template: Buffer, limits: Partial<TemplateLimi
   return openDocxPackage(template, { limits, keepContent: false }).zip;
 }
 
-const WORD_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml$/;
 const XML_TAG =
   /<(\/?)([A-Za-z_][\w.:-]*)((?:[^>"']|"[^"]*"|'[^']*')*?)(\/?)>|<!--[\s\S]*?-->|<\?[\s\S]*?\?>|<!\[CDATA\[[\s\S]*?\]\]>/g;
 

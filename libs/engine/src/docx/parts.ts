@@ -4,6 +4,7 @@
  */
 import type { Expr, Statement } from '../syntax/parser';
 import type { Frame } from '../runtime/ops';
+import { WORD, type Placement } from '../package/formats';
 
 /** A docxtemplater token (XML tag, text, or placeholder). */
 export interface Part {
@@ -16,8 +17,9 @@ export interface Part {
   [key: string]: unknown;
 }
 
-export type Placement = 'p' | 'tr' | 'tc' | 'r';
-export const ELEMENT: Record<Placement, string> = { p: 'w:p', tr: 'w:tr', tc: 'w:tc', r: 'w:r' };
+export type { Placement };
+/** The element each placement prefix stands for, from the package description. */
+export const ELEMENT: Readonly<Record<Placement, string>> = WORD.placements;
 export const PLACEMENT_WHAT: Record<Placement, string> = {
   p: 'a paragraph',
   tr: 'a table row',

@@ -7,7 +7,6 @@ import { TemplateRuntimeError } from '../errors';
 import type { DocxImageWriter } from './docx-images';
 import type { ContentWriter } from './content-writer';
 import { evaluate } from '../runtime/evaluator';
-import { FILTERS } from '../runtime/filters';
 import {
   Frame,
   iterate,
@@ -202,7 +201,7 @@ export class BlockRenderer {
 
   private applyFilters(v: Value, filters: FilterCall[], frame: Frame): Value {
     for (const f of filters) {
-      const fn = FILTERS[f.name];
+      const fn = this.state.environment.filters[f.name];
       if (!fn) throw new JinjaRuntimeError(`no filter named '${f.name}'`);
       const kwargs: Record<string, Value> = Object.create(null);
       for (const [k, e] of f.kwargs) kwargs[k] = evaluate(e, frame, this.state);

@@ -197,6 +197,7 @@ function toRoman(st: RenderState, v: Value): Value {
   return out;
 }
 
+/** The formatting filters, which environment.ts adds to every render's environment. */
 export const FORMAT_FILTERS: Record<string, FilterFn> = {
   num2words: num2wordsFilter,
   to_roman: toRoman,

@@ -6,6 +6,7 @@
  * by the engine's parser, so what is reported is what rendering would see.
  */
 import { type Static, Type } from '@sinclair/typebox';
+import { CONTENT_TYPES_PART, ContentTypes } from '@app/ooxml';
 import type PizZip from 'pizzip';
 import {
   parseExpression,
@@ -14,6 +15,7 @@ import {
   type Expr,
   type Statement,
 } from '../syntax/parser';
+import { WORD_PARTS } from '../package/formats';
 import { decodeXmlText, markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 
 /**
@@ -68,20 +70,13 @@ export interface TemplateOutline {
   tags: TemplateTag[];
 }
 
-/** The parts tags can sit in, main document first, as the renderer fills them. */
-const TEMPLATED_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments)\.xml$/;
-
-function partOrder(name: string): number {
-  if (name === 'word/document.xml') return 0;
-  if (name.startsWith('word/header')) return 1;
-  if (name.startsWith('word/footer')) return 2;
-  return 3;
-}
-
+/** The parts tags can sit in, main document first, then headers, footers and the rest, as the package description orders them. */
 export function templatedParts(zip: PizZip): string[] {
+  const types = new ContentTypes(zip.file(CONTENT_TYPES_PART)?.asText() ?? '');
+  const order = (name: string) => WORD_PARTS.kindOf(types.typeOf(name))?.order ?? Infinity;
   return Object.keys(zip.files)
-    .filter((n) => TEMPLATED_PART.test(n))
-    .sort((a, b) => partOrder(a) - partOrder(b) || a.localeCompare(b, 'en', { numeric: true }));
+    .filter((n) => !zip.files[n].dir && WORD_PARTS.isRead(types.typeOf(n)))
+    .sort((a, b) => order(a) - order(b) || a.localeCompare(b, 'en', { numeric: true }));
 }
 
 /**

@@ -8,12 +8,18 @@ import { DocxImageWriter } from '../docx/docx-images';
 import { JinjaModule } from '../docx/jinja-module';
 import type { TemplateProblem } from '../errors';
 import { compileErrorProblems, compileTemplate } from '../render';
-import { DEFAULT_EVAL_LIMITS, RenderState } from '../runtime/ops';
+import { DEFAULT_EVAL_LIMITS, RenderState, type Environment } from '../runtime/ops';
 
-/** `zip` is consumed: the module marks its tags in place. */
-export function compileProblems(zip: PizZip): { problems: TemplateProblem[]; tagCount: number } {
+/**
+ * `zip` is consumed: the module marks its tags in place. `environment` decides which filter and
+ * test names exist: give the one the template will be rendered with.
+ */
+export function compileProblems(
+  zip: PizZip,
+  environment: Environment,
+): { problems: TemplateProblem[]; tagCount: number } {
   const module = new JinjaModule(
-    new RenderState({}, new Set(), false, DEFAULT_EVAL_LIMITS),
+    new RenderState(environment, {}, new Set(), false, DEFAULT_EVAL_LIMITS),
     new DocxImageWriter(new Map()),
   );
   try {

@@ -8,7 +8,8 @@
  */
 import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
 import type { TemplateProblem } from '../errors';
-import { FILTERS, TESTS } from '../runtime/filters';
+import { defaultEnvironment, type EngineEnvironment } from '../environment';
+import type { Environment } from '../runtime/ops';
 import {
   templateOutline,
   type TemplateLocation,
@@ -40,6 +41,8 @@ export interface LintOptions {
   limits?: Partial<TemplateLimits>;
   /** The seed system's max_line_length: a paragraph with more characters is a `long_line` warning. */
   maxLineLength?: number;
+  /** The environment the template will be rendered with (default: the engine's built-ins, as render's). */
+  environment?: EngineEnvironment;
 }
 
 const BLOCK_TAGS =
@@ -76,7 +79,10 @@ function syntaxFix(m: string, tag: string): string {
 }
 
 /** Seed error type, our code and a suggestion for a problem the compile passes reported. */
-function classify(problem: TemplateProblem): Pick<LintError, 'error_type' | 'code' | 'suggestion'> {
+function classify(
+  problem: TemplateProblem,
+  env: Environment,
+): Pick<LintError, 'error_type' | 'code' | 'suggestion'> {
   const m = problem.message;
   const tag = problem.tag ?? '';
   let match: RegExpExecArray | null;
@@ -166,7 +172,7 @@ function classify(problem: TemplateProblem): Pick<LintError, 'error_type' | 'cod
       suggestion: 'Print the address as text ({{ url }}); Word makes it a link when the reader clicks it',
     };
   if ((match = /unknown filter '([^']+)'/.exec(m))) {
-    const near = closest(match[1], Object.keys(FILTERS));
+    const near = closest(match[1], Object.keys(env.filters));
     return {
       error_type: 'invalid_expression',
       code: 'unknown_filter',
@@ -174,7 +180,7 @@ function classify(problem: TemplateProblem): Pick<LintError, 'error_type' | 'cod
     };
   }
   if ((match = /unknown test '([^']+)'/.exec(m))) {
-    const near = closest(match[1], Object.keys(TESTS));
+    const near = closest(match[1], Object.keys(env.tests));
     return {
       error_type: 'invalid_expression',
       code: 'unknown_test',
@@ -428,7 +434,8 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
   // their tags in place.
   const zip = checkDocxTemplate(template, options.limits);
   const outline = templateOutline(zip);
-  const { problems } = compileProblems(zip);
+  const environment = options.environment ?? defaultEnvironment();
+  const { problems } = compileProblems(zip, environment);
   const seen = new Map<string, number>();
   const errors: LintError[] = problems.map((problem) => {
     const where = locate(outline, problem, seen);
@@ -441,7 +448,7 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
       tag: problem.tag || null,
       location:
         where?.location ?? (problem.part ? { part: problem.part, paragraph: 0, line: 0, table: null } : null),
-      ...classify(problem),
+      ...classify(problem, environment),
     };
   });
   // An empty document: the seed system's document_error. (It renders, to an empty document: the

@@ -3,12 +3,13 @@
  * descr) or name equals a key of `images` shows that image instead. The frame keeps its size
  * unless the request sized the image (width_mm, height_mm, width_px or height_px).
  */
+import { CONTENT_TYPES_PART, ContentTypes } from '@app/ooxml';
 import type PizZip from 'pizzip';
 import type { PreparedImage } from '../docx/images';
 import { decodeXmlText } from '../syntax/tag-scanner';
+import { WORD_PARTS } from '../package/formats';
 import { REL_IMAGE, type RelationshipWriter } from './relationships';
 
-const PICTURE_PARTS = /^word\/(document|header\d*|footer\d*)\.xml$/;
 const SIZE_FIELDS = ['width_mm', 'height_mm', 'width_px', 'height_px'];
 
 function attr(tag: string, name: string): string | undefined {
@@ -25,7 +26,8 @@ export function replacePicturePlaceholders(
 ): number {
   if (!images.size) return 0;
   let replaced = 0;
-  for (const part of Object.keys(zip.files).filter((p) => PICTURE_PARTS.test(p))) {
+  const types = new ContentTypes(zip.file(CONTENT_TYPES_PART)?.asText() ?? '');
+  for (const part of Object.keys(zip.files).filter((p) => WORD_PARTS.hasPictures(types.typeOf(p)))) {
     const xml = zip.file(part)!.asText();
     if (!xml.includes('<w:drawing')) continue;
     const out = xml.replace(/<w:drawing>[\s\S]*?<\/w:drawing>/g, (drawing) => {

@@ -5,14 +5,18 @@
  * the template's, the image writer's (`rIdDocgenImg…`) or each other.
  */
 import type PizZip from 'pizzip';
-import { relsPathOf } from '../docx/docx-images';
+import {
+  CONTENT_TYPES_PART,
+  EMPTY_RELS,
+  relationshipIds,
+  relsPathOf,
+  withDefaultContentType,
+  withOverrideContentType,
+  withRelationships,
+} from '@app/ooxml';
 import { escapeXml } from '../docx/run-text';
 
-export const REL_HYPERLINK = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/hyperlink';
-export const REL_IMAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/image';
-export const REL_NUMBERING = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/numbering';
-const EMPTY_RELS =
-  '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>\n<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"></Relationships>';
+export { REL_HYPERLINK, REL_IMAGE, REL_NUMBERING } from '@app/ooxml';
 
 interface PartRels {
   taken: Set<string>;
@@ -31,7 +35,7 @@ export class RelationshipWriter {
     let p = this.parts.get(partPath);
     if (!p) {
       const xml = this.zip.file(relsPathOf(partPath))?.asText() ?? '';
-      const taken = new Set([...xml.matchAll(/\bId="([^"]*)"/g)].map((m) => m[1]));
+      const taken = relationshipIds(xml);
       this.parts.set(partPath, (p = { taken, added: [] }));
     }
     return p;
@@ -74,12 +78,7 @@ export class RelationshipWriter {
             `<Relationship Id="${r.id}" Type="${r.type}" Target="${escapeXml(r.target)}"${r.external ? ' TargetMode="External"' : ''}/>`,
         )
         .join('');
-      this.zip.file(
-        relsPath,
-        xml.includes('</Relationships>')
-          ? xml.replace('</Relationships>', `${added}</Relationships>`)
-          : xml.replace(/<Relationships([^>]*)\/>/, `<Relationships$1>${added}</Relationships>`),
-      );
+      this.zip.file(relsPath, withRelationships(xml, added));
     }
     if (this.media.length) {
       const extensions = new Set(this.media.map(([n]) => n.slice(n.lastIndexOf('.') + 1)));
@@ -102,19 +101,15 @@ const CONTENT_TYPE_OF: Record<string, string> = {
 };
 
 export function addDefaultContentType(zip: PizZip, extension: string, contentType: string): void {
-  const ct = zip.file('[Content_Types].xml')?.asText();
-  if (!ct || new RegExp(`<Default\\s[^>]*Extension="${extension}"`, 'i').test(ct)) return;
-  zip.file(
-    '[Content_Types].xml',
-    ct.replace(/<Types([^>]*)>/, `<Types$1><Default Extension="${extension}" ContentType="${contentType}"/>`),
-  );
+  const ct = zip.file(CONTENT_TYPES_PART)?.asText();
+  if (!ct) return;
+  const out = withDefaultContentType(ct, extension, contentType);
+  if (out !== ct) zip.file(CONTENT_TYPES_PART, out);
 }
 
 export function addOverrideContentType(zip: PizZip, partName: string, contentType: string): void {
-  const ct = zip.file('[Content_Types].xml')?.asText();
-  if (!ct || ct.includes(`PartName="${partName}"`)) return;
-  zip.file(
-    '[Content_Types].xml',
-    ct.replace('</Types>', `<Override PartName="${partName}" ContentType="${contentType}"/></Types>`),
-  );
+  const ct = zip.file(CONTENT_TYPES_PART)?.asText();
+  if (!ct) return;
+  const out = withOverrideContentType(ct, partName, contentType);
+  if (out !== ct) zip.file(CONTENT_TYPES_PART, out);
 }

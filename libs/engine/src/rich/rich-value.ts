@@ -42,7 +42,7 @@ export function markupFilter(kind: 'html' | 'markdown', v: Value, allowHtml: Val
   return new RichMarkup(kind, v, allowHtml === true);
 }
 
-/** The filters rich content adds to the runtime's (registerFilters): HTML and Markdown as Word content. */
+/** The filters rich content adds to a render's environment (environment.ts): HTML and Markdown as Word content. */
 export const RICH_FILTERS: Record<string, FilterFn> = {
   html: (st, v) => markupFilter('html', st.use(v)),
   markdown: (st, v, a, k) => markupFilter('markdown', st.use(v), arg(a, k, 0, 'html', false)),

@@ -21,7 +21,7 @@ import { replacePicturePlaceholders } from './picture-placeholders';
 import { RelationshipWriter } from './relationships';
 import { jsonRichForm, RichMarkup } from './rich-value';
 import { PAGE_BREAK_RUN } from './runs';
-import { TemplateStyles } from './styles';
+import { STYLES_PART, TemplateStyles } from './styles';
 import { prepareDocuments, SubdocumentWriter, type PreparedDocument } from './subdocument';
 import {
   blocksXml,
@@ -89,7 +89,7 @@ export class RichWriter implements ContentWriter {
     if (!this.package) {
       const { zip } = this.setup;
       const documentXml = zip.file('word/document.xml')?.asText();
-      const styles = new TemplateStyles(zip.file('word/styles.xml')?.asText(), documentXml);
+      const styles = new TemplateStyles(zip.file(STYLES_PART)?.asText(), documentXml);
       const numbering = new NumberingWriter(zip);
       this.package = {
         styles,

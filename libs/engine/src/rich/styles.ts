@@ -3,53 +3,9 @@
  * by a caller ("Heading 2") is found by its display name (w:name, case-insensitive, as Word's
  * built-in names are stored in lower case) or by its id ("Heading2").
  */
-import { Parser } from 'htmlparser2';
+import { readStyles, type StyleEntry, type StyleType } from '@app/ooxml';
 
-export type StyleType = 'paragraph' | 'character' | 'table' | 'numbering';
-
-export interface StyleEntry {
-  id: string;
-  type: StyleType;
-  name: string;
-  isDefault: boolean;
-  /** The `<w:style>` element as written. */
-  xml: string;
-}
-
-/** Every `w:style` of a styles part, read with a real XML tokenizer. */
-export function readStyles(xml: string | undefined): StyleEntry[] {
-  const out: StyleEntry[] = [];
-  if (!xml) return out;
-  let current: (StyleEntry & { start: number }) | null = null;
-  const parser = new Parser(
-    {
-      onopentag(tag, attrs) {
-        if (tag === 'w:style') {
-          current = {
-            id: attrs['w:styleid'] ?? '',
-            type: (attrs['w:type'] ?? 'paragraph') as StyleType,
-            name: '',
-            isDefault: attrs['w:default'] === '1' || attrs['w:default'] === 'true',
-            xml: '',
-            start: parser.startIndex,
-          };
-        } else if (tag === 'w:name' && current) current.name = attrs['w:val'] ?? '';
-      },
-      onclosetag(tag) {
-        if (tag === 'w:style' && current) {
-          const { start, ...entry } = current;
-          entry.xml = xml.slice(start, parser.endIndex + 1);
-          out.push(entry);
-          current = null;
-        }
-      },
-    },
-    { xmlMode: true, lowerCaseAttributeNames: true },
-  );
-  parser.write(xml);
-  parser.end();
-  return out;
-}
+export { readStyles, STYLES_PART, type StyleEntry, type StyleType } from '@app/ooxml';
 
 const squash = (s: string) => s.replace(/\s+/g, '').toLowerCase();
 

@@ -13,7 +13,7 @@ import { checkDocxTemplate, findXmlFault, type TemplateLimits } from '../docx/pa
 import type { RichLimits } from './limits';
 import type { NumberingWriter } from './numbering';
 import { REL_HYPERLINK, REL_IMAGE, type RelationshipWriter } from './relationships';
-import { readStyles, type StyleEntry, type TemplateStyles } from './styles';
+import { readStyles, STYLES_PART, type StyleEntry, type TemplateStyles } from './styles';
 
 interface Rel {
   type: string;
@@ -88,11 +88,11 @@ function prepareDocument(
     );
   // What goes into the template's parts must be balanced XML on its own (the template checks only
   // look at the document parts; styles and numbering are copied from too).
-  const stylesXml = zip.file('word/styles.xml')?.asText() ?? '';
+  const stylesXml = zip.file(STYLES_PART)?.asText() ?? '';
   const numberingXml = zip.file('word/numbering.xml')?.asText() ?? '';
   for (const [what, xml] of [
     ['word/document.xml', `<body>${body}</body>`],
-    ['word/styles.xml', stylesXml || '<w:styles/>'],
+    [STYLES_PART, stylesXml || '<w:styles/>'],
     ['word/numbering.xml', numberingXml || '<w:numbering/>'],
   ]) {
     const fault = findXmlFault(xml);
@@ -280,12 +280,9 @@ export class SubdocumentWriter {
   /** Styles into word/styles.xml; namespaces the bodies use onto the parts' roots. */
   finalize(parts: Iterable<string>): void {
     if (this.newStyles.length) {
-      const xml = this.zip.file('word/styles.xml')?.asText();
+      const xml = this.zip.file(STYLES_PART)?.asText();
       if (xml)
-        this.zip.file(
-          'word/styles.xml',
-          xml.replace(/<\/w:styles>\s*$/, `${this.newStyles.join('')}</w:styles>`),
-        );
+        this.zip.file(STYLES_PART, xml.replace(/<\/w:styles>\s*$/, `${this.newStyles.join('')}</w:styles>`));
     }
     if (!this.namespaces.size) return;
     for (const part of parts) {

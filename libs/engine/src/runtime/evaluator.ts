@@ -4,7 +4,6 @@
  * safe globals. Only `Callable`s built by this package can be called.
  */
 import { withWrittenPath } from './undefined-path';
-import { FILTERS, TESTS } from './filters';
 import {
   binary,
   compare,
@@ -13,6 +12,7 @@ import {
   getItem,
   getSlice,
   JinjaRuntimeError,
+  type Environment,
   type RenderState,
 } from './ops';
 import type { Expr } from '../syntax/parser';
@@ -111,8 +111,8 @@ function globalFn(name: string, st: RenderState): Value | undefined {
       });
     case 'num2words': {
       // Python's num2words registered as a global (`{{ num2words(total, lang='ru') }}`): the filter
-      // of that name, once a layer has registered it.
-      const fn = FILTERS.num2words;
+      // of that name, when the render's environment has one.
+      const fn = st.environment.filters.num2words;
       if (!fn) return undefined;
       return new Callable('num2words', (args, kwargs) =>
         fn(st, args[0] ?? new Undefined('number'), args.slice(1), kwargs),
@@ -190,7 +190,7 @@ function evaluateNode(e: Expr, frame: Frame, st: RenderState): Value {
       return callee.fn(args, kwargs);
     }
     case 'Filter': {
-      const fn = FILTERS[e.name];
+      const fn = st.environment.filters[e.name];
       if (!fn) throw new JinjaRuntimeError(`no filter named '${e.name}'`);
       const input = evaluate(e.input, frame, st);
       const args = e.args.map((a) => evaluate(a, frame, st));
@@ -199,7 +199,7 @@ function evaluateNode(e: Expr, frame: Frame, st: RenderState): Value {
       return fn(st, input, args, kwargs);
     }
     case 'Test': {
-      const fn = TESTS[e.name];
+      const fn = st.environment.tests[e.name];
       if (!fn) throw new JinjaRuntimeError(`no test named '${e.name}'`);
       const result = fn(
         st,
@@ -271,21 +271,21 @@ function evaluateNode(e: Expr, frame: Frame, st: RenderState): Value {
   }
 }
 
-/** Names of filters and tests an expression uses that do not exist: reported as syntax errors. */
-export function unknownNames(e: Expr, out: string[] = []): string[] {
+/** Names of filters and tests an expression uses that `env` lacks: reported as syntax errors. */
+export function unknownNames(e: Expr, env: Environment, out: string[] = []): string[] {
   const visit = (x: Expr | undefined): void => {
     if (!x) return;
     switch (x.type) {
       case 'Filter':
         if (x.name === 'urlize')
           out.push("the filter 'urlize' makes HTML links, which a Word document cannot hold");
-        else if (!FILTERS[x.name]) out.push(`unknown filter '${x.name}'`);
+        else if (!env.filters[x.name]) out.push(`unknown filter '${x.name}'`);
         visit(x.input);
         x.args.forEach(visit);
         x.kwargs.forEach(([, v]) => visit(v));
         return;
       case 'Test':
-        if (!TESTS[x.name]) out.push(`unknown test '${x.name}'`);
+        if (!env.tests[x.name]) out.push(`unknown test '${x.name}'`);
         visit(x.input);
         x.args.forEach(visit);
         return;

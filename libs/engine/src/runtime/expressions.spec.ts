@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { evaluate, Frame } from './evaluator';
+import { jinjaEnvironment } from './environment';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './ops';
 import { JinjaSyntaxError, parseExpression, parseStatement } from '../syntax/parser';
 import { percentFormat, pyRound } from './pyformat';
@@ -14,8 +15,10 @@ const DATA = JSON.parse(`{
   "__proto__": {"polluted": true}
 }`) as Dict;
 
+const JINJA = jinjaEnvironment();
+
 function run(src: string, data: Dict = DATA, strict = false): { out: string; st: RenderState } {
-  const st = new RenderState(data, new Set(['logo']), strict, {
+  const st = new RenderState(JINJA, data, new Set(['logo']), strict, {
     ...DEFAULT_EVAL_LIMITS,
     maxLoopIterations: 1000,
     maxValueLength: 10_000,

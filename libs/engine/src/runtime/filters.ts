@@ -10,7 +10,9 @@ import {
   length,
   pyReplace,
   pyStrip,
+  type FilterFn,
   type RenderState,
+  type TestFn,
 } from './ops';
 import { FormatError, percentFormat, pyRound } from './pyformat';
 import {
@@ -36,8 +38,7 @@ import {
   type Value,
 } from './values';
 
-export type FilterFn = (st: RenderState, input: Value, args: Value[], kwargs: Record<string, Value>) => Value;
-export type TestFn = (st: RenderState, input: Value, args: Value[]) => boolean;
+export type { FilterFn, TestFn };
 
 export function arg(args: Value[], kwargs: Record<string, Value>, i: number, name: string, d: Value): Value {
   if (Object.prototype.hasOwnProperty.call(kwargs, name)) return kwargs[name];
@@ -153,7 +154,7 @@ function select(st: RenderState, input: Value, args: Value[], keep: boolean, byA
   let test: (v: Value) => boolean;
   if (testName === undefined) test = (v) => truthy(v);
   else {
-    const fn = typeof testName === 'string' ? TESTS[testName] : undefined;
+    const fn = typeof testName === 'string' ? st.environment.tests[testName] : undefined;
     if (!fn) throw new JinjaRuntimeError(`no test named '${str(testName)}'`);
     test = (v) => fn(st, v, testArgs);
   }
@@ -373,7 +374,7 @@ const FILTERS_TABLE: Record<string, FilterFn> = {
       });
     }
     const name = a[0];
-    const fn = typeof name === 'string' ? FILTERS[name] : undefined;
+    const fn = typeof name === 'string' ? st.environment.filters[name] : undefined;
     if (!fn) throw new JinjaRuntimeError(`map: no filter named '${str(name ?? null)}'`);
     return items.map((x) => fn(st, x, a.slice(1), k));
   },
@@ -656,20 +657,10 @@ FILTERS_TABLE.count = FILTERS_TABLE.length;
 FILTERS_TABLE.d = FILTERS_TABLE.default;
 FILTERS_TABLE.e = FILTERS_TABLE.escape;
 
-/** Null-prototype copy: a filter name like `constructor` finds nothing. */
-export const FILTERS: Record<string, FilterFn> = Object.assign(Object.create(null), FILTERS_TABLE);
-
-/**
- * Adds the filters another layer owns (rich content's `html` and `markdown`, registered by
- * render.ts), so the runtime never imports that layer. Registering the same function again is a
- * no-op; a name taken by another filter is refused.
- */
-export function registerFilters(table: Record<string, FilterFn>): void {
-  for (const [name, fn] of Object.entries(table)) {
-    if (FILTERS[name] !== undefined && FILTERS[name] !== fn) throw new Error(`filter ${name} is taken`);
-    FILTERS[name] = fn;
-  }
-}
+/** Jinja's own filters (environment.ts adds the other layers' to a render's environment). */
+export const JINJA_FILTERS: Readonly<Record<string, FilterFn>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, FilterFn>, FILTERS_TABLE),
+);
 
 const isInt = (v: Value) => typeof v === 'number' && Number.isInteger(v);
 
@@ -687,8 +678,8 @@ const TESTS_TABLE: Record<string, TestFn> = {
   },
   eq: (_s, v, a) => pyEquals(v, a[0] ?? null),
   escaped: () => false,
-  filter: (_s, v) => typeof v === 'string' && FILTERS[v] !== undefined,
-  test: (_s, v) => typeof v === 'string' && TESTS[v] !== undefined,
+  filter: (st, v) => typeof v === 'string' && Object.hasOwn(st.environment.filters, v),
+  test: (st, v) => typeof v === 'string' && Object.hasOwn(st.environment.tests, v),
   even: (st, v) => {
     st.use(v);
     return isNumber(v) && num(v) % 2 === 0;
@@ -735,4 +726,7 @@ Object.assign(TESTS_TABLE, {
   '>=': TESTS_TABLE.ge,
 });
 
-export const TESTS: Record<string, TestFn> = Object.assign(Object.create(null), TESTS_TABLE);
+/** Jinja's own tests. */
+export const JINJA_TESTS: Readonly<Record<string, TestFn>> = Object.freeze(
+  Object.assign(Object.create(null) as Record<string, TestFn>, TESTS_TABLE),
+);

@@ -1,5 +1,6 @@
 import { spawnSync } from 'node:child_process';
 import { evaluate, Frame } from './evaluator';
+import { jinjaEnvironment } from './environment';
 import { NATIVE_SOURCE_TEXT, parseDataJson, plainNumbers, stringifyDataJson } from './json-numbers';
 import { DEFAULT_EVAL_LIMITS, RenderState } from './ops';
 import { parseExpression } from '../syntax/parser';
@@ -10,7 +11,7 @@ const render = (src: string, data: unknown) =>
     evaluate(
       parseExpression(src),
       new Frame(),
-      new RenderState(data as Dict, new Set(), false, DEFAULT_EVAL_LIMITS),
+      new RenderState(jinjaEnvironment(), data as Dict, new Set(), false, DEFAULT_EVAL_LIMITS),
     ),
   );
 

@@ -51,6 +51,21 @@ export const MAX_MACRO_CALL_DEPTH = 64;
 /** Levels of a recursive loop (`loop(children)`): data nested deeper is refused. */
 export const MAX_LOOP_RECURSION_DEPTH = 64;
 
+export type FilterFn = (st: RenderState, input: Value, args: Value[], kwargs: Record<string, Value>) => Value;
+export type TestFn = (st: RenderState, input: Value, args: Value[]) => boolean;
+
+/**
+ * The filters and tests a render may use, built by its caller (runtime/environment.ts, and the
+ * engine's defaultEnvironment with the formatting and rich-content filters): nothing is
+ * registered process-wide, so lint and inspect know what render knows by getting the same one.
+ */
+export interface Environment {
+  /** Tells environments apart where compiled templates are kept (a compile checks filter names). */
+  readonly id: string;
+  readonly filters: Readonly<Record<string, FilterFn>>;
+  readonly tests: Readonly<Record<string, TestFn>>;
+}
+
 /** What one render shares across tags: data, image names, strictness, limits and counters. */
 export class RenderState {
   iterations = 0;
@@ -63,6 +78,8 @@ export class RenderState {
   private readonly undefinedUsed = new Set<string>();
 
   constructor(
+    /** The filters and tests this render's templates may call. */
+    readonly environment: Environment,
     readonly data: Dict,
     readonly imageNames: ReadonlySet<string>,
     readonly strict: boolean,

@@ -3,6 +3,7 @@
  * its whitespace-control marks and placement prefix, and its parsed expression or statement.
  */
 import { unknownNames } from '../../runtime/evaluator';
+import type { Environment } from '../../runtime/ops';
 import {
   JinjaSyntaxError,
   parseExpression,
@@ -21,6 +22,10 @@ import {
   type Placement,
   type Report,
 } from '../parts';
+import { WORD } from '../../package/formats';
+
+/** Word's elements (the package description's). */
+const ELEMENTS = WORD.elements;
 
 export function annotate(
   p: JinjaPart,
@@ -28,6 +33,8 @@ export function annotate(
   index: number,
   filePath: string,
   report: Report,
+  /** The filters and tests the template may name (others are syntax errors). */
+  env: Environment,
 ): void {
   const raw = decodeXmlText(p.value);
   // p.value lost its kind character to the matcher; rebuild the tag as written.
@@ -67,10 +74,10 @@ export function annotate(
     if (p.kind === 'expr') {
       Object.assign(p, runContext(parsed, index));
       p.expr = parseExpression(inner);
-      for (const m of unknownNames(p.expr)) report(p, m);
+      for (const m of unknownNames(p.expr, env)) report(p, m);
     } else {
       p.statement = parseStatement(inner);
-      for (const e of statementExprs(p.statement)) for (const m of unknownNames(e)) report(p, m);
+      for (const e of statementExprs(p.statement)) for (const m of unknownNames(e, env)) report(p, m);
     }
   } catch (e) {
     if (e instanceof JinjaSyntaxError) report(p, e.message);
@@ -83,8 +90,8 @@ export function annotate(
  * paragraph: docxtpl copies them into the paragraphs a `\a` or `\f` in the value starts.
  */
 function runContext(parsed: Part[], index: number): { paragraphProperties?: string; runProperties?: string } {
-  const run = enclosing(parsed, index, 'w:r');
-  const para = enclosing(parsed, index, 'w:p');
+  const run = enclosing(parsed, index, ELEMENTS.run);
+  const para = enclosing(parsed, index, ELEMENTS.paragraph);
   if (!run || !para || para[0] > run[0]) return {};
   let depth = 0;
   for (let k = para[0] + 1; k < run[0]; k++) {
@@ -138,7 +145,7 @@ function contextOf(parsed: Part[], index: number, source: string): string {
     let out = '';
     for (let i = index + dir; i >= 0 && i < parsed.length && out.length < 40; i += dir) {
       const p = parsed[i];
-      if (p.type === 'tag' && p.tag === 'w:p') break;
+      if (p.type === 'tag' && p.tag === ELEMENTS.paragraph) break;
       let t = '';
       if (isTextContent(p)) t = decodeXmlText(p.value);
       else if (isJinja(p)) t = (p.source as string | undefined) ?? '{…}';

@@ -13,6 +13,10 @@
  */
 import type { Expr } from '../../syntax/parser';
 import { enclosing, isJinja, MODULE, type JinjaPart, type Part, type Report } from '../parts';
+import { WORD } from '../../package/formats';
+
+/** Word's elements (the package description's). */
+const ELEMENTS = WORD.elements;
 
 const CELL_TAGS = new Set(['vm', 'hm', 'colspan', 'cellbg']);
 const LOOP_FIRST: Expr = { type: 'Attr', obj: { type: 'Name', name: 'loop' }, name: 'first' };
@@ -64,7 +68,7 @@ function endOfTagText(parts: Part[], index: number, limit: number): number {
   let bound = Number(parts[index].lIndex ?? -1);
   for (let k = index + 1; k < limit; k++) {
     const p = parts[k];
-    if (isTag(p, 'w:t', 'end') && Number(p.lIndex ?? Infinity) > bound) return k;
+    if (isTag(p, ELEMENTS.text, 'end') && Number(p.lIndex ?? Infinity) > bound) return k;
     if (isJinja(p) && typeof p.lIndex === 'number') bound = Math.max(bound, p.lIndex);
   }
   return -1;
@@ -73,7 +77,7 @@ function endOfTagText(parts: Part[], index: number, limit: number): number {
 function rewriteCell(input: Part[], index: number, report: Report): Part[] {
   const tag = input[index] as JinjaPart;
   const type = tag.statement!.type;
-  const tc = enclosing(input, index, 'w:tc');
+  const tc = enclosing(input, index, ELEMENTS.cell);
   if (!tc) {
     report(tag, `a {% ${type} %} tag must be inside a table cell`);
     return input.filter((_p, i) => i !== index);
@@ -102,7 +106,7 @@ function rewriteCell(input: Part[], index: number, report: Report): Part[] {
   const inserts: [number, Part][] = [[tcPrStart + 1, tag]];
   if (type === 'vm') {
     // As docxtpl: from the cell's first text to the end of the tag's text, first iteration only.
-    const firstText = parts.findIndex((p, k) => k > tcPrEnd && k < tc[1] && isTag(p, 'w:t', 'start'));
+    const firstText = parts.findIndex((p, k) => k > tcPrEnd && k < tc[1] && isTag(p, ELEMENTS.text, 'start'));
     const textEnd = endOfTagText(parts, index, tc[1]);
     if (firstText >= 0 && textEnd >= 0) {
       inserts.push([firstText + 1, synthetic(tag, 'if')], [textEnd, synthetic(tag, 'endif')]);

@@ -8,6 +8,10 @@
  * itself strips the whitespace right beside the tag.
  */
 import { isJinja, isTextContent, type JinjaPart, type Part } from '../parts';
+import { WORD } from '../../package/formats';
+
+/** Word's elements (the package description's). */
+const ELEMENTS = WORD.elements;
 
 const isTag = (p: Part | undefined, tag: string, position: string) =>
   p !== undefined && p.type === 'tag' && p.tag === tag && p.position === position;
@@ -31,7 +35,7 @@ export function applyWhitespaceControl(parsed: Part[]): Part[] {
     const p = parts[i];
     if (!isBlock(p) || !p.trimLeft) continue;
     let j = i - 1;
-    while (j > lastMerge && !isTag(parts[j], 'w:t', 'end')) j--;
+    while (j > lastMerge && !isTag(parts[j], ELEMENTS.text, 'end')) j--;
     if (j <= lastMerge) {
       jinjaStrip(parts, i, -1);
       continue;
@@ -49,7 +53,7 @@ export function applyWhitespaceControl(parsed: Part[]): Part[] {
     // docxtpl first joins a tag Word split into the run it starts in: the runs that held the
     // rest of the tag (before its end, lIndex) are not "the next text" (the text after them is).
     const tagEnd = Number(p.lIndex ?? -1);
-    const nextText = (q: Part) => isTag(q, 'w:t', 'start') && Number(q.lIndex ?? Infinity) > tagEnd;
+    const nextText = (q: Part) => isTag(q, ELEMENTS.text, 'start') && Number(q.lIndex ?? Infinity) > tagEnd;
     let j = i + 1;
     while (
       j < parts.length &&

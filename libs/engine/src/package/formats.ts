@@ -1,0 +1,149 @@
+/**
+ * Each file format the engine fills, described as data (as docxtemplater's
+ * es6/file-type-config.js does): which parts of the package hold tags, chosen by their content type
+ * in [Content_Types].xml rather than by path, and which XML elements the tags' placements name.
+ * The lexer, parser and runtime never see a format; the docx layer and the steps above it ask
+ * the description instead of matching part names.
+ *
+ * Word is the only entry today. A spreadsheet or slide format fits as another entry:
+ *   - .xlsx: main type `…spreadsheetml.sheet.main+xml`; parts `…worksheet+xml` (templated, cells
+ *     `x:c` in rows `x:row`) and `…sharedStrings+xml` (templated: the text lives there, in
+ *     `x:si`/`x:t`); placements `tr` → `x:row`, `tc` → `x:c`; no paragraph or run placement (null).
+ *   - .pptx: main type `…presentationml.presentation.main+xml`; parts `…slide+xml` (templated,
+ *     pictures); elements `a:p`, `a:r`, `a:t`, rows `a:tr`, cells `a:tc`.
+ * Only the entry is new; the steps that fill and check parts look types up in it.
+ */
+import {
+  WORD_COMMENTS_TYPE,
+  WORD_ENDNOTES_TYPE,
+  WORD_FOOTER_TYPE,
+  WORD_FOOTNOTES_TYPE,
+  WORD_HEADER_TYPE,
+  WORD_MAIN_TYPE,
+  WORD_TEMPLATE_MAIN_TYPE,
+} from '@app/ooxml';
+
+/** docxtpl's tag prefixes: `{%p %}`, `{%tr %}`, `{%tc %}`, `{%r %}` (the element the tag stands for). */
+export type Placement = 'p' | 'tr' | 'tc' | 'r';
+
+/** One kind of XML part of a format, known by its content type. */
+export interface PartKind {
+  readonly contentType: string;
+  /** What it is, for people: `main`, `header`, `footnotes`, … */
+  readonly role: string;
+  /** Its tags are filled. */
+  readonly templated: boolean;
+  /** Placeholder pictures in it are replaced (docxtpl's replace_pic). */
+  readonly pictures: boolean;
+  /** Where inspect lists it: lower first, then by part name. */
+  readonly order: number;
+}
+
+/** The elements a format's text and tables are made of. */
+export interface FormatElements {
+  readonly paragraph: string;
+  readonly run: string;
+  readonly text: string;
+  readonly table: string;
+  readonly row: string;
+  readonly cell: string;
+}
+
+export interface PackageFormat {
+  /** The file extension it is known by. */
+  readonly name: string;
+  /** The main part's content types that make a package this format, each with its variant. */
+  readonly mainTypes: Readonly<Record<string, string>>;
+  /** The main type a filled package carries (a template variant, .dotx, is filled as .docx). */
+  readonly filledMainType: string;
+  /** Variants that carry macros: refused. */
+  readonly macroVariants: readonly string[];
+  /**
+   * The XML parts the engine reads: their size counts against the XML limit and each is checked
+   * well formed before any is parsed. Inspect lists tags in these; the fill fills the templated.
+   */
+  readonly parts: readonly PartKind[];
+  readonly elements: FormatElements;
+  /** The element each placement prefix stands for. */
+  readonly placements: Readonly<Record<Placement, string>>;
+  /**
+   * Wrappers runs can sit in, lexed as elements (beyond docxtemplater's own list) so placement and
+   * balance checks see them.
+   */
+  readonly lexedElements: readonly string[];
+}
+
+/**
+ * Word (.docx, and .dotx filled as .docx). The templated parts are those docxtemplater lists for
+ * Word (main document, headers, footers, footnotes, comments) — endnotes are read and checked but
+ * not filled, as before.
+ */
+export const WORD: PackageFormat = {
+  name: 'docx',
+  mainTypes: {
+    [WORD_MAIN_TYPE]: 'docx',
+    [WORD_TEMPLATE_MAIN_TYPE]: 'dotx',
+    'application/vnd.ms-word.document.macroEnabled.main+xml': 'docm',
+    'application/vnd.ms-word.template.macroEnabledTemplate.main+xml': 'dotm',
+  },
+  filledMainType: WORD_MAIN_TYPE,
+  macroVariants: ['docm', 'dotm'],
+  parts: [
+    { contentType: WORD_MAIN_TYPE, role: 'main', templated: true, pictures: true, order: 0 },
+    { contentType: WORD_HEADER_TYPE, role: 'header', templated: true, pictures: true, order: 1 },
+    { contentType: WORD_FOOTER_TYPE, role: 'footer', templated: true, pictures: true, order: 2 },
+    { contentType: WORD_FOOTNOTES_TYPE, role: 'footnotes', templated: true, pictures: false, order: 3 },
+    { contentType: WORD_ENDNOTES_TYPE, role: 'endnotes', templated: false, pictures: false, order: 3 },
+    { contentType: WORD_COMMENTS_TYPE, role: 'comments', templated: true, pictures: false, order: 3 },
+  ],
+  elements: { paragraph: 'w:p', run: 'w:r', text: 'w:t', table: 'w:tbl', row: 'w:tr', cell: 'w:tc' },
+  placements: { p: 'w:p', tr: 'w:tr', tc: 'w:tc', r: 'w:r' },
+  lexedElements: [
+    'w:hyperlink',
+    'w:txbxContent',
+    'w:smartTag',
+    'w:ins',
+    'w:del',
+    'w:fldSimple',
+    'w:customXml',
+    'w:tcPr',
+  ],
+};
+
+/** A format's part kinds, looked up by content type (built once per format). */
+export class FormatParts {
+  private readonly byType: ReadonlyMap<string, PartKind>;
+
+  private readonly main: PartKind | undefined;
+
+  constructor(readonly format: PackageFormat) {
+    const byType = new Map(format.parts.map((p) => [p.contentType, p]));
+    this.main = byType.get(format.filledMainType);
+    // Every variant's main part is the main part (a .dotx's, before it is filled as .docx).
+    if (this.main) for (const t of Object.keys(format.mainTypes)) byType.set(t, this.main);
+    this.byType = byType;
+  }
+
+  /** The kind of a part of this content type, or undefined when the engine does not read it. */
+  kindOf(contentType: string | undefined): PartKind | undefined {
+    return contentType === undefined ? undefined : this.byType.get(contentType);
+  }
+
+  isRead(contentType: string | undefined): boolean {
+    return this.kindOf(contentType) !== undefined;
+  }
+
+  isTemplated(contentType: string | undefined): boolean {
+    return this.kindOf(contentType)?.templated === true;
+  }
+
+  hasPictures(contentType: string | undefined): boolean {
+    return this.kindOf(contentType)?.pictures === true;
+  }
+
+  isMain(contentType: string | undefined): boolean {
+    return this.main !== undefined && this.kindOf(contentType) === this.main;
+  }
+}
+
+export const WORD_PARTS = new FormatParts(WORD);
