@@ -1,14 +1,14 @@
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
 
-import { ConversionFailedError } from './errors';
-import { GOTENBERG_CONVERT_ROUTE, GotenbergConverter } from './gotenberg-converter';
-import { createConverter } from './index';
-import { LibreOfficePool } from './libreoffice-pool';
 import type { PdfOptions } from '@app/contracts';
-import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../../../test/support/converter-fixtures';
-import { readGotenbergPdfFields } from '../../../test/support/gotenberg-form';
-import { pdfInfo, pdfXmp } from '../../../test/support/pdf-inspect';
+import { ConversionFailedError, createConverter, GotenbergConverter, LibreOfficePool } from '@app/converters';
+import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from './support/converter-fixtures';
+import { readGotenbergPdfFields } from './support/gotenberg-form';
+import { pdfInfo, pdfXmp } from './support/pdf-inspect';
+
+/** Gotenberg 8's LibreOffice route, as its documentation gives it. */
+const GOTENBERG_CONVERT_ROUTE = '/forms/libreoffice/convert';
 
 /**
  * A stand-in for Gotenberg 8 on 127.0.0.1: it checks each request the way Gotenberg documents
@@ -98,7 +98,7 @@ class GotenbergDouble {
       problems: [],
     };
     if (req.method !== 'POST') seen.problems.push(`method ${req.method}, expected POST`);
-    if (req.url !== '/forms/libreoffice/convert') seen.problems.push(`route ${req.url}`);
+    if (req.url !== GOTENBERG_CONVERT_ROUTE) seen.problems.push(`route ${req.url}`);
     const contentType = req.headers['content-type'] ?? '';
     if (!contentType.startsWith('multipart/form-data; boundary=')) {
       seen.problems.push(`content-type ${contentType}`);
