@@ -22,6 +22,9 @@ HIDDEN_PATHS=(
   /usr/lib/chromium/chromium
 )
 
+# npm packages first, while there is a network: `npm ci` inside would empty node_modules and fail.
+bash scripts/ensure-deps.sh --npm-only
+
 bin=$(mktemp -d)
 trap 'rm -rf "$bin"' EXIT
 IFS=: read -ra dirs <<<"$PATH"
