@@ -9,7 +9,7 @@ import { join } from 'node:path';
 import { heartbeatKey, payloadKeys, templateKey } from '@app/contracts';
 import { admitAndStore, beat, isFinalFailure } from '@app/queue';
 // libs/queue's private readers of BullMQ's state are what this file pins (they read Redis beside
-// BullMQ's API), so it imports them by path, the one test that does.
+// BullMQ's API), so it imports them by path (test/support/babel-ours.ts is the other such file).
 // eslint-disable-next-line no-restricted-imports
 import { finishedJobs, missingJobs, waitingKeys } from '../libs/queue/src/bullmq-state';
 import { redisForTests } from './service-harness';
