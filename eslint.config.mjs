@@ -49,6 +49,35 @@ const NO_REDIS_CALLS = {
   ],
 };
 
+/*
+ * Unit specs (`*.spec.ts` beside the code, `npm run test:unit`) run without Redis, LibreOffice,
+ * Chromium, Python or the PDF tools (docs/testing.md): they import none of test/'s helpers that
+ * start or call those, and spawn none of them. A test that needs one goes to test/ as *.e2e-spec.ts.
+ */
+const SERVICE_MESSAGE =
+  'a unit spec needs no service (Redis, LibreOffice, Chromium, Python, PDF tools): move this test to test/*.e2e-spec.ts';
+const NO_SERVICE_HARNESS = {
+  regex:
+    '(^|/)test/(service-harness|support/(redis-cluster|docxtpl|converter-fixtures|pdf-inspect|page-compare|barcode-decode))(\\.ts)?$',
+  message: SERVICE_MESSAGE,
+};
+const SERVICE_PROGRAMS =
+  '/(^|\\/)(redis-server|redis-cli|soffice|soffice\\.bin|libreoffice|chromium|python3?(\\.\\d+)?|qpdf|pdftoppm|pdftotext|pdfinfo|zbarimg|ZXingReader)$/';
+const SPAWNERS = '/^(spawn|spawnSync|execFile|execFileSync|exec|execSync|fork)$/';
+const NO_SERVICE_SPAWN = {
+  'no-restricted-syntax': [
+    'error',
+    ...['callee.name', 'callee.property.name'].map((callee) => ({
+      selector: `CallExpression[${callee}=${SPAWNERS}] > Literal.arguments:first-child[value=${SERVICE_PROGRAMS}]`,
+      message: SERVICE_MESSAGE,
+    })),
+    ...['callee.name', 'callee.property.name'].map((callee) => ({
+      selector: `CallExpression[${callee}=${SPAWNERS}] > TemplateLiteral.arguments:first-child[quasis.length=1][quasis.0.value.cooked=${SERVICE_PROGRAMS}]`,
+      message: SERVICE_MESSAGE,
+    })),
+  ],
+};
+
 export default tseslint.config(
   { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '**/*.py'] },
   js.configs.recommended,
@@ -91,6 +120,11 @@ export default tseslint.config(
   },
   {
     files: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts'],
-    rules: { ...boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH), 'no-restricted-syntax': 'off' },
+    rules: { ...boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_SERVICE_HARNESS), ...NO_SERVICE_SPAWN },
+  },
+  {
+    // The end-to-end tests reach a library through its index, as its users do.
+    files: ['test/**/*.ts'],
+    rules: boundaries(DEEP_ALIAS, NO_LIB_PATH),
   },
 );

@@ -19,7 +19,8 @@ const swc = [
 // which cannot require() ES modules on Node 20; Node itself can.
 const ESM_ONLY = '(htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities|n2words)';
 
-module.exports = {
+const common = {
+  rootDir: __dirname,
   testEnvironment: 'node',
   transform: { '^.+\\.ts$': swc, [`/node_modules/${ESM_ONLY}/.+\\.js$`]: swc },
   transformIgnorePatterns: [`/node_modules/(?!${ESM_ONLY}/)`],
@@ -27,6 +28,20 @@ module.exports = {
   moduleNameMapper: Object.fromEntries(
     Object.entries(paths).map(([alias, [dir]]) => [`^${alias}$`, `<rootDir>/${dir}`]),
   ),
-  testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts', '<rootDir>/test/**/*.e2e-spec.ts'],
+};
+
+/*
+ * Two tiers, chosen by where a file sits (docs/testing.md), so a new spec lands in its tier by its
+ * path alone:
+ *   unit: *.spec.ts beside the code — no Redis, LibreOffice, Chromium, Python or network;
+ *   e2e:  test/**\/*.e2e-spec.ts — real services, started by the tests themselves.
+ * `jest` runs both in one invocation; `--selectProjects unit` (npm run test:unit) or `e2e` picks one.
+ */
+module.exports = {
+  // Read from the root config only (Jest's global config), not from each project.
   testTimeout: 60000,
+  projects: [
+    { ...common, displayName: 'unit', testMatch: ['<rootDir>/{apps,libs}/**/*.spec.ts'] },
+    { ...common, displayName: 'e2e', testMatch: ['<rootDir>/test/**/*.e2e-spec.ts'] },
+  ],
 };

@@ -1,6 +1,7 @@
 /**
- * The layout's import rules, and Redis only in libs/queue, are enforced by lint (eslint.config.mjs);
- * these cases prove each rule fires, so a loosened config cannot pass unnoticed.
+ * The layout's import rules, Redis only in libs/queue, and unit specs that start no service are
+ * enforced by lint (eslint.config.mjs); these cases prove each rule fires, so a loosened config
+ * cannot pass unnoticed.
  */
 import { spawnSync } from 'node:child_process';
 import { join } from 'node:path';
@@ -52,6 +53,41 @@ const REFUSED: [string, string, RegExp][] = [
     "declare const redisConnection: any; void redisConnection.eval('return 1', 0);",
     /only libs\/queue calls Redis/,
   ],
+  // A unit spec (beside the code, `npm run test:unit`) neither imports a helper that starts a service
+  // nor spawns one: such a test belongs in test/ as *.e2e-spec.ts.
+  [
+    'libs/queue/src/x.spec.ts',
+    "import { redisForTests as y } from '../../../test/service-harness';",
+    /a unit spec needs no service/,
+  ],
+  [
+    'libs/engine/src/x.spec.ts',
+    "import { DOCXTPL_PYTHON as y } from '../../../test/support/docxtpl';",
+    /a unit spec needs no service/,
+  ],
+  [
+    'libs/converters/src/x.spec.ts',
+    "import { pdfToText as y } from '../../../test/support/converter-fixtures';",
+    /a unit spec needs no service/,
+  ],
+  [
+    'libs/engine/src/x.spec.ts',
+    "import { spawnSync } from 'node:child_process'; const y = spawnSync('/usr/bin/python3', ['-c', '1']);",
+    /a unit spec needs no service/,
+  ],
+  [
+    'apps/worker/src/x.spec.ts',
+    "import { execFile } from 'node:child_process'; const y = execFile('redis-server', ['--port', '0']);",
+    /a unit spec needs no service/,
+  ],
+  [
+    'libs/converters/src/x.spec.ts',
+    "import * as cp from 'node:child_process'; const y = cp.spawn(`soffice`, ['--headless']);",
+    /a unit spec needs no service/,
+  ],
+  // The end-to-end tests reach a library through its index too.
+  ['test/x.e2e-spec.ts', "import { y } from '../libs/queue/src/bullmq-state';", /through its @app/],
+  ['test/x.e2e-spec.ts', "import { y } from '@app/engine/render';", /through its index/],
 ];
 const ALLOWED: [string, string][] = [
   ['apps/worker/src/x.ts', "import { y } from '@app/contracts';"],
@@ -64,6 +100,16 @@ const ALLOWED: [string, string][] = [
   ['test/x.e2e-spec.ts', "import { Redis as y } from 'ioredis';"],
   ['apps/api/src/x.ts', "declare const payloads: any; void payloads.drop('k');"],
   ['apps/api/src/x.ts', "const seen = new Map(); void seen.get('k');"],
+  [
+    'libs/engine/src/x.spec.ts',
+    "import { spawnSync } from 'node:child_process'; const y = spawnSync(process.execPath, ['-e', '1']);",
+  ],
+  ['test/x.e2e-spec.ts', "import { redisForTests as y } from './service-harness';"],
+  [
+    'test/x.e2e-spec.ts',
+    "import { spawnSync } from 'node:child_process'; const y = spawnSync('/usr/bin/python3', ['-c', '1']);",
+  ],
+  ['test/x.e2e-spec.ts', "import { y } from '@app/queue';"],
 ];
 
 /**

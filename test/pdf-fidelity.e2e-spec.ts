@@ -2,7 +2,7 @@
  * What a reader sees in the PDF, with the real LibreOffice: every script drawn by a font that has
  * its glyphs, tables of contents refreshed, PNG images kept lossless, PDF/A, PDF/UA and the other
  * options of `options.pdf` in effect. (The same options on the Gotenberg route: see
- * libs/converters/src/gotenberg-converter.spec.ts.)
+ * test/gotenberg-converter.e2e-spec.ts.)
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';

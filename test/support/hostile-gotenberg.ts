@@ -4,7 +4,7 @@
  * and converts with the converters library's own LibreOfficePool, so a worker pointed at it gets real
  * PDFs. Its behaviour is switched at run time, to play a Gotenberg that is down (connections
  * refused: the port is closed and later reopened), overloaded (503), slow (answers after a
- * delay) or dropping connections. Ideas taken from libs/converters/src/gotenberg-converter.spec.ts.
+ * delay) or dropping connections. Ideas taken from test/support/gotenberg-double.ts.
  */
 import { createServer, type IncomingMessage, type Server, type ServerResponse } from 'node:http';
 import type { AddressInfo, Socket } from 'node:net';

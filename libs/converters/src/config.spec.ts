@@ -1,7 +1,5 @@
-import { availableParallelism } from 'node:os';
-
 import { ConverterConfigError, converterConfigFromEnv } from '@app/config';
-import { createConverter, LibreOfficePool, splitMinRowsOf, SplittingConverter } from './index';
+import { createConverter, splitMinRowsOf } from './index';
 
 describe('converterConfigFromEnv', () => {
   it('is empty (all defaults) when nothing is set, and treats empty values as unset', () => {
@@ -66,8 +64,7 @@ describe('converterConfigFromEnv', () => {
   it('reads LIBREOFFICE_ALLOCATOR and names a value it does not know', () => {
     expect(converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: 'system' })).toEqual({ allocator: 'system' });
     expect(converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: ' auto ' })).toEqual({ allocator: 'auto' });
-    // Installed by the set-up, so requiring it passes here.
-    expect(converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: 'jemalloc' })).toEqual({ allocator: 'jemalloc' });
+    // Requiring jemalloc where it is installed: test/libreoffice-pool.e2e-spec.ts.
     expect(() => converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: 'tcmalloc' })).toThrow(
       "LIBREOFFICE_ALLOCATOR must be one of auto, jemalloc, system, got 'tcmalloc'",
     );
@@ -96,41 +93,6 @@ describe('createConverter', () => {
   it('validates a config built in code', () => {
     expect(() => createConverter({ instances: 0 })).toThrow(ConverterConfigError);
     expect(() => createConverter({ gotenbergUrl: 'localhost:3000' })).toThrow(/gotenbergUrl/);
-  });
-
-  it('builds the LibreOffice pool when no Gotenberg URL is set, splitting long tables unless SPLIT_MIN_ROWS is 0', async () => {
-    const unsplit = createConverter({ instances: 1, splitMinRows: 0, budgetScalePercent: 0 });
-    await unsplit.close();
-    expect(unsplit).toBeInstanceOf(LibreOfficePool);
-    // Split conversion off, the conversion budget on: the splitter still refuses what is beyond its time.
-    const budgeted = createConverter({ instances: 1, splitMinRows: 0 });
-    await budgeted.close();
-    expect(budgeted).toBeInstanceOf(SplittingConverter);
-    expect(budgeted.setup).toMatch(
-      /no split conversion, whole conversions predicted beyond their time refused/,
-    );
-    expect(() => createConverter({ budgetScalePercent: 10_001 })).toThrow(
-      /budgetScalePercent must be a whole number from 0/,
-    );
-    expect(() => createConverter({ splitPartPages: 1 })).toThrow(
-      /splitPartPages must be a whole number from 2/,
-    );
-    const converter = createConverter({ instances: 1 });
-    try {
-      expect(converter).toBeInstanceOf(SplittingConverter);
-      expect(converter.setup).toMatch(
-        /tables from 2500 rows in parts of 10 pages, whole conversions predicted beyond their time refused \(predictions at 100%\)$/,
-      );
-      expect(converter.name).toBe('libreoffice');
-      expect(converter.capacity).toBe(1);
-      await (converter as SplittingConverter).start(); // createConverter already started it
-      await expect(converter.health()).resolves.toEqual({ healthy: true, instances: 1, ready: 1 });
-    } finally {
-      await converter.close();
-    }
-    const byDefault = createConverter({});
-    await byDefault.close();
-    expect(byDefault.capacity).toBe(availableParallelism());
   });
 
   it('says from how many rows the converter it builds splits a table (the fill resolves long tables from there)', () => {

@@ -1,6 +1,6 @@
 /**
  * The one place that reads what BullMQ keeps in Redis besides its public API. Pinned to the
- * bullmq version in package.json (exact) by bullmq-state.spec.ts, which runs each read against
+ * bullmq version in package.json (exact) by test/bullmq-state.e2e-spec.ts, which runs each read against
  * a real Redis and BullMQ's own scripts: a new BullMQ that moves a field or a key fails there.
  *
  * Why not only the public API: the API looks up every request waiting over a second, once a

@@ -4,7 +4,7 @@
  * (redis-script, with the scripts in lua/), the API's queue (render-queue), the worker's
  * (render-worker), admission, the reply channel and the watchdog. No other code imports ioredis
  * (ESLint: eslint.config.mjs) or bullmq (dependency-cruiser), and the apps call no Redis command
- * of their own. BullMQ is pinned in package.json, and bullmq-state.spec.ts pins what is read of
+ * of their own. BullMQ is pinned in package.json, and test/bullmq-state.e2e-spec.ts pins what is read of
  * its state beside the public API.
  */
 export * from './admission';

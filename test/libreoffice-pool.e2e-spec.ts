@@ -1,20 +1,25 @@
 import { randomBytes } from 'node:crypto';
 import { existsSync, readdirSync, readFileSync } from 'node:fs';
 import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
-import { tmpdir } from 'node:os';
+import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { findJemalloc } from '@app/config';
-import { ConversionFailedError } from './errors';
-import { LibreOfficePool } from './libreoffice-pool';
-import { isConverterQueueFull, QUEUE_FULL_REASON } from './pdf-converter';
+import { converterConfigFromEnv, findJemalloc } from '@app/config';
+import {
+  ConversionFailedError,
+  createConverter,
+  isConverterQueueFull,
+  LibreOfficePool,
+  QUEUE_FULL_REASON,
+  SplittingConverter,
+} from '@app/converters';
 import {
   makeInvoiceDocx,
   pdfPageCount,
   pdfToText,
   processAlive,
   SAMPLE_INVOICE,
-} from '../../../test/support/converter-fixtures';
+} from './support/converter-fixtures';
 
 // Real LibreOffice throughout: two soffice.bin processes per pool, driven by uno_bridge.py.
 
@@ -107,7 +112,8 @@ describe('LibreOfficePool with two instances', () => {
   });
 
   it('runs every soffice.bin, and only soffice.bin, with jemalloc (installed by the set-up)', () => {
-    expect(findJemalloc()).toBeDefined();
+    expect(findJemalloc()).toMatch(/\/libjemalloc\.so\.2$/);
+    expect(converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: 'jemalloc' })).toEqual({ allocator: 'jemalloc' });
     expect(pool.allocator).toBe('jemalloc');
     expect(pool.setup).toBe(`allocator jemalloc, work dir ${workParent}`);
     for (const slot of pool.describe()) {
@@ -396,5 +402,42 @@ describe('LibreOfficePool supervision', () => {
     } finally {
       await pool.close();
     }
+  });
+});
+
+describe('createConverter', () => {
+  it('builds the LibreOffice pool when no Gotenberg URL is set, splitting long tables unless SPLIT_MIN_ROWS is 0', async () => {
+    const unsplit = createConverter({ instances: 1, splitMinRows: 0, budgetScalePercent: 0 });
+    await unsplit.close();
+    expect(unsplit).toBeInstanceOf(LibreOfficePool);
+    // Split conversion off, the conversion budget on: the splitter still refuses what is beyond its time.
+    const budgeted = createConverter({ instances: 1, splitMinRows: 0 });
+    await budgeted.close();
+    expect(budgeted).toBeInstanceOf(SplittingConverter);
+    expect(budgeted.setup).toMatch(
+      /no split conversion, whole conversions predicted beyond their time refused/,
+    );
+    expect(() => createConverter({ budgetScalePercent: 10_001 })).toThrow(
+      /budgetScalePercent must be a whole number from 0/,
+    );
+    expect(() => createConverter({ splitPartPages: 1 })).toThrow(
+      /splitPartPages must be a whole number from 2/,
+    );
+    const converter = createConverter({ instances: 1 });
+    try {
+      expect(converter).toBeInstanceOf(SplittingConverter);
+      expect(converter.setup).toMatch(
+        /tables from 2500 rows in parts of 10 pages, whole conversions predicted beyond their time refused \(predictions at 100%\)$/,
+      );
+      expect(converter.name).toBe('libreoffice');
+      expect(converter.capacity).toBe(1);
+      await (converter as SplittingConverter).start(); // createConverter already started it
+      await expect(converter.health()).resolves.toEqual({ healthy: true, instances: 1, ready: 1 });
+    } finally {
+      await converter.close();
+    }
+    const byDefault = createConverter({});
+    await byDefault.close();
+    expect(byDefault.capacity).toBe(availableParallelism());
   });
 });

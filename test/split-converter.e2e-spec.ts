@@ -4,14 +4,20 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
 
-import { pdfPageCount } from '../../../../test/support/converter-fixtures';
-import { buildDocx, table } from '../../../../test/support/docx-builder';
-import type { PartRequest } from '../libreoffice-instance';
-import type { LibreOfficePool, PartResult } from '../libreoffice-pool';
-import type { ConvertOptions } from '../pdf-converter';
-import { ConversionBudgetError } from '../errors';
-import { TOTAL_PAGES_PROPERTY } from './docx-parts';
-import { SplittingConverter } from './split-converter';
+import {
+  ConversionBudgetError,
+  SplittingConverter,
+  type ConvertOptions,
+  type LibreOfficePool,
+  type PartResult,
+} from '@app/converters';
+import { pdfPageCount } from './support/converter-fixtures';
+import { buildDocx, table } from './support/docx-builder';
+
+/** What the pool is asked to convert of a part (libs/converters' own type, not exported). */
+type PartRequest = Parameters<LibreOfficePool['convertPart']>[2];
+/** The custom document property each part's "of N" reads (docs/conversion.md, split conversion). */
+const TOTAL_PAGES_PROPERTY = 'DocgenTotalPages';
 
 /*
  * The parted conversion's bookkeeping against a pool that lays pages out by rule: ROWS_PER_PAGE

@@ -6,10 +6,10 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { LibreOfficePool } from '@app/converters';
-import { buildDocx, p, table } from '../../../../test/support/docx-builder';
-import { pdfPageCount, pdfToText } from '../../../../test/support/converter-fixtures';
-import { richTemplate } from '../../../../test/support/rich-docx';
-import { renderDocx } from '../render';
+import { buildDocx, p, table } from './support/docx-builder';
+import { pdfPageCount, pdfToText } from './support/converter-fixtures';
+import { richTemplate } from './support/rich-docx';
+import { renderDocx } from '@app/engine';
 
 jest.setTimeout(120_000);
 

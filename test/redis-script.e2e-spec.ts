@@ -1,5 +1,5 @@
-import { redisForTests } from '../../../test/service-harness';
-import { RedisScript } from './redis-script';
+import { RedisScript } from '@app/queue';
+import { redisForTests } from './service-harness';
 
 // A real Redis: what is asserted is which commands it received.
 const redisServer = redisForTests();

@@ -3,10 +3,10 @@
  * runs, text and formatting, and the same paragraphs for `\n`, `\t`, `\a` and `\f`.
  */
 import { execFileSync } from 'node:child_process';
-import { p } from '../../../../test/support/docx-builder';
-import { DOCXTPL_PYTHON } from '../../../../test/support/docxtpl';
-import { part, richTemplate } from '../../../../test/support/rich-docx';
-import { renderDocx } from '../render';
+import { p } from './support/docx-builder';
+import { DOCXTPL_PYTHON } from './support/docxtpl';
+import { part, richTemplate } from './support/rich-docx';
+import { renderDocx } from '@app/engine';
 
 // Builds docxtpl RichText objects from our run objects (docxtpl's size is in half-points).
 const RICHTEXT = `
