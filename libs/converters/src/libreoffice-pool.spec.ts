@@ -4,7 +4,7 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { findJemalloc } from '@app/config';
+import { findJemalloc } from './allocator';
 import { ConversionFailedError } from './errors';
 import { LibreOfficePool } from './libreoffice-pool';
 import { isConverterQueueFull, QUEUE_FULL_REASON } from './pdf-converter';

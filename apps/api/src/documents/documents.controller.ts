@@ -25,7 +25,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import {
   CONTENT_TYPES,
   MissingFileError,
@@ -80,7 +80,7 @@ const errorResponse = (status: 400 | 413 | 422 | 500 | 502 | 503 | 504, descript
 export class DocumentsController {
   constructor(
     private readonly queue: RenderQueueService,
-    private readonly config: ServiceConfig,
+    private readonly config: ApiSettings,
     private readonly lintReports: LintReportService,
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
@@ -155,10 +155,10 @@ export class DocumentsController {
     if (!file) throw new MissingFileError();
     // The render form, and request_data.batch (docs/jobs.md), which runs as a job awaited here.
     const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
-      maxJsonDepth: this.config.MAX_JSON_DEPTH,
-      maxDocuments: this.config.MAX_SUBDOCUMENTS,
-      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
-      maxBatchItems: this.config.MAX_BATCH_ITEMS,
+      maxJsonDepth: this.config.limits.jsonDepth,
+      maxDocuments: this.config.limits.subdocuments,
+      maxPdfExtraBytes: this.config.limits.pdfExtraBytes,
+      maxBatchItems: this.config.limits.batchItems,
       // Locale and zone names are the engine's knowledge: the same check as the CLI's.
       formatDefaults: formatDefaultsOf,
     });
@@ -176,9 +176,9 @@ export class DocumentsController {
     prepareImages(
       request.images,
       {
-        maxImages: this.config.MAX_IMAGES,
-        maxImageBytes: this.config.MAX_IMAGE_BYTES,
-        maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+        maxImages: this.config.limits.images.maxImages,
+        maxImageBytes: this.config.limits.images.maxImageBytes,
+        maxImagePixels: this.config.limits.images.maxImagePixels,
       },
       // A logo or signature sent with every request is decoded once per process.
       { decodedBefore: this.decodedImages },
@@ -201,7 +201,7 @@ export class DocumentsController {
         request: renderPayload(request, pdfFinish),
         templateChecked: true,
         templateDigest,
-        options: renderJobOptions(options, pdfShape, this.config),
+        options: renderJobOptions(options, pdfShape, this.config.defaults),
       },
       // The caller hanging up withdraws its job if no worker has taken it yet.
       hangUpSignal(res),
@@ -225,23 +225,23 @@ export class DocumentsController {
   ): Promise<StreamableFile> {
     const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     const limits = {
-      maxImages: this.config.MAX_IMAGES,
-      maxImageBytes: this.config.MAX_IMAGE_BYTES,
-      maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+      maxImages: this.config.limits.images.maxImages,
+      maxImageBytes: this.config.limits.images.maxImageBytes,
+      maxImagePixels: this.config.limits.images.maxImagePixels,
     };
     for (const { request } of parsed.items!)
       prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
     const hangUp = hangUpSignal(res);
-    const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config));
+    const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config.defaults));
     // Answered here (or given up): the job and its result are kept for nobody else.
     const result = await this.jobs
-      .waitForResult(jobId, this.config.JOB_TIMEOUT_MS, hangUp)
+      .waitForResult(jobId, this.config.queue.jobTimeoutMs, hangUp)
       .finally(() => void this.jobs.cancel(jobId).catch(() => undefined));
     if (!result) {
       throw new ProcessingTimeoutError(
-        `The batch was not processed within ${this.config.JOB_TIMEOUT_MS} ms`,
+        `The batch was not processed within ${this.config.queue.jobTimeoutMs} ms`,
         {
-          timeout_ms: this.config.JOB_TIMEOUT_MS,
+          timeout_ms: this.config.queue.jobTimeoutMs,
           hint: 'POST /api/v1/jobs takes a batch and answers at once',
         },
       );

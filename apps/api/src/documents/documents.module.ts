@@ -1,6 +1,6 @@
 import { Module } from '@nestjs/common';
 import { MulterModule } from '@nestjs/platform-express';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import { QueueModule } from '../queue/queue.module';
 import { LintModule } from '../lint/lint.module';
 import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
@@ -14,12 +14,12 @@ import { JobsController } from '../jobs/jobs.controller';
     // Memory storage (no `dest`): the template goes to Redis from memory. The limits bound the
     // whole request: the template file, a few text fields, each at most MAX_REQUEST_BYTES.
     MulterModule.registerAsync({
-      inject: [ServiceConfig],
-      useFactory: (config: ServiceConfig) => ({
+      inject: [ApiSettings],
+      useFactory: (config: ApiSettings) => ({
         defParamCharset: 'utf8',
         limits: {
-          fileSize: config.MAX_TEMPLATE_BYTES,
-          fieldSize: config.MAX_REQUEST_BYTES,
+          fileSize: config.limits.templateBytes,
+          fieldSize: config.limits.requestBytes,
           // One template; a few more so that a file sent in a text field (curl's -F data=@x.json)
           // is reported by its field name (multer's "unexpected field") rather than a bare count.
           files: 4,

@@ -30,7 +30,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import {
   checkWebhookUrl,
   InvalidWebhookUrlError,
@@ -73,11 +73,11 @@ export class JobsController {
 
   constructor(
     private readonly jobs: JobsService,
-    private readonly config: ServiceConfig,
+    private readonly config: ApiSettings,
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
   ) {
-    this.allowedHosts = parseAllowedHosts(config.WEBHOOK_ALLOWED_HOSTS);
+    this.allowedHosts = parseAllowedHosts(config.jobs.webhookAllowedHosts);
   }
 
   @Post()
@@ -183,18 +183,18 @@ export class JobsController {
     }
     if (!file) throw new MissingFileError();
     const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
-      maxJsonDepth: this.config.MAX_JSON_DEPTH,
-      maxDocuments: this.config.MAX_SUBDOCUMENTS,
-      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
-      maxBatchItems: this.config.MAX_BATCH_ITEMS,
+      maxJsonDepth: this.config.limits.jsonDepth,
+      maxDocuments: this.config.limits.subdocuments,
+      maxPdfExtraBytes: this.config.limits.pdfExtraBytes,
+      maxBatchItems: this.config.limits.batchItems,
       // Locale and zone names are the engine's knowledge: the same check as the CLI's.
       formatDefaults: formatDefaultsOf,
     });
     const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     const limits = {
-      maxImages: this.config.MAX_IMAGES,
-      maxImageBytes: this.config.MAX_IMAGE_BYTES,
-      maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+      maxImages: this.config.limits.images.maxImages,
+      maxImageBytes: this.config.limits.images.maxImageBytes,
+      maxImagePixels: this.config.limits.images.maxImagePixels,
     };
     // Shared images are decoded once (decodedBefore); each item's set is checked whole.
     for (const { request } of parsed.items ?? [{ request: parsed.request }]) {
@@ -206,7 +206,7 @@ export class JobsController {
   private async checkWebhook(url: string): Promise<void> {
     // The URL first: what is wrong with it is the caller's to fix, whatever the configuration.
     await checkWebhookUrl(url, this.allowedHosts);
-    if (!this.config.WEBHOOK_SECRET) {
+    if (!this.config.jobs.webhookSecret) {
       throw new InvalidWebhookUrlError('This service sends no webhooks: WEBHOOK_SECRET is not set', {
         reason: 'webhooks_disabled',
       });
@@ -220,17 +220,17 @@ export class JobsController {
     digest: string,
     baseUrl: string,
   ): Promise<string> {
-    return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config));
+    return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config.defaults));
   }
 
   /** PUBLIC_BASE_URL, else the request's own scheme and Host. */
   baseUrl(req: Request): string {
-    if (this.config.PUBLIC_BASE_URL) return this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+    if (this.config.jobs.publicBaseUrl) return this.config.jobs.publicBaseUrl.replace(/\/+$/, '');
     // The Host header is the caller's: only a plain host[:port] is echoed into URLs.
     const host = req.get('host') ?? '';
     const safe = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host)
       ? host
-      : `localhost:${this.config.PORT}`;
+      : `localhost:${this.config.http.port}`;
     return `${req.protocol}://${safe}`;
   }
 }
