@@ -36,7 +36,7 @@ import {
   toOpenApi,
 } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
-import { errorExamples, RENDER_BODY_EXAMPLES } from '../docs/examples';
+import { RENDER_BODY_EXAMPLES } from '../docs/examples';
 import { hangUpSignal } from '../logging/hang-up';
 import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
 import { renderJobOptions } from '../jobs/job-options';
@@ -55,25 +55,8 @@ import { lintFailure } from './template-validation';
 import type { ValidationFailedBody } from '../docs/answer-schemas';
 import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
-import { ERROR_BODY_REF, VALIDATION_FAILED_REF } from '../docs/answer-schemas';
-
-const errorResponse = (status: 400 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
-  ApiResponse({
-    status,
-    description,
-    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(status) } },
-    ...(status === 503
-      ? {
-          headers: {
-            'Retry-After': {
-              description:
-                "Seconds: RETRY_AFTER_SECONDS, or when no LibreOffice instance could start, the worker pool's estimate",
-              schema: { type: 'integer' },
-            },
-          },
-        }
-      : {}),
-  });
+import { VALIDATION_FAILED_REF } from '../docs/answer-schemas';
+import { ErrorResponse } from '../docs/error-response';
 
 @ApiTags('documents')
 @Controller('api/v1')
@@ -124,19 +107,19 @@ export class DocumentsController {
       'With linter_options and a template that fails validation: the seed system\'s report (JSON, or the PDF report with response_format "pdf")',
     content: { 'application/json': { schema: VALIDATION_FAILED_REF } },
   })
-  @errorResponse(400, 'Request, template-file or image error')
-  @errorResponse(413, 'Template, request field, image count or image size over the limits')
-  @errorResponse(
+  @ErrorResponse(400, 'Request, template-file or image error')
+  @ErrorResponse(413, 'Template, request field, image count or image size over the limits')
+  @ErrorResponse(
     422,
     'Template error (syntax, undefined variable in strict mode, a failing expression), or an options.pdf file that cannot be used (invalid_pdf_input, invalid_einvoice)',
   )
-  @errorResponse(500, 'Unexpected error; the cause is logged, never sent')
-  @errorResponse(502, 'The converter failed or stayed unreachable after retries')
-  @errorResponse(
+  @ErrorResponse(500, 'Unexpected error; the cause is logged, never sent')
+  @ErrorResponse(502, 'The converter failed or stayed unreachable after retries')
+  @ErrorResponse(
     503,
     'Redis unreachable, no worker alive, MAX_WAITING_JOBS reached, or no LibreOffice instance could start on the worker',
   )
-  @errorResponse(504, 'No result within JOB_TIMEOUT_MS')
+  @ErrorResponse(504, 'No result within JOB_TIMEOUT_MS')
   @HttpCode(200)
   @UseInterceptors(FileInterceptor('file'))
   async process(

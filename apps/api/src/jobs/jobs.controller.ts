@@ -38,8 +38,7 @@ import {
   MissingFileError,
   parseAllowedHosts,
 } from '@app/contracts';
-import { ERROR_BODY_REF } from '../docs/answer-schemas';
-import { errorExamples } from '../docs/examples';
+import { ErrorResponse } from '../docs/error-response';
 import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
 import {
   contentDisposition,
@@ -56,13 +55,6 @@ import {
   JOB_STATUS_SCHEMA,
   type JobAccepted,
 } from '../docs/jobs.openapi';
-
-const errorResponse = (status: 400 | 404 | 409 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
-  ApiResponse({
-    status,
-    description,
-    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(status) } },
-  });
 
 const JOB_ID_PARAM = ApiParam({ name: 'id', description: 'The job_id of the 202 answer (128 random bits)' });
 
@@ -97,9 +89,9 @@ export class JobsController {
     content: { 'application/json': { schema: JOB_ACCEPTED_SCHEMA } },
     headers: { Location: { description: 'The status URL', schema: { type: 'string' } } },
   })
-  @errorResponse(400, 'Request, template-file, image, batch item or webhook_url (invalid_webhook_url) error')
-  @errorResponse(413, 'Template, field, image, or more than MAX_BATCH_ITEMS items')
-  @errorResponse(503, 'Redis unreachable')
+  @ErrorResponse(400, 'Request, template-file, image, batch item or webhook_url (invalid_webhook_url) error')
+  @ErrorResponse(413, 'Template, field, image, or more than MAX_BATCH_ITEMS items')
+  @ErrorResponse(503, 'Redis unreachable')
   @HttpCode(202)
   @UseInterceptors(FileInterceptor('file'))
   async submit(
@@ -129,8 +121,8 @@ export class JobsController {
     description: 'The job',
     content: { 'application/json': { schema: JOB_STATUS_SCHEMA } },
   })
-  @errorResponse(404, 'Unknown or expired job (job_not_found)')
-  @errorResponse(503, 'Redis unreachable')
+  @ErrorResponse(404, 'Unknown or expired job (job_not_found)')
+  @ErrorResponse(503, 'Redis unreachable')
   async status(@Req() req: Request, @Param('id') id: string): Promise<JobView> {
     return this.jobs.status(id, this.baseUrl(req));
   }
@@ -151,9 +143,9 @@ export class JobsController {
       'application/zip': { schema: { type: 'string', format: 'binary' } },
     },
   })
-  @errorResponse(404, 'Unknown or expired job (job_not_found)')
-  @errorResponse(409, 'Queued or active (job_not_finished)')
-  @errorResponse(422, 'A failed job: its own error (any 4xx/5xx of the synchronous endpoint)')
+  @ErrorResponse(404, 'Unknown or expired job (job_not_found)')
+  @ErrorResponse(409, 'Queued or active (job_not_finished)')
+  @ErrorResponse(422, 'A failed job: its own error (any 4xx/5xx of the synchronous endpoint)')
   async result(@Param('id') id: string): Promise<StreamableFile> {
     const result = await this.jobs.result(id);
     return new StreamableFile(result.body, {
@@ -167,7 +159,7 @@ export class JobsController {
   @ApiOperation({ summary: 'Cancel a queued job, or drop a finished job and its result' })
   @JOB_ID_PARAM
   @ApiResponse({ status: 204, description: 'Cancelled or dropped' })
-  @errorResponse(404, 'Unknown or expired job (job_not_found)')
+  @ErrorResponse(404, 'Unknown or expired job (job_not_found)')
   @HttpCode(204)
   async cancel(@Param('id') id: string): Promise<void> {
     await this.jobs.cancel(id);
