@@ -4,6 +4,7 @@ import { BoardModule } from './board/board.module';
 import { ConfigModule } from './config/config.module';
 import { ApiSettings } from './config/settings';
 import { DocumentsModule } from './documents/documents.module';
+import { JobsModule } from './jobs/jobs.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
@@ -25,6 +26,7 @@ export class AppModule {
         MetricsModule,
         HealthModule,
         DocumentsModule,
+        JobsModule,
         LintModule,
         InspectModule,
         VersionModule,
