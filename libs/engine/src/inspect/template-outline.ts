@@ -78,7 +78,7 @@ function partOrder(name: string): number {
   return 3;
 }
 
-export function templatedParts(zip: PizZip): string[] {
+function templatedParts(zip: PizZip): string[] {
   return Object.keys(zip.files)
     .filter((n) => TEMPLATED_PART.test(n))
     .sort((a, b) => partOrder(a) - partOrder(b) || a.localeCompare(b, 'en', { numeric: true }));
