@@ -10,10 +10,10 @@ import {
   DEFAULT_BRIDGE_SCRIPT,
   DEFAULT_PYTHON,
   DEFAULT_SOFFICE,
+  findJemalloc,
   libreOfficeExport,
   type LibreOfficeExport,
 } from '@app/converters';
-import { findJemalloc } from '@app/config';
 
 /**
  * What the service asks of LibreOffice for a request without PDF options (lossless images; fields

@@ -52,8 +52,7 @@ import { request as httpRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
-import { defaultWorkDir } from '@app/config';
-import { LibreOfficePool, SplittingConverter, SPLIT_DEFAULTS } from '@app/converters';
+import { defaultWorkDir, LibreOfficePool, SplittingConverter, SPLIT_DEFAULTS } from '@app/converters';
 import { renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import {
   buildService,

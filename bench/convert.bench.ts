@@ -17,8 +17,7 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { availableParallelism, cpus, loadavg } from 'node:os';
 import { join } from 'node:path';
 
-import { defaultWorkDir } from '@app/config';
-import { DEFAULT_SOFFICE, LibreOfficePool } from '@app/converters';
+import { DEFAULT_SOFFICE, defaultWorkDir, LibreOfficePool } from '@app/converters';
 import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from '../test/support/converter-fixtures';
 import { flag, intArg as arg } from './args';
 import { SERVICE_EXPORT, startBareBridge } from './bare-uno';

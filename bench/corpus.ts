@@ -22,12 +22,6 @@ export type CorpusName = 'invoice' | 'contract' | 'writer' | 'gallery' | 'statem
 
 export const CORPUS_NAMES: readonly CorpusName[] = ['invoice', 'contract', 'writer', 'gallery', 'statement'];
 
-export interface CorpusDoc {
-  name: CorpusName;
-  file: string;
-  template: Buffer;
-}
-
 export interface CorpusImage {
   data: string;
   width_mm?: number;
@@ -39,7 +33,7 @@ export interface CorpusRequest {
 }
 
 /** Rows (items, clauses, table rows) when `opts.rows` is not given. */
-export const DEFAULT_ROWS: Readonly<Record<CorpusName, number>> = {
+const DEFAULT_ROWS: Readonly<Record<CorpusName, number>> = {
   invoice: 20,
   contract: 15,
   writer: 5,
@@ -47,7 +41,7 @@ export const DEFAULT_ROWS: Readonly<Record<CorpusName, number>> = {
   statement: 1000,
 };
 
-export const FIXTURES_DIR = join(__dirname, 'fixtures');
+const FIXTURES_DIR = join(__dirname, 'fixtures');
 
 /** The gallery's images in placeholder order: img0 … img9 (make_corpus.py GALLERY_IMAGES). */
 export const GALLERY_IMAGES: readonly string[] = [
@@ -71,15 +65,6 @@ export function corpusFile(name: CorpusName): string {
 /** The template bytes: bench/fixtures/<name>.docx. */
 export function corpusTemplate(name: CorpusName): Buffer {
   return readFileSync(corpusFile(name));
-}
-
-export function corpusDoc(name: CorpusName): CorpusDoc {
-  const file = corpusFile(name);
-  return { name, file, template: readFileSync(file) };
-}
-
-export function corpusDocs(): CorpusDoc[] {
-  return CORPUS_NAMES.map(corpusDoc);
 }
 
 /** The request for a corpus document; `rows` scales its loop (see DEFAULT_ROWS). */

@@ -32,8 +32,9 @@ import { mkdtemp, rm, writeFile } from 'node:fs/promises';
 import { Agent, request as httpRequest } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
-import { defaultWorkDir, loadConfig } from '@app/config';
-import { LibreOfficePool } from '@app/converters';
+import { loadSettings } from '@app/config';
+import { defaultWorkDir, LibreOfficePool } from '@app/converters';
+import { queueSettings } from '@app/queue';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import {
   buildService,
@@ -156,7 +157,7 @@ async function main(): Promise<void> {
   );
   buildService();
   const dir = await mkdtemp(join(defaultWorkDir(), 'service-bench-'));
-  const config = loadConfig({});
+  const { names } = loadSettings({ queue: queueSettings }, {}).queue;
   let redis: RedisServer | undefined;
   let worker: ManagedProcess | undefined;
   let api: RunningApi | undefined;
@@ -183,7 +184,7 @@ async function main(): Promise<void> {
       delete env[key];
     const bare = await startBareBridge(dir);
     [worker, api] = await Promise.all([startWorker(env), startApi(env)]);
-    queue = new Queue(config.QUEUE_NAME, { connection: { url: redis.url }, prefix: config.QUEUE_PREFIX });
+    queue = new Queue(names.name, { connection: { url: redis.url }, prefix: names.prefix });
     const known: Record<number, string> = {
       [process.pid]: 'benchmark',
       [api.proc.pid]: 'API',

@@ -1,4 +1,4 @@
-import { spawnSync } from 'node:child_process';
+import { spawn, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync, existsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
@@ -217,13 +217,23 @@ describe('the CLI refuses what the API refuses, with the same typed error', () =
     ['text that is not JSON', '{"template_data": {'],
   ];
 
+  /**
+   * The CLI run without blocking the event loop: spawnSync held it for the CLI's few seconds, so
+   * fetch's pooled connection outlived the API's 5 s keep-alive unnoticed and its next request
+   * met a closed socket (EPIPE) on a loaded machine.
+   */
+  const runCli = (args: string[]) =>
+    new Promise<{ status: number | null; stderr: string }>((done, fail) => {
+      const child = spawn(TSX, [CLI, ...args], { cwd: ROOT, timeout: 120_000 });
+      let stderr = '';
+      child.stderr.on('data', (chunk: Buffer) => (stderr += chunk.toString('utf8')));
+      child.on('error', fail);
+      child.on('close', (status) => done({ status, stderr }));
+    });
+
   it.each(BAD_REQUESTS)('%s', async (_what, text) => {
     writeFileSync(join(dir, 'req.json'), text);
-    const cli = spawnSync(TSX, [CLI, join(dir, 'tpl.docx'), join(dir, 'req.json'), join(dir, 'out.docx')], {
-      cwd: ROOT,
-      encoding: 'utf8',
-      timeout: 120_000,
-    });
+    const cli = await runCli([join(dir, 'tpl.docx'), join(dir, 'req.json'), join(dir, 'out.docx')]);
     expect(cli.status).toBe(1);
     const fromCli = JSON.parse(cli.stderr);
 

@@ -75,7 +75,7 @@ describe('the documentation names what exists', () => {
       'link docs/nope.md',
     ]);
     expect(
-      problemsIn('`libs/config/src/service-config.ts`, `TransportedError`, [x](docs/api.md)', 'README.md'),
+      problemsIn('`libs/config/src/settings.ts`, `TransportedError`, [x](docs/api.md)', 'README.md'),
     ).toEqual([]);
   });
 });

@@ -4,21 +4,18 @@
  * are the ones the code defines, selectors match, grace periods cover JOB_TIMEOUT_MS, and the
  * KEDA trigger reads the list BullMQ really writes (checked against a real Redis).
  *
- * The code's constants are imported, not copied: service-config.ts (class-validator only),
- * health-paths.ts and the converter's config.ts are plain modules with no NestJS import, so Jest
- * loads them as they are.
+ * The code's constants are imported, not copied: the API's and the worker's settings
+ * (the settings.ts of apps/api and apps/worker, composed of the libraries' groups) and health-paths.ts are plain
+ * modules with no NestJS import, so Jest loads them as they are.
  */
 import { existsSync, readdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join, relative, resolve } from 'node:path';
 import { Job, Queue, QueueKeys, Worker } from 'bullmq';
 import { parse, parseAllDocuments } from 'yaml';
-import {
-  CONVERTER_ENV,
-  converterConfigFromEnv,
-  loadConfig,
-  SERVICE_ENV_VARS,
-  ServiceConfig,
-} from '@app/config';
+import { settingsVariables } from '@app/config';
+import { converterConfigFromEnv, converterSettings } from '@app/converters';
+import { API_SETTINGS, loadApiSettings } from '../apps/api/src/config/settings';
+import { loadWorkerSettings, WORKER_SETTINGS } from '../apps/worker/src/settings';
 import { API_PATHS, jobQueueNames, WORKER_HTTP_PATHS, WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
 import { ENTRY, NODE_ARGS, RedisServer } from './service-harness';
 
@@ -300,7 +297,7 @@ describe('deploy/k8s manifests', () => {
 
   describe('ports', () => {
     it("the API listens on the config schema's default PORT, as the Dockerfile exposes it", () => {
-      const port = new ServiceConfig().PORT;
+      const port = loadApiSettings({}).http.port;
       expect(port).toBe(8000);
       expect(portNumber(container(api), 'http')).toBe(port);
       expect(containerEnv(container(api)).PORT ?? String(port)).toBe(String(port));
@@ -311,7 +308,7 @@ describe('deploy/k8s manifests', () => {
       const env = containerEnv(container(worker));
       const port = Number(env.WORKER_HTTP_PORT ?? WORKER_HTTP_PORT_DEFAULT);
       expect(port).toBe(WORKER_HTTP_PORT_DEFAULT);
-      expect(loadConfig(env).WORKER_HTTP_PORT).toBe(port);
+      expect(loadWorkerSettings(env).worker.httpPort).toBe(port);
       expect(portNumber(container(worker), 'http')).toBe(port);
     });
 
@@ -336,13 +333,16 @@ describe('deploy/k8s manifests', () => {
   });
 
   describe('environment', () => {
-    const known = new Set<string>([...SERVICE_ENV_VARS, ...Object.keys(CONVERTER_ENV), 'GOTENBERG_URL']);
+    const known = new Set<string>([
+      ...settingsVariables(API_SETTINGS),
+      ...settingsVariables(WORKER_SETTINGS),
+    ]);
 
     it('the code lists the variables it reads (a guard on the lists themselves)', () => {
-      expect(SERVICE_ENV_VARS).toEqual(
-        expect.arrayContaining(['PORT', 'REDIS_URL', 'QUEUE_PREFIX', 'JOB_TIMEOUT_MS']),
+      expect([...known]).toEqual(
+        expect.arrayContaining(['PORT', 'REDIS_URL', 'QUEUE_PREFIX', 'JOB_TIMEOUT_MS', 'GOTENBERG_URL']),
       );
-      expect(Object.keys(CONVERTER_ENV)).toContain('LIBREOFFICE_INSTANCES');
+      expect(settingsVariables({ converterSettings })).toContain('LIBREOFFICE_INSTANCES');
       expect(known.has('NOT_A_SETTING')).toBe(false);
     });
 
@@ -357,11 +357,8 @@ describe('deploy/k8s manifests', () => {
     });
 
     it("the API's and the worker's environment pass the code's own validation", () => {
-      for (const d of [api, worker]) {
-        const env = containerEnv(container(d));
-        expect(() => loadConfig(env)).not.toThrow();
-        expect(() => converterConfigFromEnv(env)).not.toThrow();
-      }
+      expect(() => loadApiSettings(containerEnv(container(api)))).not.toThrow();
+      expect(() => loadWorkerSettings(containerEnv(container(worker)))).not.toThrow();
       expect(converterConfigFromEnv(containerEnv(container(worker))).gotenbergUrl).toBe(
         'http://gotenberg:3000',
       );
@@ -383,7 +380,7 @@ describe('deploy/k8s manifests', () => {
       expect(Object.keys(secret.stringData).sort()).toEqual(['BULL_BOARD_PASSWORD', 'BULL_BOARD_USER']);
       for (const v of Object.values(secret.stringData)) expect(v).toMatch(/^REPLACE-ME/);
       // valid values (no colon in the user): replacing them is all it takes, no format to learn
-      expect(loadConfig(secret.stringData as Record<string, string>).boardEnabled).toBe(true);
+      expect(loadApiSettings(secret.stringData as Record<string, string>).http.board).toBeDefined();
     });
 
     it("Gotenberg's --api-timeout equals the workers' CONVERSION_TIMEOUT_MS", () => {
@@ -400,7 +397,7 @@ describe('deploy/k8s manifests', () => {
       expect(c.readinessProbe.httpGet.path).toBe(API_PATHS.live);
       expect(c.startupProbe.httpGet.path).toBe(API_PATHS.live);
       for (const p of [c.livenessProbe, c.readinessProbe, c.startupProbe]) {
-        expect(portNumber(c, p.httpGet.port)).toBe(new ServiceConfig().PORT);
+        expect(portNumber(c, p.httpGet.port)).toBe(loadApiSettings({}).http.port);
       }
     });
 
@@ -561,7 +558,8 @@ describe('deploy/k8s manifests', () => {
     );
 
     it("the worker's alive file is on its writable /tmp", () => {
-      const file = containerEnv(container(worker)).WORKER_ALIVE_FILE ?? new ServiceConfig().WORKER_ALIVE_FILE;
+      const file =
+        containerEnv(container(worker)).WORKER_ALIVE_FILE ?? loadWorkerSettings({}).worker.aliveFile;
       expect(dirname(file)).toBe('/tmp');
     });
 

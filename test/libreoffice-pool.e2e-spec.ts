@@ -4,9 +4,10 @@ import { mkdtemp, readdir, rm, stat } from 'node:fs/promises';
 import { availableParallelism, tmpdir } from 'node:os';
 import { dirname, join } from 'node:path';
 
-import { converterConfigFromEnv, findJemalloc } from '@app/config';
 import {
   ConversionFailedError,
+  converterConfigFromEnv,
+  findJemalloc,
   createConverter,
   isConverterQueueFull,
   LibreOfficePool,
@@ -418,10 +419,10 @@ describe('createConverter', () => {
       /no split conversion, whole conversions predicted beyond their time refused/,
     );
     expect(() => createConverter({ budgetScalePercent: 10_001 })).toThrow(
-      /budgetScalePercent must be a whole number from 0/,
+      /CONVERSION_BUDGET_SCALE must be an integer from 0 to 10000/,
     );
     expect(() => createConverter({ splitPartPages: 1 })).toThrow(
-      /splitPartPages must be a whole number from 2/,
+      /SPLIT_PART_PAGES must be an integer from 2 to 1000/,
     );
     const converter = createConverter({ instances: 1 });
     try {

@@ -61,7 +61,7 @@ export function zbarimg(png: string, opts: { binary?: boolean } = {}): Decoded[]
 }
 
 /** ZXingReader, one code per run of `-format`: its `Text:` and `Format:` lines. */
-export function zxingReader(png: string, formats: string[]): Decoded[] {
+function zxingReader(png: string, formats: string[]): Decoded[] {
   const r = spawnSync('ZXingReader', ['-format', formats.join(','), png], {
     encoding: 'utf8',
     maxBuffer: 1 << 24,
@@ -81,7 +81,7 @@ export function zxingReader(png: string, formats: string[]): Decoded[] {
  * The page cut to its ink and a 60-pixel margin: ZXingReader 1.4 finds a 25 mm DataMatrix in such
  * a cut, not on the whole A4 page.
  */
-export function cropToInk(png: string): string {
+function cropToInk(png: string): string {
   const img = PNG.sync.read(readFileSync(png));
   let [x0, y0, x1, y1] = [img.width, img.height, -1, -1];
   for (let y = 0; y < img.height; y++)

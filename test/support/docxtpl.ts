@@ -108,37 +108,3 @@ export function renderWithDocxtpl(
   if (result instanceof Error) throw result;
   return result;
 }
-
-export interface DocxtplBenchResult {
-  medianMs: number;
-  minMs: number;
-  iterations: number;
-  /** Every timed run, in order. */
-  timesMs: number[];
-}
-
-/**
- * Median time of docxtpl rendering the template in-process (open from bytes, render, save to
- * bytes), after `warmup` untimed runs; Python start-up is not included.
- */
-export function benchDocxtpl(
-  template: Buffer,
-  context: object,
-  iterations: number,
-  warmup = 10,
-): DocxtplBenchResult {
-  return withTempDir((dir) => {
-    const templatePath = join(dir, 'template.docx');
-    const contextPath = join(dir, 'context.json');
-    writeFileSync(templatePath, template);
-    writeFileSync(contextPath, JSON.stringify(context));
-    const out = runPython(['bench', templatePath, contextPath, String(iterations), String(warmup)], 600_000);
-    const r = JSON.parse(out) as {
-      median_ms: number;
-      min_ms: number;
-      iterations: number;
-      times_ms: number[];
-    };
-    return { medianMs: r.median_ms, minMs: r.min_ms, iterations: r.iterations, timesMs: r.times_ms };
-  });
-}

@@ -8,7 +8,7 @@
 import type { PdfMetadata, PdfOptions } from '@app/contracts';
 
 /** Gotenberg 8 form fields of /forms/libreoffice/convert that carry options.pdf. */
-export const GOTENBERG_PDF_FIELDS = [
+const GOTENBERG_PDF_FIELDS = [
   'pdfa',
   'pdfua',
   'losslessImageCompression',

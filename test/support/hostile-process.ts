@@ -72,7 +72,7 @@ export function sofficePids(workerPid: number): number[] {
 }
 
 /** The pool's private directory (parent of each instance's profile), from the bridges' arguments. */
-export function poolDirs(workerPid: number): string[] {
+function poolDirs(workerPid: number): string[] {
   const dirs = new Set<string>();
   for (const p of descendants(workerPid)) {
     const i = p.cmdline.indexOf('--profile');

@@ -85,7 +85,7 @@ export function writeZip(entries: ZipEntry[]): Buffer {
  * history reset, so copies of it can follow each other) repeated, then a final block for the
  * rest. Deflate tops out near 1:1030, so 400 MB take about 400 KB.
  */
-export function deflatedFill(bytes: number, unit: Buffer = Buffer.alloc(1)): { data: Buffer; crc: number } {
+function deflatedFill(bytes: number, unit: Buffer = Buffer.alloc(1)): { data: Buffer; crc: number } {
   const step = 1 << 20;
   const block = Buffer.alloc(step);
   for (let i = 0; i < step; i++) block[i] = unit[i % unit.length];
@@ -106,7 +106,7 @@ export function deflatedFill(bytes: number, unit: Buffer = Buffer.alloc(1)): { d
 const VALID = () => buildDocx({ body: [p('Hello {{ name }}')] });
 
 /** A valid template with one more entry. */
-export function withEntry(entry: ZipEntry, base: Buffer = VALID()): Buffer {
+function withEntry(entry: ZipEntry, base: Buffer = VALID()): Buffer {
   return writeZip([...entriesOf(base), entry]);
 }
 
@@ -157,7 +157,7 @@ export function docxWithVbaProject(): Buffer {
   return withEntry(deflated('word/vbaProject.bin', Buffer.from('Attribute VB_Name = "AutoOpen"')));
 }
 
-export const DOCUMENT_HEAD =
+const DOCUMENT_HEAD =
   '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
   '<w:document xmlns:w="http://schemas.openxmlformats.org/wordprocessingml/2006/main">';
 

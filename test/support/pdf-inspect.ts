@@ -107,7 +107,7 @@ function squash(name: string): string {
 const coverCache = new Map<string, string[]>();
 
 /** Font families fontconfig says have a glyph for `char` (`fc-list ':charset=XXXX' family`). */
-export function familiesCovering(char: string): string[] {
+function familiesCovering(char: string): string[] {
   const hex = char.codePointAt(0)!.toString(16);
   let families = coverCache.get(hex);
   if (!families) {

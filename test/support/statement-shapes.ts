@@ -30,10 +30,7 @@ interface Transaction {
 }
 
 /** The template and request of the statement of `rows` transactions in `shape`. */
-export function statementShape(
-  shape: StatementShape,
-  rows: number,
-): { template: Buffer; request: RenderRequest } {
+function statementShape(shape: StatementShape, rows: number): { template: Buffer; request: RenderRequest } {
   const request = corpusRequest('statement', { rows }) as RenderRequest;
   const data = request.template_data as Record<string, unknown>;
   const zip = new PizZip(corpusTemplate('statement'));

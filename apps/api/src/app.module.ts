@@ -2,8 +2,9 @@ import { DynamicModule, Module } from '@nestjs/common';
 import { APP_FILTER } from '@nestjs/core';
 import { BoardModule } from './board/board.module';
 import { ConfigModule } from './config/config.module';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from './config/settings';
 import { DocumentsModule } from './documents/documents.module';
+import { JobsModule } from './jobs/jobs.module';
 import { AllExceptionsFilter } from './errors/all-exceptions.filter';
 import { HealthModule } from './health/health.module';
 import { LoggingModule } from './logging/logging.module';
@@ -15,20 +16,21 @@ import { VersionModule } from './version/version.module';
 
 @Module({})
 export class AppModule {
-  static forRoot(config: ServiceConfig): DynamicModule {
+  static forRoot(settings: ApiSettings): DynamicModule {
     return {
       module: AppModule,
       // Logging and metrics first: their middleware must see every request, the board's included.
       imports: [
-        ConfigModule.forRoot(config),
+        ConfigModule.forRoot(settings),
         LoggingModule,
         MetricsModule,
         HealthModule,
         DocumentsModule,
+        JobsModule,
         LintModule,
         InspectModule,
         VersionModule,
-        ...(config.playgroundEnabled ? [PlaygroundModule] : []),
+        ...(settings.http.playground ? [PlaygroundModule] : []),
         BoardModule,
       ],
       providers: [{ provide: APP_FILTER, useClass: AllExceptionsFilter }],

@@ -8,21 +8,22 @@ import { NestFactory } from '@nestjs/core';
 import type { NestExpressApplication } from '@nestjs/platform-express';
 import { Logger } from 'nestjs-pino';
 import { AppModule } from './app.module';
-import { ConfigurationError, loadConfig, ServiceConfig } from '@app/config';
+import { ConfigurationError } from '@app/config';
+import { type ApiSettings, loadApiSettings } from './config/settings';
 import { setupOpenApi } from './docs/openapi';
 import { API_PATHS } from '@app/contracts';
 import { installMemoryProbe } from '@app/logging';
 
 async function bootstrap(): Promise<void> {
-  let config: ServiceConfig;
+  let settings: ApiSettings;
   try {
-    config = loadConfig();
+    settings = loadApiSettings();
   } catch (e) {
     console.error(e instanceof ConfigurationError ? e.message : e);
     process.exit(1);
   }
   installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
-  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(config), {
+  const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
     // multipart is parsed by multer on the one route that takes a body
     bodyParser: false,
     // Start-up lines wait for pino (LoggingModule) instead of going to the console unformatted.
@@ -34,7 +35,7 @@ async function bootstrap(): Promise<void> {
   app.set('etag', false);
   app.enableShutdownHooks();
   setupOpenApi(app);
-  const server = await app.listen(config.PORT, config.HOST);
+  const server = await app.listen(settings.http.port, settings.http.host);
   // The address really bound (Nest's getUrl() says 127.0.0.1 for 0.0.0.0), and where to browse.
   const { address, port } = server.address() as AddressInfo;
   const bound = address.includes(':') ? `[${address}]` : address;

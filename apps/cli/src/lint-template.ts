@@ -11,8 +11,7 @@
 import { readFileSync, writeFileSync } from 'node:fs';
 import { basename } from 'node:path';
 import { isTypedError } from '@app/contracts';
-import { converterConfigFromEnv } from '@app/config';
-import { createConverter } from '@app/converters';
+import { converterConfigFromEnv, createConverter } from '@app/converters';
 import {
   lintDocxTemplate,
   lintReportData,

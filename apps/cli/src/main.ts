@@ -13,7 +13,8 @@
  */
 import { readFileSync, statSync, writeFileSync } from 'node:fs';
 import { extname, resolve } from 'node:path';
-import { ConfigurationError, converterConfigFromEnv, loadConfig, type ServiceConfig } from '@app/config';
+import { ConfigurationError } from '@app/config';
+import { type CliSettings, loadCliSettings } from './settings';
 import {
   converterUnavailableError,
   InvalidRequestError,
@@ -62,15 +63,15 @@ export function reportTypedError(
  */
 export function parseRequest(
   text: string,
-  config: ServiceConfig,
+  limits: CliSettings['limits'],
 ): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
   const parsed = parseJobFields(
     { request_data: text },
     {
-      maxJsonDepth: config.MAX_JSON_DEPTH,
-      maxDocuments: config.MAX_SUBDOCUMENTS,
-      maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
-      maxBatchItems: config.MAX_BATCH_ITEMS,
+      maxJsonDepth: limits.jsonDepth,
+      maxDocuments: limits.subdocuments,
+      maxPdfExtraBytes: limits.pdfExtraBytes,
+      maxBatchItems: limits.batchItems,
       formatDefaults: formatDefaultsOf,
     },
   );
@@ -113,33 +114,33 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     process.stderr.write('OUT must end in .docx or .pdf\n');
     return 2;
   }
-  let config: ServiceConfig;
+  let config: CliSettings;
   try {
-    config = loadConfig();
+    config = loadCliSettings();
   } catch (e) {
     process.stderr.write(`${e instanceof ConfigurationError ? e.message : String(e)}\n`);
     return 2;
   }
   try {
     const { request, options, pdf } = parseRequest(
-      readBounded(requestPath, config.MAX_REQUEST_BYTES, 'REQUEST.json').toString('utf8'),
-      config,
+      readBounded(requestPath, config.limits.requestBytes, 'REQUEST.json').toString('utf8'),
+      config.limits,
     );
-    const template = readBounded(templatePath, config.MAX_TEMPLATE_BYTES, 'The template');
-    const converterConfig = converterConfigFromEnv();
+    const template = readBounded(templatePath, config.limits.templateBytes, 'The template');
+    const converterConfig = config.converter;
     // The .docx the user keeps is deflated; one only handed to the converter need not be.
     const docx = renderDocx(template, request, {
-      ...config.renderLimits,
-      locale: config.DEFAULT_LOCALE,
-      timezone: config.DEFAULT_TIMEZONE,
+      ...config.limits.render,
+      locale: config.defaults.locale,
+      timezone: config.defaults.timezone,
       ...options,
       compression: format === '.docx' ? 'DEFLATE' : 'STORE',
       // As the worker: a PDF of more table cells would not convert within the service's budget.
-      ...(format === '.pdf' ? { maxTableCells: config.MAX_TABLE_CELLS } : {}),
-      ...(format === '.pdf' && config.tableStylesResolved
+      ...(format === '.pdf' ? { maxTableCells: config.conversion.tableCells } : {}),
+      ...(format === '.pdf' && config.conversion.resolveTableStyles
         ? { resolveTableStyles: true, resolveAllTableStylesFromRows: splitMinRowsOf(converterConfig) }
         : {}),
-      ...(format === '.pdf' && config.unusedStylesPruned ? { pruneUnusedStyles: true } : {}),
+      ...(format === '.pdf' && config.conversion.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
     });
     if (format === '.docx') {
       writeFileSync(outPath, docx);

@@ -4,7 +4,7 @@
  * of the API reports what the workers published, honestly.
  */
 import { execFile } from 'node:child_process';
-import type { ConverterConfig } from '@app/config';
+import type { ConverterConfig } from '@app/converters';
 import type { PdfConverter } from '@app/converters';
 
 const TIMEOUT_MS = 10_000;

@@ -12,15 +12,8 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { createConverter, splitMinRowsOf } from '@app/converters';
-import {
-  type ConverterConfig,
-  ConverterConfigError,
-  ConfigurationError,
-  defaultWorkDir,
-  loadConfig,
-  ServiceConfig,
-} from '@app/config';
+import { createConverter, defaultWorkDir, splitMinRowsOf } from '@app/converters';
+import { ConfigurationError } from '@app/config';
 import { installMemoryProbe, pinoOptions } from '@app/logging';
 import pino from 'pino';
 import type { ConverterInfo } from '@app/contracts';
@@ -34,22 +27,23 @@ import { createRenderProcessor } from './render.processor';
 import { createAsyncWorkers } from './jobs/async-workers';
 import { createWorkerHttpServer, listen, type WorkerReadiness } from './worker-http';
 import { WorkerMetrics } from './worker-metrics';
+import { loadWorkerSettings, type WorkerSettings } from './settings';
 
-function loadConfigs(): { config: ServiceConfig; converterConfig: ConverterConfig } {
+function settingsOrExit(): WorkerSettings {
   try {
-    const config = loadConfig();
-    return { config, converterConfig: config.converter };
+    return loadWorkerSettings();
   } catch (e) {
-    console.error(e instanceof ConfigurationError || e instanceof ConverterConfigError ? e.message : e);
+    console.error(e instanceof ConfigurationError ? e.message : e);
     process.exit(1);
   }
 }
 
 async function main(): Promise<void> {
-  const { config, converterConfig } = loadConfigs();
+  const settings = settingsOrExit();
+  const { converter: converterConfig, conversion } = settings;
   installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
-  const logger = pino(pinoOptions(config, 'worker')).child({ workerId });
+  const logger = pino(pinoOptions(settings.logging, 'worker')).child({ workerId });
   const log = (message: string) => logger.info(message);
   const converter = createConverter(converterConfig, {
     // Restarts, crashes, Gotenberg retries; inside a job they carry its request id.
@@ -60,7 +54,7 @@ async function main(): Promise<void> {
   void converterVersion(converter, converterConfig).then((version) => (converterInfo.version = version));
   // One job more than the converter runs at once: that job is filled (and its payload read) while
   // the others convert, so no LibreOffice instance waits for a fill between two documents.
-  const concurrency = config.WORKER_CONCURRENCY ?? converter.capacity + 1;
+  const concurrency = settings.worker.concurrency ?? converter.capacity + 1;
   log(
     `converter ${converter.name} (capacity ${converter.capacity}${converter.setup ? `, ${converter.setup}` : ''}), concurrency ${concurrency}`,
   );
@@ -75,56 +69,56 @@ async function main(): Promise<void> {
     logger.warn(`redis: ${e instanceof Error ? e.message : String(e)}`);
   };
   // One connection for payloads and heartbeats; BullMQ's worker makes its own blocking one.
-  const redis = connectRedis(config.redisTarget, {
+  const redis = connectRedis(settings.redis.target, {
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker',
   });
   onRedisError(redis, logRedisError);
 
   // BullMQ's own connection (it duplicates it for its blocking reads).
-  const queueRedis = connectRedis(config.redisTarget, {
+  const queueRedis = connectRedis(settings.redis.target, {
     maxRetriesPerRequest: null,
     connectionName: 'docx-worker-queue',
   });
   onRedisError(queueRedis, logRedisError);
 
-  const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+  const names = settings.queue.names;
   // One fill thread per job this worker runs at once, started on the first large request.
   const fillPool = new FillPool(concurrency);
   const processor = createRenderProcessor({
     worker: { id: workerId, redis, logger, metrics },
     converter,
     budget: {
-      payloadTtlMs: config.payloadTtlMs,
+      payloadTtlMs: settings.queue.payloadTtlMs,
       // No conversion outlives the caller's wait: each gets what is left of JOB_TIMEOUT_MS.
       convertTimeoutMs: converterConfig.conversionTimeoutMs,
-      jobTimeoutMs: config.JOB_TIMEOUT_MS,
+      jobTimeoutMs: settings.queue.jobTimeoutMs,
       // An asynchronous job's item: nobody waits on the line (ASYNC_CONVERSION_TIMEOUT_MS).
-      asyncConvertTimeoutMs: config.ASYNC_CONVERSION_TIMEOUT_MS,
+      asyncConvertTimeoutMs: conversion.asyncConversionTimeoutMs,
     },
     // RESOLVE_TABLE_STYLES: table styles as direct formatting before a PDF conversion.
-    resolveTableStyles: config.tableStylesResolved,
+    resolveTableStyles: conversion.resolveTableStyles,
     // Long tables in a style that shades every cell are resolved too, so that they can be split.
     resolveAllTableStylesFromRows: splitMinRowsOf(converterConfig),
     // PRUNE_UNUSED_STYLES: the style sheet without what the document does not use.
-    pruneUnusedStyles: config.unusedStylesPruned,
+    pruneUnusedStyles: conversion.pruneUnusedStyles,
     limits: {
-      maxTableCells: config.MAX_TABLE_CELLS,
-      asyncMaxTableCells: config.ASYNC_MAX_TABLE_CELLS,
-      maxPdfExtraBytes: config.MAX_PDF_EXTRA_BYTES,
-      ...config.renderLimits,
+      maxTableCells: conversion.tableCells,
+      asyncMaxTableCells: conversion.asyncTableCells,
+      maxPdfExtraBytes: settings.limits.pdfExtraBytes,
+      ...settings.limits.render,
     },
     // Worked out once here: defaultWorkDir() stats the file systems on each call.
     finishTmpDir: converterConfig.workDir ?? defaultWorkDir(),
-    fillThreads: { pool: fillPool, minRequestBytes: config.FILL_THREAD_MIN_BYTES },
+    fillThreads: { pool: fillPool, minRequestBytes: settings.worker.fillThreadMinBytes },
   });
   const worker = createRenderWorker(processor, {
     names,
     connection: queueRedis,
     concurrency,
-    lockDuration: config.WORKER_LOCK_DURATION_MS,
-    stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-    maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+    lockDuration: settings.worker.lockDurationMs,
+    stalledInterval: settings.worker.stalledIntervalMs,
+    maxStalledCount: settings.worker.maxStalledCount,
   });
   worker.on('error', logRedisError);
   worker.on('stalled', (jobId) =>
@@ -132,7 +126,7 @@ async function main(): Promise<void> {
   );
   // Asynchronous jobs' parents and webhook deliveries (POST /api/v1/jobs).
   const asyncWorkers = createAsyncWorkers({
-    config,
+    settings,
     redis,
     queueRedis,
     logger,
@@ -146,9 +140,9 @@ async function main(): Promise<void> {
     redis,
     names,
     workerId,
-    ttlMs: config.HEARTBEAT_TTL_MS,
-    intervalMs: config.HEARTBEAT_INTERVAL_MS,
-    aliveFile: config.WORKER_ALIVE_FILE,
+    ttlMs: settings.worker.heartbeatTtlMs,
+    intervalMs: settings.worker.heartbeatIntervalMs,
+    aliveFile: settings.worker.aliveFile,
     converterHealth,
     converterInfo,
     onError: logRedisError,
@@ -173,12 +167,12 @@ async function main(): Promise<void> {
   // Up before the converter warms up: liveness and metrics answer during the warm-up.
   const http = createWorkerHttpServer({ registry: metrics.registry, readiness });
   try {
-    const address = await listen(http, config.WORKER_HTTP_PORT, config.HOST);
+    const address = await listen(http, settings.worker.httpPort, settings.worker.host);
     const host = address.family === 'IPv6' ? `[${address.address}]` : address.address;
     logger.info({ port: address.port }, `metrics and health on http://${host}:${address.port}`);
   } catch (e) {
     logger.fatal(
-      `cannot listen on ${config.HOST}:${config.WORKER_HTTP_PORT} for metrics and health (${String(e)}); ` +
+      `cannot listen on ${settings.worker.host}:${settings.worker.httpPort} for metrics and health (${String(e)}); ` +
         'set WORKER_HTTP_PORT to a free port, or 0 for any',
     );
     await converter.close().catch(() => undefined);
@@ -204,7 +198,7 @@ async function main(): Promise<void> {
 
   // Register only once the converter can work; give up waiting after CONVERTER_WARMUP_MS
   // (jobs then report the converter's error).
-  const warm = await converterHealth.warmUp(config.CONVERTER_WARMUP_MS);
+  const warm = await converterHealth.warmUp(settings.worker.converterWarmupMs);
   logger.info(
     { converterHealth: warm ?? { healthy: false } },
     warm?.healthy

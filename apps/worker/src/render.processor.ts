@@ -76,7 +76,7 @@ export interface JobBudget {
   jobTimeoutMs?: number;
 }
 
-/** What one document may hold: the engine's limits (ServiceConfig.renderLimits) and the PDF's. */
+/** What one document may hold: the engine's limits (the limits settings of libs/contracts) and the PDF's. */
 export interface JobLimits {
   /** Table cells a document may hold for PDF output (MAX_TABLE_CELLS). */
   maxTableCells?: number;

@@ -1,14 +1,6 @@
 /**
- * The service's configuration: one loader (loadConfig) over the environment, returning the
- * variables and their groups (http, redis, queue, limits, worker, converter).
+ * The settings loader: each library declares its environment variables as a settings group
+ * (TypeBox schemas, defaults, its slice); an app composes the groups it runs and loads them once
+ * (loadSettings). docs/configuration.md lists every variable and the library that owns it.
  */
-export * from './service-config';
-export * from './converter-config';
-export {
-  chooseAllocator,
-  findJemalloc,
-  LIBREOFFICE_ALLOCATORS,
-  type AllocatorChoice,
-  type LibreOfficeAllocator,
-} from './allocator';
-export { defaultWorkDir } from './work-dir';
+export * from './settings';

@@ -24,3 +24,4 @@ export * from './render-payload';
 export * from './request-errors';
 export * from './json-numbers';
 export * from './request/pdf-options-check';
+export * from './settings';

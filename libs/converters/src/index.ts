@@ -1,6 +1,6 @@
 import { availableParallelism } from 'node:os';
 
-import { type ConverterConfig, validateConverterConfig } from '@app/config';
+import { type ConverterConfig, validateConverterConfig } from './settings';
 import { GotenbergConverter } from './gotenberg-converter';
 import { LibreOfficePool } from './libreoffice-pool';
 import type { PdfConverter } from './pdf-converter';
@@ -8,6 +8,15 @@ import { BUDGET_DEFAULTS } from './split/conversion-budget';
 import { SPLIT_DEFAULTS, SplittingConverter } from './split/split-converter';
 
 export * from './errors';
+export * from './settings';
+export {
+  chooseAllocator,
+  findJemalloc,
+  LIBREOFFICE_ALLOCATORS,
+  type AllocatorChoice,
+  type LibreOfficeAllocator,
+} from './allocator';
+export { defaultWorkDir } from './work-dir';
 export * from './pdf-converter';
 export * from './pdf-options';
 export { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE } from './libreoffice-instance';
@@ -60,7 +69,7 @@ export interface ConverterHooks {
  * waits for the first one up), converting long tables in parts on its instances
  * (split/split-converter.ts) unless `splitMinRows` is 0. Call `close()` when done, or soffice processes stay running.
  *
- *   const converter = createConverter(loadConfig().converter);
+ *   const converter = createConverter(converterConfigFromEnv());
  *   const pdf = await converter.convert(docx, { jobId });
  *   await converter.close();
  */

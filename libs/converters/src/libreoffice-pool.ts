@@ -5,12 +5,8 @@ import { join } from 'node:path';
 
 import { isTypedError } from '@app/contracts';
 import { WaitQueue } from './wait-queue';
-import {
-  type AllocatorChoice,
-  chooseAllocator,
-  defaultWorkDir,
-  type LibreOfficeAllocator,
-} from '@app/config';
+import { type AllocatorChoice, chooseAllocator, type LibreOfficeAllocator } from './allocator';
+import { defaultWorkDir } from './work-dir';
 import { ConversionFailedError } from './errors';
 import {
   InstanceError,

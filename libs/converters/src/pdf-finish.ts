@@ -17,7 +17,7 @@ import { PDF_FINISH_FIELDS, type PdfOptions } from '@app/contracts';
 
 import { ConversionFailedError, InvalidEInvoiceError, InvalidPdfInputError } from './errors';
 import { DEFAULT_PYTHON } from './libreoffice-instance';
-import { defaultWorkDir } from '@app/config';
+import { defaultWorkDir } from './work-dir';
 
 export const DEFAULT_FINISH_SCRIPT = join(__dirname, 'pdf_finish.py');
 

@@ -8,7 +8,7 @@
  */
 import { hostname } from 'node:os';
 import pino, { type LoggerOptions } from 'pino';
-import type { ServiceConfig } from '@app/config';
+import type { LoggingSettings } from './settings';
 
 /** LOG_LEVEL uses NestJS's names; pino calls `log` `info`. */
 export const PINO_LEVEL = { error: 'error', warn: 'warn', log: 'info', debug: 'debug' } as const;
@@ -23,13 +23,10 @@ export function prettyAvailable(): boolean {
   }
 }
 
-export function pinoOptions(
-  config: Pick<ServiceConfig, 'LOG_LEVEL' | 'LOG_FORMAT'>,
-  service: 'api' | 'worker',
-): LoggerOptions {
-  const pretty = config.LOG_FORMAT === 'pretty' && prettyAvailable();
+export function pinoOptions(logging: LoggingSettings, service: 'api' | 'worker'): LoggerOptions {
+  const pretty = logging.format === 'pretty' && prettyAvailable();
   return {
-    level: PINO_LEVEL[config.LOG_LEVEL],
+    level: PINO_LEVEL[logging.level],
     base: { service, pid: process.pid, host: hostname() },
     timestamp: pino.stdTimeFunctions.isoTime,
     // Text levels read better in log stores than pino's numbers; pino-pretty wants the numbers.

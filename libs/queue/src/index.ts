@@ -21,3 +21,4 @@ export * from './render-worker';
 export * from './watchdog';
 export * from './job-flows';
 export * from './job-workers';
+export * from './settings';

@@ -18,7 +18,7 @@ import { createBullBoard } from '@bull-board/api';
 import { BullMQAdapter } from '@bull-board/api/bullMQAdapter';
 import { ExpressAdapter } from '@bull-board/express';
 import type { NextFunction, Request, RequestHandler, Response } from 'express';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import { API_PATHS } from '@app/contracts';
 import { ERROR_TYPE_LOCAL, METRICS_ROUTE_LOCAL } from '../logging/response-locals';
 import { QueueModule } from '../queue/queue.module';
@@ -53,13 +53,14 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
   private router?: RequestHandler;
 
   constructor(
-    private readonly config: ServiceConfig,
+    private readonly config: ApiSettings,
     private readonly queue: RenderQueueService,
     private readonly jobs: JobsService,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
-    if (!this.config.boardEnabled) return;
+    const board = this.config.http.board;
+    if (!board) return;
     consumer
       .apply(
         (req: Request, res: Response, next: NextFunction) => this.guard(req, res, next),
@@ -69,10 +70,9 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
   }
 
   onApplicationBootstrap(): void {
-    if (this.config.boardEnabled) {
-      this.logger.log(
-        `Bull Board at ${API_PATHS.board} (HTTP basic auth, user '${this.config.BULL_BOARD_USER}')`,
-      );
+    const board = this.config.http.board;
+    if (board) {
+      this.logger.log(`Bull Board at ${API_PATHS.board} (HTTP basic auth, user '${board.user}')`);
     } else {
       this.logger.log(
         `Bull Board is off; set BULL_BOARD_USER and BULL_BOARD_PASSWORD to serve it at ${API_PATHS.board}`,
@@ -82,13 +82,8 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
 
   private guard(req: Request, res: Response, next: NextFunction): void {
     res.locals[METRICS_ROUTE_LOCAL] = API_PATHS.board;
-    if (
-      !checkBasicAuth(
-        req.headers.authorization,
-        this.config.BULL_BOARD_USER!,
-        this.config.BULL_BOARD_PASSWORD!,
-      )
-    ) {
+    const board = this.config.http.board;
+    if (!board || !checkBasicAuth(req.headers.authorization, board.user, board.password)) {
       res.set('WWW-Authenticate', 'Basic realm="Bull Board", charset="UTF-8"');
       sendError(
         res,

@@ -1,15 +1,15 @@
 import { DynamicModule, Global, Module } from '@nestjs/common';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from './settings';
 
-/** Provides the ServiceConfig that main.ts loaded and validated before creating the app. */
+/** Provides the ApiSettings that main.ts loaded and validated before creating the app. */
 @Global()
 @Module({})
 export class ConfigModule {
-  static forRoot(config: ServiceConfig): DynamicModule {
+  static forRoot(settings: ApiSettings): DynamicModule {
     return {
       module: ConfigModule,
-      providers: [{ provide: ServiceConfig, useValue: config }],
-      exports: [ServiceConfig],
+      providers: [{ provide: ApiSettings, useValue: settings }],
+      exports: [ApiSettings],
     };
   }
 }

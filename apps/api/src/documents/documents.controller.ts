@@ -25,7 +25,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import {
   CONTENT_TYPES,
   MissingFileError,
@@ -36,7 +36,7 @@ import {
   toOpenApi,
 } from '@app/contracts';
 import { RenderQueueService } from '../queue/render-queue.service';
-import { errorExamples, RENDER_BODY_EXAMPLES } from '../docs/examples';
+import { RENDER_BODY_EXAMPLES } from '../docs/examples';
 import { hangUpSignal } from '../logging/hang-up';
 import { REQUEST_ID_HEADER, requestIdOf } from '../logging/request-id';
 import { renderJobOptions } from '../jobs/job-options';
@@ -55,32 +55,15 @@ import { lintFailure } from './template-validation';
 import type { ValidationFailedBody } from '../docs/answer-schemas';
 import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
-import { ERROR_BODY_REF, VALIDATION_FAILED_REF } from '../docs/answer-schemas';
-
-const errorResponse = (status: 400 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
-  ApiResponse({
-    status,
-    description,
-    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(status) } },
-    ...(status === 503
-      ? {
-          headers: {
-            'Retry-After': {
-              description:
-                "Seconds: RETRY_AFTER_SECONDS, or when no LibreOffice instance could start, the worker pool's estimate",
-              schema: { type: 'integer' },
-            },
-          },
-        }
-      : {}),
-  });
+import { VALIDATION_FAILED_REF } from '../docs/answer-schemas';
+import { ErrorResponse } from '../docs/error-response';
 
 @ApiTags('documents')
 @Controller('api/v1')
 export class DocumentsController {
   constructor(
     private readonly queue: RenderQueueService,
-    private readonly config: ServiceConfig,
+    private readonly config: ApiSettings,
     private readonly lintReports: LintReportService,
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
@@ -124,19 +107,19 @@ export class DocumentsController {
       'With linter_options and a template that fails validation: the seed system\'s report (JSON, or the PDF report with response_format "pdf")',
     content: { 'application/json': { schema: VALIDATION_FAILED_REF } },
   })
-  @errorResponse(400, 'Request, template-file or image error')
-  @errorResponse(413, 'Template, request field, image count or image size over the limits')
-  @errorResponse(
+  @ErrorResponse(400, 'Request, template-file or image error')
+  @ErrorResponse(413, 'Template, request field, image count or image size over the limits')
+  @ErrorResponse(
     422,
     'Template error (syntax, undefined variable in strict mode, a failing expression), or an options.pdf file that cannot be used (invalid_pdf_input, invalid_einvoice)',
   )
-  @errorResponse(500, 'Unexpected error; the cause is logged, never sent')
-  @errorResponse(502, 'The converter failed or stayed unreachable after retries')
-  @errorResponse(
+  @ErrorResponse(500, 'Unexpected error; the cause is logged, never sent')
+  @ErrorResponse(502, 'The converter failed or stayed unreachable after retries')
+  @ErrorResponse(
     503,
     'Redis unreachable, no worker alive, MAX_WAITING_JOBS reached, or no LibreOffice instance could start on the worker',
   )
-  @errorResponse(504, 'No result within JOB_TIMEOUT_MS')
+  @ErrorResponse(504, 'No result within JOB_TIMEOUT_MS')
   @HttpCode(200)
   @UseInterceptors(FileInterceptor('file'))
   async process(
@@ -155,10 +138,10 @@ export class DocumentsController {
     if (!file) throw new MissingFileError();
     // The render form, and request_data.batch (docs/jobs.md), which runs as a job awaited here.
     const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
-      maxJsonDepth: this.config.MAX_JSON_DEPTH,
-      maxDocuments: this.config.MAX_SUBDOCUMENTS,
-      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
-      maxBatchItems: this.config.MAX_BATCH_ITEMS,
+      maxJsonDepth: this.config.limits.jsonDepth,
+      maxDocuments: this.config.limits.subdocuments,
+      maxPdfExtraBytes: this.config.limits.pdfExtraBytes,
+      maxBatchItems: this.config.limits.batchItems,
       // Locale and zone names are the engine's knowledge: the same check as the CLI's.
       formatDefaults: formatDefaultsOf,
     });
@@ -176,9 +159,9 @@ export class DocumentsController {
     prepareImages(
       request.images,
       {
-        maxImages: this.config.MAX_IMAGES,
-        maxImageBytes: this.config.MAX_IMAGE_BYTES,
-        maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+        maxImages: this.config.limits.images.maxImages,
+        maxImageBytes: this.config.limits.images.maxImageBytes,
+        maxImagePixels: this.config.limits.images.maxImagePixels,
       },
       // A logo or signature sent with every request is decoded once per process.
       { decodedBefore: this.decodedImages },
@@ -201,7 +184,7 @@ export class DocumentsController {
         request: renderPayload(request, pdfFinish),
         templateChecked: true,
         templateDigest,
-        options: renderJobOptions(options, pdfShape, this.config),
+        options: renderJobOptions(options, pdfShape, this.config.defaults),
       },
       // The caller hanging up withdraws its job if no worker has taken it yet.
       hangUpSignal(res),
@@ -225,23 +208,23 @@ export class DocumentsController {
   ): Promise<StreamableFile> {
     const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     const limits = {
-      maxImages: this.config.MAX_IMAGES,
-      maxImageBytes: this.config.MAX_IMAGE_BYTES,
-      maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+      maxImages: this.config.limits.images.maxImages,
+      maxImageBytes: this.config.limits.images.maxImageBytes,
+      maxImagePixels: this.config.limits.images.maxImagePixels,
     };
     for (const { request } of parsed.items!)
       prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
     const hangUp = hangUpSignal(res);
-    const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config));
+    const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config.defaults));
     // Answered here (or given up): the job and its result are kept for nobody else.
     const result = await this.jobs
-      .waitForResult(jobId, this.config.JOB_TIMEOUT_MS, hangUp)
+      .waitForResult(jobId, this.config.queue.jobTimeoutMs, hangUp)
       .finally(() => void this.jobs.cancel(jobId).catch(() => undefined));
     if (!result) {
       throw new ProcessingTimeoutError(
-        `The batch was not processed within ${this.config.JOB_TIMEOUT_MS} ms`,
+        `The batch was not processed within ${this.config.queue.jobTimeoutMs} ms`,
         {
-          timeout_ms: this.config.JOB_TIMEOUT_MS,
+          timeout_ms: this.config.queue.jobTimeoutMs,
           hint: 'POST /api/v1/jobs takes a batch and answers at once',
         },
       );

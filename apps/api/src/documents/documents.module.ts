@@ -1,40 +1,12 @@
 import { Module } from '@nestjs/common';
-import { MulterModule } from '@nestjs/platform-express';
-import { ServiceConfig } from '@app/config';
 import { QueueModule } from '../queue/queue.module';
 import { LintModule } from '../lint/lint.module';
-import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
+import { documentUploadModule, UploadCacheModule } from '../upload/upload.module';
 import { DocumentsController } from './documents.controller';
-import { JobsController } from '../jobs/jobs.controller';
 
+/** The synchronous endpoint (and its batches): POST /api/v1/process-template-document. */
 @Module({
-  imports: [
-    QueueModule,
-    LintModule,
-    // Memory storage (no `dest`): the template goes to Redis from memory. The limits bound the
-    // whole request: the template file, a few text fields, each at most MAX_REQUEST_BYTES.
-    MulterModule.registerAsync({
-      inject: [ServiceConfig],
-      useFactory: (config: ServiceConfig) => ({
-        defParamCharset: 'utf8',
-        limits: {
-          fileSize: config.MAX_TEMPLATE_BYTES,
-          fieldSize: config.MAX_REQUEST_BYTES,
-          // One template; a few more so that a file sent in a text field (curl's -F data=@x.json)
-          // is reported by its field name (multer's "unexpected field") rather than a bare count.
-          files: 4,
-          fields: 8,
-          parts: 10,
-          fieldNameSize: 100,
-        },
-      }),
-    }),
-  ],
-  controllers: [DocumentsController, JobsController],
-  // One per API process: a template checked or an image decoded once is not again (checked-templates.ts).
-  providers: [
-    { provide: CheckedTemplates, useValue: new CheckedTemplates() },
-    { provide: DecodedImages, useValue: new DecodedImages() },
-  ],
+  imports: [QueueModule, LintModule, UploadCacheModule, documentUploadModule()],
+  controllers: [DocumentsController],
 })
 export class DocumentsModule {}

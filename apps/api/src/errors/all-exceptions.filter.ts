@@ -1,6 +1,6 @@
 import { ArgumentsHost, Catch, ExceptionFilter, Logger } from '@nestjs/common';
 import type { Request, Response } from 'express';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import { MethodNotAllowedError } from '@app/contracts';
 import { allowedMethods } from './allowed-methods';
 import { ERROR_TYPE_LOCAL } from '../logging/response-locals';
@@ -11,14 +11,14 @@ import { toErrorResponse } from './error-response';
 export class AllExceptionsFilter implements ExceptionFilter {
   private readonly logger = new Logger('Errors');
 
-  constructor(private readonly config: ServiceConfig) {}
+  constructor(private readonly config: ApiSettings) {}
 
   catch(exception: unknown, host: ArgumentsHost): void {
     const res = host.switchToHttp().getResponse<Response>();
     const req = host.switchToHttp().getRequest<Request>();
     let error = toErrorResponse(exception, {
-      maxTemplateBytes: this.config.MAX_TEMPLATE_BYTES,
-      maxRequestBytes: this.config.MAX_REQUEST_BYTES,
+      maxTemplateBytes: this.config.limits.templateBytes,
+      maxRequestBytes: this.config.limits.requestBytes,
     });
     if (error.status === 404) {
       const allow = allowedMethods(req);

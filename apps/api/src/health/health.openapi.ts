@@ -8,7 +8,7 @@ import { OneOf, toOpenApi } from '@app/contracts';
 
 const openApi = (schema: TSchema) => toOpenApi(schema) as unknown as SchemaObject;
 
-export const HealthySchema = Type.Object(
+const HealthySchema = Type.Object(
   { status: OneOf(['Service is healthy !'] as const) },
   { example: { status: 'Service is healthy !' } },
 );
@@ -16,7 +16,6 @@ export const HealthySchema = Type.Object(
 export const CHECK_NAMES = ['api', 'redis', 'workers', 'converter'] as const;
 export type CheckName = (typeof CHECK_NAMES)[number];
 const CheckStatusSchema = OneOf(['up', 'down', 'unknown'] as const);
-export type CheckStatus = Static<typeof CheckStatusSchema>;
 
 /** One check: its status and, beside it, what explains it (a reason, a count). */
 const check = <P extends Record<string, TSchema>>(details: P) =>

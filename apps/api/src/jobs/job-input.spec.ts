@@ -1,15 +1,15 @@
 import type { Request } from 'express';
-import type { ServiceConfig } from '@app/config';
+import type { ApiSettings } from '../config/settings';
 import { PDF_FINISH_KEY } from '@app/contracts';
 import { parseJobFields } from '@app/contracts';
 import { jobInput } from './job-input';
 
 const LIMITS = { maxJsonDepth: 16, maxDocuments: 10, maxBatchItems: 5, maxPdfExtraBytes: 1 << 20 };
-const CONFIG = {
-  DEFAULT_UNDEFINED: 'silent',
-  DEFAULT_LOCALE: 'de_DE',
-  DEFAULT_TIMEZONE: 'Europe/Berlin',
-} as unknown as ServiceConfig;
+const DEFAULTS = {
+  undefined: 'silent',
+  locale: 'de_DE',
+  timezone: 'Europe/Berlin',
+} as unknown as ApiSettings['defaults'];
 const FILE = { buffer: Buffer.from('PK'), originalname: 'rechnung.docx', size: 2 };
 const req = { id: 'req-1', headers: {} } as unknown as Request;
 
@@ -19,7 +19,7 @@ describe('jobInput: the job options of /api/v1/jobs and of synchronous batches',
       { request_data: '{"template_data": {}, "batch": [{"template_data": {}}]}' },
       LIMITS,
     );
-    const input = jobInput(req, FILE, parsed, 'digest', 'http://h', CONFIG);
+    const input = jobInput(req, FILE, parsed, 'digest', 'http://h', DEFAULTS);
     expect(input.options).toEqual({
       undefined: 'silent',
       output: 'pdf',
@@ -43,7 +43,7 @@ describe('jobInput: the job options of /api/v1/jobs and of synchronous batches',
       },
       LIMITS,
     );
-    const input = jobInput(req, FILE, parsed, 'digest', 'http://h', CONFIG);
+    const input = jobInput(req, FILE, parsed, 'digest', 'http://h', DEFAULTS);
     expect(input.options).toMatchObject({ locale: 'fr-FR', timezone: 'Europe/Paris' });
     expect(JSON.stringify(input.options)).not.toContain('owner-secret');
     expect(input.requests[0]).toHaveProperty(

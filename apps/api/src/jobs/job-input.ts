@@ -3,7 +3,7 @@
  * endpoint's batches. Free of NestJS, so it is tested directly.
  */
 import type { Request } from 'express';
-import type { ServiceConfig } from '@app/config';
+import type { ApiSettings } from '../config/settings';
 import { renderPayload, splitPdfOptions } from '@app/contracts';
 import { renderJobOptions } from './job-options';
 import { requestIdOf } from '../logging/request-id';
@@ -24,7 +24,7 @@ export function jobInput(
   parsed: ParsedJobRequest,
   digest: string,
   baseUrl: string,
-  config: ServiceConfig,
+  defaults: ApiSettings['defaults'],
 ): JobInput {
   const format = parsed.options.output ?? 'pdf';
   const [pdfShape, pdfFinish] = splitPdfOptions(parsed.options.pdf);
@@ -43,7 +43,7 @@ export function jobInput(
     ),
     ...(parsed.items ? { itemNames: parsed.items.map((i) => i.name) } : {}),
     output: parsed.output,
-    options: renderJobOptions(parsed.options, pdfShape, config),
+    options: renderJobOptions(parsed.options, pdfShape, defaults),
     ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
     baseUrl,
   };

@@ -3,20 +3,20 @@
  * its batches and /api/v1/jobs, so every path gets the same defaults (undefined mode, locale,
  * time zone). `pdf` is options.pdf less the finishing options, which ride in the payload.
  */
-import type { ServiceConfig } from '@app/config';
+import type { ApiSettings } from '../config/settings';
 import type { PdfOptions, RenderJobOptions } from '@app/contracts';
 import type { RequestOptions } from '@app/contracts';
 
 export function renderJobOptions(
   options: RequestOptions,
   pdfShape: PdfOptions | undefined,
-  config: Pick<ServiceConfig, 'DEFAULT_UNDEFINED' | 'DEFAULT_LOCALE' | 'DEFAULT_TIMEZONE'>,
+  defaults: ApiSettings['defaults'],
 ): RenderJobOptions {
   return {
-    undefined: options.undefined ?? config.DEFAULT_UNDEFINED,
+    undefined: options.undefined ?? defaults.undefined,
     output: options.output ?? 'pdf',
-    locale: options.locale ?? config.DEFAULT_LOCALE,
-    timezone: options.timezone ?? config.DEFAULT_TIMEZONE,
+    locale: options.locale ?? defaults.locale,
+    timezone: options.timezone ?? defaults.timezone,
     ...(pdfShape ? { pdf: pdfShape } : {}),
   };
 }

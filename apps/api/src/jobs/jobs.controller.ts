@@ -30,7 +30,7 @@ import {
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import {
   checkWebhookUrl,
   InvalidWebhookUrlError,
@@ -38,8 +38,7 @@ import {
   MissingFileError,
   parseAllowedHosts,
 } from '@app/contracts';
-import { ERROR_BODY_REF } from '../docs/answer-schemas';
-import { errorExamples } from '../docs/examples';
+import { ErrorResponse } from '../docs/error-response';
 import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
 import {
   contentDisposition,
@@ -57,13 +56,6 @@ import {
   type JobAccepted,
 } from '../docs/jobs.openapi';
 
-const errorResponse = (status: 400 | 404 | 409 | 413 | 422 | 500 | 502 | 503 | 504, description: string) =>
-  ApiResponse({
-    status,
-    description,
-    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(status) } },
-  });
-
 const JOB_ID_PARAM = ApiParam({ name: 'id', description: 'The job_id of the 202 answer (128 random bits)' });
 
 @ApiTags('jobs')
@@ -73,11 +65,11 @@ export class JobsController {
 
   constructor(
     private readonly jobs: JobsService,
-    private readonly config: ServiceConfig,
+    private readonly config: ApiSettings,
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
   ) {
-    this.allowedHosts = parseAllowedHosts(config.WEBHOOK_ALLOWED_HOSTS);
+    this.allowedHosts = parseAllowedHosts(config.jobs.webhookAllowedHosts);
   }
 
   @Post()
@@ -97,9 +89,9 @@ export class JobsController {
     content: { 'application/json': { schema: JOB_ACCEPTED_SCHEMA } },
     headers: { Location: { description: 'The status URL', schema: { type: 'string' } } },
   })
-  @errorResponse(400, 'Request, template-file, image, batch item or webhook_url (invalid_webhook_url) error')
-  @errorResponse(413, 'Template, field, image, or more than MAX_BATCH_ITEMS items')
-  @errorResponse(503, 'Redis unreachable')
+  @ErrorResponse(400, 'Request, template-file, image, batch item or webhook_url (invalid_webhook_url) error')
+  @ErrorResponse(413, 'Template, field, image, or more than MAX_BATCH_ITEMS items')
+  @ErrorResponse(503, 'Redis unreachable')
   @HttpCode(202)
   @UseInterceptors(FileInterceptor('file'))
   async submit(
@@ -129,8 +121,8 @@ export class JobsController {
     description: 'The job',
     content: { 'application/json': { schema: JOB_STATUS_SCHEMA } },
   })
-  @errorResponse(404, 'Unknown or expired job (job_not_found)')
-  @errorResponse(503, 'Redis unreachable')
+  @ErrorResponse(404, 'Unknown or expired job (job_not_found)')
+  @ErrorResponse(503, 'Redis unreachable')
   async status(@Req() req: Request, @Param('id') id: string): Promise<JobView> {
     return this.jobs.status(id, this.baseUrl(req));
   }
@@ -151,9 +143,9 @@ export class JobsController {
       'application/zip': { schema: { type: 'string', format: 'binary' } },
     },
   })
-  @errorResponse(404, 'Unknown or expired job (job_not_found)')
-  @errorResponse(409, 'Queued or active (job_not_finished)')
-  @errorResponse(422, 'A failed job: its own error (any 4xx/5xx of the synchronous endpoint)')
+  @ErrorResponse(404, 'Unknown or expired job (job_not_found)')
+  @ErrorResponse(409, 'Queued or active (job_not_finished)')
+  @ErrorResponse(422, 'A failed job: its own error (any 4xx/5xx of the synchronous endpoint)')
   async result(@Param('id') id: string): Promise<StreamableFile> {
     const result = await this.jobs.result(id);
     return new StreamableFile(result.body, {
@@ -167,7 +159,7 @@ export class JobsController {
   @ApiOperation({ summary: 'Cancel a queued job, or drop a finished job and its result' })
   @JOB_ID_PARAM
   @ApiResponse({ status: 204, description: 'Cancelled or dropped' })
-  @errorResponse(404, 'Unknown or expired job (job_not_found)')
+  @ErrorResponse(404, 'Unknown or expired job (job_not_found)')
   @HttpCode(204)
   async cancel(@Param('id') id: string): Promise<void> {
     await this.jobs.cancel(id);
@@ -183,18 +175,18 @@ export class JobsController {
     }
     if (!file) throw new MissingFileError();
     const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
-      maxJsonDepth: this.config.MAX_JSON_DEPTH,
-      maxDocuments: this.config.MAX_SUBDOCUMENTS,
-      maxPdfExtraBytes: this.config.MAX_PDF_EXTRA_BYTES,
-      maxBatchItems: this.config.MAX_BATCH_ITEMS,
+      maxJsonDepth: this.config.limits.jsonDepth,
+      maxDocuments: this.config.limits.subdocuments,
+      maxPdfExtraBytes: this.config.limits.pdfExtraBytes,
+      maxBatchItems: this.config.limits.batchItems,
       // Locale and zone names are the engine's knowledge: the same check as the CLI's.
       formatDefaults: formatDefaultsOf,
     });
     const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     const limits = {
-      maxImages: this.config.MAX_IMAGES,
-      maxImageBytes: this.config.MAX_IMAGE_BYTES,
-      maxImagePixels: this.config.MAX_IMAGE_PIXELS,
+      maxImages: this.config.limits.images.maxImages,
+      maxImageBytes: this.config.limits.images.maxImageBytes,
+      maxImagePixels: this.config.limits.images.maxImagePixels,
     };
     // Shared images are decoded once (decodedBefore); each item's set is checked whole.
     for (const { request } of parsed.items ?? [{ request: parsed.request }]) {
@@ -206,7 +198,7 @@ export class JobsController {
   private async checkWebhook(url: string): Promise<void> {
     // The URL first: what is wrong with it is the caller's to fix, whatever the configuration.
     await checkWebhookUrl(url, this.allowedHosts);
-    if (!this.config.WEBHOOK_SECRET) {
+    if (!this.config.jobs.webhookSecret) {
       throw new InvalidWebhookUrlError('This service sends no webhooks: WEBHOOK_SECRET is not set', {
         reason: 'webhooks_disabled',
       });
@@ -220,17 +212,17 @@ export class JobsController {
     digest: string,
     baseUrl: string,
   ): Promise<string> {
-    return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config));
+    return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config.defaults));
   }
 
   /** PUBLIC_BASE_URL, else the request's own scheme and Host. */
   baseUrl(req: Request): string {
-    if (this.config.PUBLIC_BASE_URL) return this.config.PUBLIC_BASE_URL.replace(/\/+$/, '');
+    if (this.config.jobs.publicBaseUrl) return this.config.jobs.publicBaseUrl.replace(/\/+$/, '');
     // The Host header is the caller's: only a plain host[:port] is echoed into URLs.
     const host = req.get('host') ?? '';
     const safe = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host)
       ? host
-      : `localhost:${this.config.PORT}`;
+      : `localhost:${this.config.http.port}`;
     return `${req.protocol}://${safe}`;
   }
 }

@@ -18,8 +18,7 @@ import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags }
 import type { Request, Response } from 'express';
 import { InvalidRequestError, lintDocxTemplate, type LintReport } from '@app/engine';
 import { CONTENT_TYPES, LintFormSchema, MissingFileError, toOpenApi } from '@app/contracts';
-import { ERROR_BODY_REF } from '../docs/answer-schemas';
-import { errorExamples } from '../docs/examples';
+import { ErrorResponse } from '../docs/error-response';
 import { hangUpSignal } from '../logging/hang-up';
 import { requestIdOf } from '../logging/request-id';
 import { contentDisposition, parseLintOptions } from '@app/contracts';
@@ -55,16 +54,8 @@ export class LintController {
       [CONTENT_TYPES.pdf]: { schema: { type: 'string', format: 'binary' } },
     },
   })
-  @ApiResponse({
-    status: 400,
-    description: 'No document, not a .docx, or bad options',
-    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(400) } },
-  })
-  @ApiResponse({
-    status: 503,
-    description: 'PDF report only: no worker to render it',
-    content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(503) } },
-  })
+  @ErrorResponse(400, 'No document, not a .docx, or bad options')
+  @ErrorResponse(503, 'PDF report only: no worker to render it')
   @HttpCode(200)
   @UseInterceptors(FileInterceptor('document'))
   async lint(

@@ -7,7 +7,7 @@
 import { Module } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import { LoggerModule } from 'nestjs-pino';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import { pinoOptions } from '@app/logging';
 import { REQUEST_ID_HEADER, requestIdFrom } from './request-id';
 import { errorTypeOf } from './response-locals';
@@ -20,10 +20,10 @@ function pathOf(req: Request): string {
 @Module({
   imports: [
     LoggerModule.forRootAsync({
-      inject: [ServiceConfig],
-      useFactory: (config: ServiceConfig) => ({
+      inject: [ApiSettings],
+      useFactory: (config: ApiSettings) => ({
         pinoHttp: {
-          ...pinoOptions(config, 'api'),
+          ...pinoOptions(config.logging, 'api'),
           genReqId: (req, res) => {
             const id = requestIdFrom(req.headers['x-request-id']);
             res.setHeader(REQUEST_ID_HEADER, id);

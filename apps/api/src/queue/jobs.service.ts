@@ -4,7 +4,7 @@
  * the progress and the result back. Nothing is kept in this process: any API answers for any job.
  */
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import {
   type AsyncJobRecord,
   type AsyncJobStatus,
@@ -68,23 +68,23 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
   private jobs!: JobRecordStore;
   private lastRedisError = 0;
 
-  constructor(private readonly config: ServiceConfig) {
-    this.names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+  constructor(private readonly config: ApiSettings) {
+    this.names = config.queue.names;
   }
 
   onModuleInit(): void {
     // Commands fail at once while Redis is away (503), as on the synchronous path.
-    this.redis = connectRedis(this.config.redisTarget, {
+    this.redis = connectRedis(this.config.redis.target, {
       connectionName: 'docx-api-jobs',
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: this.config.REDIS_COMMAND_TIMEOUT_MS,
+      commandTimeout: this.config.redis.commandTimeoutMs,
     });
     onRedisError(this.redis, (e) => this.logRedisError(e));
     this.jobs = new JobRecordStore(this.redis, this.names);
     this.flows = new JobFlows(
       this.redis,
-      { names: this.names, attempts: this.config.JOB_ATTEMPTS, backoffMs: this.config.JOB_BACKOFF_MS },
+      { names: this.names, attempts: this.config.queue.attempts, backoffMs: this.config.queue.backoffMs },
       (e) => this.logRedisError(e),
     );
   }
@@ -100,7 +100,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
   }
 
   private get pendingTtlMs(): number {
-    return Math.max(this.config.RESULT_TTL_S * 1000, MIN_PENDING_TTL_MS);
+    return Math.max(this.config.jobs.resultTtlS * 1000, MIN_PENDING_TTL_MS);
   }
 
   /** Stores the record and the payload, then adds the flow. Returns the job id. */
@@ -285,7 +285,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
   private unavailable(e: unknown): TypedError {
     if (e instanceof TypedError) return e;
     this.logRedisError(e);
-    return new ServiceUnavailableError('Redis is unreachable', this.config.RETRY_AFTER_SECONDS);
+    return new ServiceUnavailableError('Redis is unreachable', this.config.queue.retryAfterSeconds);
   }
 
   private logRedisError(e: unknown): void {

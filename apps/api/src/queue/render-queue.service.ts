@@ -11,7 +11,7 @@
 import { Injectable, Logger, OnModuleDestroy, OnModuleInit } from '@nestjs/common';
 import { randomUUID } from 'node:crypto';
 import { DigestLru, digestOf, stringifyDataJson, type RenderRequest } from '@app/engine';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import {
   type ConverterInfo,
   converterUnavailableError,
@@ -91,8 +91,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
   private lastRedisError = 0;
   private closing = false;
 
-  constructor(private readonly config: ServiceConfig) {
-    this.names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+  constructor(private readonly config: ApiSettings) {
+    this.names = config.queue.names;
   }
 
   onModuleInit(): void {
@@ -100,15 +100,15 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     // after REDIS_COMMAND_TIMEOUT_MS while it is stalled but still connected (a frozen process, a
     // fork stall, a partition): the request then gets 503 instead of hanging. This connection runs
     // no blocking command (the Queue and Bull Board only read and write).
-    this.redis = connectRedis(this.config.redisTarget, {
+    this.redis = connectRedis(this.config.redis.target, {
       connectionName: 'docx-api',
       enableOfflineQueue: false,
       maxRetriesPerRequest: 1,
-      commandTimeout: this.config.REDIS_COMMAND_TIMEOUT_MS,
+      commandTimeout: this.config.redis.commandTimeoutMs,
     });
     // The reply list's BLPOP: no commandTimeout (it would cut every blocking read short), and it
     // waits out a reconnection.
-    const replyRedis = connectRedis(this.config.redisTarget, {
+    const replyRedis = connectRedis(this.config.redis.target, {
       connectionName: 'docx-api-replies',
       maxRetriesPerRequest: null,
     });
@@ -120,7 +120,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     }
     this.queue = new RenderQueue(
       this.redis,
-      { names: this.names, attempts: this.config.JOB_ATTEMPTS, backoffMs: this.config.JOB_BACKOFF_MS },
+      { names: this.names, attempts: this.config.queue.attempts, backoffMs: this.config.queue.backoffMs },
       (e) => this.logRedisError(e),
     );
     this.watchdog = new Watchdog(
@@ -151,7 +151,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
    */
   async onModuleDestroy(): Promise<void> {
     this.closing = true;
-    const deadline = Date.now() + this.config.JOB_TIMEOUT_MS + 1000;
+    const deadline = Date.now() + this.config.queue.jobTimeoutMs + 1000;
     if (this.waiters.size > 0) this.logger.log(`shutting down: waiting for ${this.waiters.size} request(s)`);
     while (this.waiters.size > 0 && Date.now() < deadline) await new Promise((r) => setTimeout(r, 50));
     for (const settle of this.waiters.values()) settle({ kind: 'aborted' });
@@ -165,7 +165,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
    * (503) or ProcessingTimeoutError (504). `signal` aborts the wait when the caller hangs up.
    */
   async render(input: RenderInput, signal?: AbortSignal): Promise<RenderOutput> {
-    const retryAfter = this.config.RETRY_AFTER_SECONDS;
+    const retryAfter = this.config.queue.retryAfterSeconds;
     if (this.closing) throw new ServiceUnavailableError('The service is shutting down', retryAfter);
     if (this.redis.status !== 'ready') throw new ServiceUnavailableError('Redis is unreachable', retryAfter);
     // Unique whatever the caller sent as X-Request-Id: it names the job and the payload keys.
@@ -219,8 +219,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
         case 'timeout':
           this.logger.warn(`job ${jobId} timed out after ${elapsed} ms`);
           throw new ProcessingTimeoutError(
-            `The document was not processed within ${this.config.JOB_TIMEOUT_MS} ms`,
-            { timeout_ms: this.config.JOB_TIMEOUT_MS },
+            `The document was not processed within ${this.config.queue.jobTimeoutMs} ms`,
+            { timeout_ms: this.config.queue.jobTimeoutMs },
           );
         case 'aborted':
           this.logger.log(`job ${jobId} abandoned by the caller after ${elapsed} ms`);
@@ -294,7 +294,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
    * came, at once when there is no hold.
    */
   private async workersAfterWait(signal?: AbortSignal): Promise<number> {
-    const deadline = Date.now() + this.config.NO_WORKER_WAIT_MS;
+    const deadline = Date.now() + this.config.queue.noWorkerWaitMs;
     for (;;) {
       if (Date.now() >= deadline || signal?.aborted || this.closing) return 0;
       await new Promise((r) => setTimeout(r, Math.min(250, Math.max(deadline - Date.now(), 1))));
@@ -315,7 +315,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     requestJson: string,
     signal?: AbortSignal,
   ): Promise<number> {
-    const retryAfter = this.config.RETRY_AFTER_SECONDS;
+    const retryAfter = this.config.queue.retryAfterSeconds;
     const digest = job.templateDigest;
     const stored = this.storedTemplates.get(digest);
     let sendTemplate = !(stored && stored.until > Date.now());
@@ -328,8 +328,8 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
           request: job.requestKey,
         },
         {
-          maxWaiting: this.config.MAX_WAITING_JOBS,
-          ttlMs: this.config.payloadTtlMs,
+          maxWaiting: this.config.queue.maxWaitingJobs,
+          ttlMs: this.config.queue.payloadTtlMs,
           template: sendTemplate ? template : null,
           requestJson,
         },
@@ -351,11 +351,11 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     if (admission.outcome !== 'stored') {
       throw new ServiceUnavailableError('Too many documents are waiting; try again shortly', retryAfter, {
         waiting_jobs: admission.waiting,
-        max_waiting_jobs: this.config.MAX_WAITING_JOBS,
+        max_waiting_jobs: this.config.queue.maxWaitingJobs,
       });
     }
     // Stored or renewed: the key lives PAYLOAD_TTL_MS from now.
-    const until = Date.now() + this.config.payloadTtlMs / 2;
+    const until = Date.now() + this.config.queue.payloadTtlMs / 2;
     if (stored) stored.until = until;
     else this.storedTemplates.set(digest, { until });
     return admission.redisTime;
@@ -382,7 +382,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
         );
       };
       const onAbort = () => giveUp('aborted');
-      const timer = setTimeout(() => giveUp('timeout'), this.config.JOB_TIMEOUT_MS);
+      const timer = setTimeout(() => giveUp('timeout'), this.config.queue.jobTimeoutMs);
       signal?.addEventListener('abort', onAbort, { once: true });
       this.waiters.set(jobId, finish);
     });
@@ -394,7 +394,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
 
   private unavailable(message: string, cause: unknown): ServiceUnavailableError {
     this.logRedisError(cause);
-    return new ServiceUnavailableError(message, this.config.RETRY_AFTER_SECONDS);
+    return new ServiceUnavailableError(message, this.config.queue.retryAfterSeconds);
   }
 
   /** At most one line per 5 s while Redis is away; lost jobs are looked for once it answers. */

@@ -3,16 +3,16 @@
  * memory storage, one file of at most MAX_TEMPLATE_BYTES.
  */
 import { MulterModule } from '@nestjs/platform-express';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 
 export function templateUploadModule() {
   return MulterModule.registerAsync({
-    inject: [ServiceConfig],
-    useFactory: (config: ServiceConfig) => ({
+    inject: [ApiSettings],
+    useFactory: (config: ApiSettings) => ({
       defParamCharset: 'utf8',
       limits: {
-        fileSize: config.MAX_TEMPLATE_BYTES,
-        fieldSize: config.MAX_REQUEST_BYTES,
+        fileSize: config.limits.templateBytes,
+        fieldSize: config.limits.requestBytes,
         files: 1,
         fields: 4,
         parts: 6,

@@ -8,7 +8,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { type ConverterInfo, OneOf, UNDEFINED_BEHAVIORS, type UndefinedMode } from '@app/contracts';
 
 /** The seed system versions whose forms this service answers. */
-export const COMPATIBLE_WITH = ['1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8', '1.8.1'];
+const COMPATIBLE_WITH = ['1.1', '1.2', '1.3', '1.4', '1.5', '1.6', '1.7', '1.8', '1.8.1'];
 
 function readJson(file: string): Record<string, unknown> {
   return JSON.parse(readFileSync(file, 'utf8')) as Record<string, unknown>;

@@ -1,6 +1,6 @@
 import { Controller, Get } from '@nestjs/common';
 import { ApiOperation, ApiResponse, ApiTags } from '@nestjs/swagger';
-import { ServiceConfig } from '@app/config';
+import { ApiSettings } from '../config/settings';
 import { RenderQueueService } from '../queue/render-queue.service';
 import { versionInfo, type VersionInfo } from './version-info';
 
@@ -9,7 +9,7 @@ import { versionInfo, type VersionInfo } from './version-info';
 export class VersionController {
   constructor(
     private readonly queue: RenderQueueService,
-    private readonly config: ServiceConfig,
+    private readonly config: ApiSettings,
   ) {}
 
   @Get('version')
@@ -26,6 +26,6 @@ export class VersionController {
   })
   async version(): Promise<VersionInfo> {
     const converter = await this.queue.converterInfo().catch(() => null);
-    return versionInfo(converter, this.config.playgroundEnabled, this.config.DEFAULT_UNDEFINED);
+    return versionInfo(converter, this.config.http.playground, this.config.defaults.undefined);
   }
 }

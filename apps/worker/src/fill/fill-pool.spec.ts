@@ -1,7 +1,7 @@
 import { monitorEventLoopDelay } from 'node:perf_hooks';
 import PizZip from 'pizzip';
 import { CompiledTemplates, renderDocx, UndefinedVariableError } from '@app/engine';
-import { ServiceConfig } from '@app/config';
+import { loadWorkerSettings } from '../settings';
 import { corpusRequest, corpusTemplate } from '../../../../bench/corpus';
 import { buildDocx, p } from '../../../../test/support/docx-builder';
 import { FillPool, type FillOptions } from './fill-pool';
@@ -88,7 +88,7 @@ describe('FillPool', () => {
     // On a thread the loop stalls for a fraction of the fill (the request's copy to the thread,
     // the result's arrival), far from BullMQ's lock renewal (WORKER_LOCK_DURATION_MS / 2).
     expect(onThread.maxStallMs).toBeLessThan(onThread.fillMs / 4);
-    expect(onThread.maxStallMs).toBeLessThan(new ServiceConfig().WORKER_LOCK_DURATION_MS / 2);
+    expect(onThread.maxStallMs).toBeLessThan(loadWorkerSettings({}).worker.lockDurationMs / 2);
   }, 120_000);
 
   it('rejects the fill in progress when its thread ends, and counts the thread gone', async () => {

@@ -3,7 +3,7 @@
  * (the render processor, shared with the render queue and its template caches), the parents
  * (assembly) and the webhook deliveries. Stateless: any worker process takes any job.
  */
-import type { ServiceConfig } from '@app/config';
+import type { WorkerSettings } from '../settings';
 import { parseAllowedHosts, type RenderJobResult } from '@app/contracts';
 import { createJobWorkers, type RedisConnection, type RenderJobHandle, WebhookQueue } from '@app/queue';
 import type { Logger } from 'pino';
@@ -17,7 +17,8 @@ export interface AsyncWorkers {
 }
 
 export function createAsyncWorkers(deps: {
-  config: ServiceConfig;
+  /** The queue's names, the asynchronous jobs' results and webhooks, the worker's locks. */
+  settings: Pick<WorkerSettings, 'queue' | 'jobs' | 'worker'>;
   redis: RedisConnection;
   queueRedis: RedisConnection;
   logger: Logger;
@@ -28,15 +29,16 @@ export function createAsyncWorkers(deps: {
   /** Items taken at once: the render worker's concurrency, as they share its converter. */
   itemConcurrency: number;
 }): AsyncWorkers {
-  const { config, logger } = deps;
-  const names = { prefix: config.QUEUE_PREFIX, name: config.QUEUE_NAME };
+  const { logger } = deps;
+  const { queue, jobs, worker } = deps.settings;
+  const names = queue.names;
   const webhooks = new WebhookQueue(
     deps.queueRedis,
     names,
-    { attempts: config.WEBHOOK_RETRIES, backoffMs: config.WEBHOOK_BACKOFF_MS },
+    { attempts: jobs.webhookRetries, backoffMs: jobs.webhookBackoffMs },
     deps.onError,
   );
-  const secret = config.WEBHOOK_SECRET;
+  const secret = jobs.webhookSecret;
   if (!secret) logger.info('WEBHOOK_SECRET is not set: this worker delivers no webhooks');
   const workers = createJobWorkers(
     {
@@ -45,8 +47,8 @@ export function createAsyncWorkers(deps: {
         redis: deps.redis,
         names,
         webhooks,
-        resultTtlS: config.RESULT_TTL_S,
-        maxResultBytes: config.MAX_RESULT_BYTES,
+        resultTtlS: jobs.resultTtlS,
+        maxResultBytes: jobs.maxResultBytes,
         logger,
         metrics: deps.metrics,
       }),
@@ -54,8 +56,8 @@ export function createAsyncWorkers(deps: {
         ? {
             deliver: createWebhookProcessor({
               secret,
-              timeoutMs: config.WEBHOOK_TIMEOUT_MS,
-              allowed: parseAllowedHosts(config.WEBHOOK_ALLOWED_HOSTS),
+              timeoutMs: jobs.webhookTimeoutMs,
+              allowed: parseAllowedHosts(jobs.webhookAllowedHosts),
               logger,
               metrics: deps.metrics,
             }),
@@ -66,9 +68,9 @@ export function createAsyncWorkers(deps: {
       names,
       connection: deps.queueRedis,
       itemConcurrency: deps.itemConcurrency,
-      lockDuration: config.WORKER_LOCK_DURATION_MS,
-      stalledInterval: config.WORKER_STALLED_INTERVAL_MS,
-      maxStalledCount: config.WORKER_MAX_STALLED_COUNT,
+      lockDuration: worker.lockDurationMs,
+      stalledInterval: worker.stalledIntervalMs,
+      maxStalledCount: worker.maxStalledCount,
       onError: deps.onError,
       onStalled: (queue, jobId) =>
         logger.warn({ jobId }, `${queue} job ${jobId} stalled; handed to another worker`),

@@ -221,6 +221,38 @@ export const ENHANCED_EXAMPLE: EnhancedRequest = {
   options: { undefined: 'strict', output: 'pdf' },
 };
 
+/** The form fields that make a request a v1.6+ one (beside `data`): RenderFormSchema's, and V16_FIELDS. */
+export const V16_FORM_PROPERTIES = {
+  images: Type.Optional(
+    Type.String({
+      description:
+        'v1.6+ form (with `data`): JSON text of an object name → ImageData (#/components/schemas/ImageData).',
+      example: '{"logo": {"data": "iVBORw0KGgo…", "width_mm": 40}}',
+    }),
+  ),
+  undefined_behavior: Type.Optional(undefinedBehavior('v1.6+ form (with `data`). ')),
+  linter_options: Type.Optional(
+    Type.String({
+      description:
+        'v1.6+ form (with `data`): JSON text of LinterOptions (#/components/schemas/LinterOptions).',
+      example: '{"enabled": true, "response_format": "json"}',
+    }),
+  ),
+};
+
+/** The form fields of the formatting defaults beside `data` (legacy and v1.6 forms): RenderFormSchema's, and LOCALE_FORM_FIELDS. */
+export const LOCALE_FORM_PROPERTIES = {
+  locale: Type.Optional(
+    Type.String({ ...LOCALE, description: `Legacy and v1.6 forms (with \`data\`). ${LOCALE.description}` }),
+  ),
+  timezone: Type.Optional(
+    Type.String({
+      ...TIMEZONE,
+      description: `Legacy and v1.6 forms (with \`data\`). ${TIMEZONE.description}`,
+    }),
+  ),
+};
+
 /**
  * The multipart form of POST /api/v1/process-template-document: `file` and one of `data`
  * (legacy) or `request_data` (enhanced), or `data` with the v1.6 fields. The JSON fields are text.
@@ -243,30 +275,8 @@ export const RenderFormSchema = Type.Object(
         example: JSON.stringify(ENHANCED_EXAMPLE),
       }),
     ),
-    images: Type.Optional(
-      Type.String({
-        description:
-          'v1.6+ form (with `data`): JSON text of an object name → ImageData (#/components/schemas/ImageData).',
-        example: '{"logo": {"data": "iVBORw0KGgo…", "width_mm": 40}}',
-      }),
-    ),
-    undefined_behavior: Type.Optional(undefinedBehavior('v1.6+ form (with `data`). ')),
-    linter_options: Type.Optional(
-      Type.String({
-        description:
-          'v1.6+ form (with `data`): JSON text of LinterOptions (#/components/schemas/LinterOptions).',
-        example: '{"enabled": true, "response_format": "json"}',
-      }),
-    ),
-    locale: Type.Optional(
-      Type.String({ ...LOCALE, description: `Legacy and v1.6 forms (with \`data\`). ${LOCALE.description}` }),
-    ),
-    timezone: Type.Optional(
-      Type.String({
-        ...TIMEZONE,
-        description: `Legacy and v1.6 forms (with \`data\`). ${TIMEZONE.description}`,
-      }),
-    ),
+    ...V16_FORM_PROPERTIES,
+    ...LOCALE_FORM_PROPERTIES,
   },
   { $id: 'RenderForm' },
 );

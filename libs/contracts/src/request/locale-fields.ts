@@ -6,6 +6,7 @@
  * knowledge (its locale data): the parser is handed the engine's formatDefaultsOf as
  * FormatDefaultsCheck, by the API and the CLI alike; without one the text passes as sent.
  */
+import { LOCALE_FORM_PROPERTIES } from '../payload/render-request';
 import { InvalidRequestError } from '../request-errors';
 
 /** The engine's formatDefaultsOf: canonical locale and zone, or a typed error naming the field. */
@@ -14,7 +15,10 @@ export type FormatDefaultsCheck = (
   fields: { locale: string; timezone: string },
 ) => { locale: string; timezone: string };
 
-export const LOCALE_FORM_FIELDS = ['locale', 'timezone'] as const;
+/** The form fields `locale` and `timezone`, from the form's schema. */
+export const LOCALE_FORM_FIELDS = Object.keys(
+  LOCALE_FORM_PROPERTIES,
+) as (keyof typeof LOCALE_FORM_PROPERTIES)[];
 
 export interface LocaleOptions {
   /** Canonical BCP 47 tag (`de-DE`), or absent for the service's DEFAULT_LOCALE. */

@@ -24,6 +24,7 @@ import {
   type RenderRequest,
   SubDocumentSchema,
   UndefinedBehaviorSchema,
+  V16_FORM_PROPERTIES,
 } from '../payload/render-request';
 import { checkPayload, type FieldProblem, fieldsOf, isPlainObject } from '../payload/schema';
 import type { PdfOptions } from '../pdf-options';
@@ -38,8 +39,8 @@ import {
 } from './locale-fields';
 import { parsePdfOptions, pdfOptionProblems } from './pdf-options-check';
 
-/** The form fields that make a request a v1.6+ one (beside `data`). */
-export const V16_FIELDS = ['images', 'undefined_behavior', 'linter_options'] as const;
+/** The form fields that make a request a v1.6+ one (beside `data`), from the form's schema. */
+export const V16_FIELDS = Object.keys(V16_FORM_PROPERTIES) as (keyof typeof V16_FORM_PROPERTIES)[];
 
 export type RenderMode = 'legacy' | 'enhanced' | 'v1.6';
 

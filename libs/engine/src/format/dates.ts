@@ -16,7 +16,7 @@ export type DateStyle = 'short' | 'medium' | 'long' | 'full';
 const STYLES = new Set<string>(['short', 'medium', 'long', 'full']);
 
 /** The longest pattern accepted: a document's date is a few dozen characters. */
-export const MAX_DATE_PATTERN_LENGTH = 200;
+const MAX_DATE_PATTERN_LENGTH = 200;
 
 type Kind = 'date' | 'datetime' | 'time';
 
@@ -33,7 +33,7 @@ const TIME_RE = /^\d{2}:\d{2}(:\d{2}(\.\d{1,9})?)?(Z|[+-]\d{2}(:?\d{2})?)?$/i;
  * An ISO 8601 date (`2026-11-25`), date-time (`2026-11-25T14:30:00`, `…Z`, `…+01:00`) or, for
  * format_time, a time (`14:30`). A date-time without an offset is UTC, as Babel takes a naive one.
  */
-export function parseIsoValue(filter: string, value: unknown, allowTime: boolean): Parsed {
+function parseIsoValue(filter: string, value: unknown, allowTime: boolean): Parsed {
   if (typeof value !== 'string')
     throw new FormatValueError(filter, value, 'not an ISO 8601 date or date-time string');
   const s = value.trim();
@@ -250,7 +250,7 @@ function field(dt: DateTime, locale: string, letter: string, count: number): str
  * An LDML date pattern (TR35 "Date Format Patterns"): runs of one ASCII letter are fields, text in
  * single quotes is literal (`''` is an apostrophe), anything else is literal as it stands.
  */
-export function formatDatePattern(
+function formatDatePattern(
   filter: string,
   value: unknown,
   dt: DateTime,

@@ -4,7 +4,7 @@ import { JinjaRuntimeError } from '../runtime/sequences';
 const MAX_QUOTED = 60;
 
 /** How an error message shows the value a filter refused: JSON-like, cut short. */
-export function quoteValue(value: unknown): string {
+function quoteValue(value: unknown): string {
   let s: string;
   if (typeof value === 'string') s = JSON.stringify(value);
   else if (value === null || value === undefined) s = 'None';

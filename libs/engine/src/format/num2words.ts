@@ -209,7 +209,7 @@ const CURRENCY_FORMS: Record<Num2WordsLang, Record<string, Forms>> = {
   },
 };
 
-export function currenciesOf(lang: Num2WordsLang): string[] {
+function currenciesOf(lang: Num2WordsLang): string[] {
   return Object.keys(CURRENCY_FORMS[lang]);
 }
 

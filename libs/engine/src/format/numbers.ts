@@ -9,10 +9,10 @@
 import { FormatValueError } from './errors';
 import { numberFormat } from './intl-cache';
 
-export const MAX_NUMBER_PATTERN_LENGTH = 100;
+const MAX_NUMBER_PATTERN_LENGTH = 100;
 
 /** The exact decimal text of a value: numbers as JS prints them (shortest round trip, like Python's repr), or numeric strings. */
-export function decimalText(filter: string, value: unknown): string {
+function decimalText(filter: string, value: unknown): string {
   if (typeof value === 'number') {
     if (!Number.isFinite(value)) throw new FormatValueError(filter, value, 'not a finite number');
     return String(value);
@@ -46,7 +46,7 @@ let currencyCodes: Set<string> | undefined;
 /** ISO 4217 codes ICU knows, listed once. */
 const currencies = () => (currencyCodes ??= new Set(Intl.supportedValuesOf('currency')));
 
-export function checkCurrency(filter: string, value: unknown, currency: unknown): string {
+function checkCurrency(filter: string, value: unknown, currency: unknown): string {
   const code = typeof currency === 'string' ? currency.toUpperCase() : '';
   if (!/^[A-Z]{3}$/.test(code) || !currencies().has(code))
     throw new FormatValueError(
@@ -172,7 +172,7 @@ function splitPattern(filter: string, value: unknown, sub: string, pattern: stri
 
 const patternCache = new Map<string, NumberPattern>();
 
-export function parseNumberPattern(filter: string, value: unknown, pattern: string): NumberPattern {
+function parseNumberPattern(filter: string, value: unknown, pattern: string): NumberPattern {
   const hit = patternCache.get(pattern);
   if (hit) return hit;
   if (pattern.length > MAX_NUMBER_PATTERN_LENGTH)
@@ -250,7 +250,7 @@ export interface ApplyOptions {
 }
 
 /** Formats `text` (an exact decimal) with a parsed pattern and the locale's symbols. */
-export function applyPattern(p: NumberPattern, text: string, locale: string, o: ApplyOptions): string {
+function applyPattern(p: NumberPattern, text: string, locale: string, o: ApplyOptions): string {
   const sy = symbolsOf(locale);
   const value = scaled(text, p.scale);
   const negative = /^-/.test(value) && /[1-9]/.test(value);

@@ -37,7 +37,7 @@ const NUMERIC_FILTERS = new Set(['round', 'abs', 'int', 'float', 'sum', 'filesiz
 const ARITHMETIC = new Set(['+', '-', '*', '/', '//', '%', '**']);
 const DICT_METHODS = new Set(['items', 'keys', 'values']);
 
-export function pathText(segments: string[]): string {
+function pathText(segments: string[]): string {
   let out = '';
   for (const s of segments) {
     if (s === '[]') out += '[]';

@@ -68,7 +68,7 @@ export const LintWarningSchema = Type.Object(
 );
 export type LintWarning = Static<typeof LintWarningSchema>;
 
-export const LintSummarySchema = Type.Object({
+const LintSummarySchema = Type.Object({
   total_errors: Type.Integer(),
   total_warnings: Type.Integer(),
   /** Characters of template text (all parts). */

@@ -196,7 +196,7 @@ function group(intDigits: string, sep: string): string {
 }
 
 /** Python's format(value, spec): the mini-language of str.format (`{:,.2f}`, `{:>8}`, `{:05d}`, `{:.1%}`). */
-export function formatSpec(v: Value, spec: string): string {
+function formatSpec(v: Value, spec: string): string {
   const m = SPEC_RE.exec(spec);
   if (!m) throw new FormatError(`invalid format specifier '${spec}'`);
   const [, fillChar, alignChar, signChar, alt, zero, widthText, grouping, precText, typeChar] = m;

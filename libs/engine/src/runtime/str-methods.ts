@@ -232,7 +232,7 @@ function sliceChars(s: string, start: Value | undefined, end: Value | undefined)
 }
 
 /** Python's str.split / str.rsplit: None splits on runs of whitespace, maxsplit counts from its end. */
-export function pySplit(s: string, sep: Value, maxsplit: number, fromRight: boolean): string[] {
+function pySplit(s: string, sep: Value, maxsplit: number, fromRight: boolean): string[] {
   if (sep === null) {
     const words = s.split(new RegExp(`[${PY_WHITESPACE}]+`)).filter((x) => x !== '');
     if (maxsplit < 0 || words.length <= maxsplit) return words;

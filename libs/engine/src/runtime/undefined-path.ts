@@ -7,7 +7,7 @@ import type { Expr } from '../syntax/parser';
 import { Undefined } from './values';
 
 /** `a.b["c d"][0]` for a chain of names, attributes and constant keys; null for anything else. */
-export function writtenPath(e: Expr): string | null {
+function writtenPath(e: Expr): string | null {
   switch (e.type) {
     case 'Name':
       return e.name;

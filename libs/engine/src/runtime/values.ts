@@ -194,13 +194,13 @@ function formatInt(n: number): string {
   return String(n);
 }
 
-export function formatNumber(v: number | PyFloat): string {
+function formatNumber(v: number | PyFloat): string {
   if (v instanceof PyFloat) return formatFloat(v.value);
   return Number.isInteger(v) ? formatInt(v) : formatFloat(v);
 }
 
 /** Python's repr() of a string. */
-export function reprString(s: string): string {
+function reprString(s: string): string {
   const quote = s.includes("'") && !s.includes('"') ? '"' : "'";
   let out = '';
   for (const ch of s) {

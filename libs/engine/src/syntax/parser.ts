@@ -132,7 +132,7 @@ function charAt(src: string, i: number): string {
  * literals included: `{{ “It’s fine” }}` prints `It's fine`. („ and ‚, which it leaves, still
  * quote here.)
  */
-export function straightenQuotes(src: string): string {
+function straightenQuotes(src: string): string {
   return src.replace(/[\u2018\u2019]/g, "'").replace(/[\u201c\u201d]/g, '"');
 }
 
@@ -140,7 +140,7 @@ function isSpace(ch: string): boolean {
   return ch === ' ' || ch === '\t' || ch === '\n' || ch === '\r' || ch === '\u00a0' || ch === '\u2009';
 }
 
-export function tokenize(written: string): Token[] {
+function tokenize(written: string): Token[] {
   const src = straightenQuotes(written);
   const tokens: Token[] = [];
   let i = 0;

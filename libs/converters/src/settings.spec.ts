@@ -1,5 +1,5 @@
-import { ConverterConfigError, converterConfigFromEnv } from '@app/config';
-import { createConverter, splitMinRowsOf } from './index';
+import { ConfigurationError } from '@app/config';
+import { converterConfigFromEnv, createConverter, splitMinRowsOf } from './index';
 
 describe('converterConfigFromEnv', () => {
   it('is empty (all defaults) when nothing is set, and treats empty values as unset', () => {
@@ -50,15 +50,18 @@ describe('converterConfigFromEnv', () => {
     } catch (e) {
       err = e;
     }
-    expect(err).toBeInstanceOf(ConverterConfigError);
-    expect((err as ConverterConfigError).problems).toEqual([
-      "GOTENBERG_URL must use http or https, got 'gotenberg:3000'",
-      "LIBREOFFICE_INSTANCES must be a whole number from 1 to 64, got '0'",
-      "CONVERSION_TIMEOUT_MS must be a whole number from 100 to 3600000, got '30s'",
-      "CONVERSION_MAX_QUEUE must be a whole number from 0 to 1000000, got '1.5'",
-      "GOTENBERG_RETRIES must be a whole number from 0 to 10, got '-1'",
+    expect(err).toBeInstanceOf(ConfigurationError);
+    // The URL's own check runs once the integers pass their schemas.
+    expect((err as ConfigurationError).problems).toEqual([
+      "LIBREOFFICE_INSTANCES must be an integer from 1 to 64 (got '0')",
+      "CONVERSION_TIMEOUT_MS must be an integer (got '30s')",
+      "CONVERSION_MAX_QUEUE must be an integer (got '1.5')",
+      "GOTENBERG_RETRIES must be an integer from 0 to 10 (got '-1')",
     ]);
-    expect((err as Error).message).toMatch(/^Invalid converter configuration: GOTENBERG_URL/);
+    expect((err as Error).message).toMatch(/^Invalid configuration:\n {2}- LIBREOFFICE_INSTANCES/);
+    expect(() => converterConfigFromEnv({ GOTENBERG_URL: 'gotenberg:3000' })).toThrow(
+      "GOTENBERG_URL must use http or https (got 'gotenberg:3000')",
+    );
   });
 
   it('reads LIBREOFFICE_ALLOCATOR and names a value it does not know', () => {
@@ -66,20 +69,24 @@ describe('converterConfigFromEnv', () => {
     expect(converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: ' auto ' })).toEqual({ allocator: 'auto' });
     // Requiring jemalloc where it is installed: test/libreoffice-pool.e2e-spec.ts.
     expect(() => converterConfigFromEnv({ LIBREOFFICE_ALLOCATOR: 'tcmalloc' })).toThrow(
-      "LIBREOFFICE_ALLOCATOR must be one of auto, jemalloc, system, got 'tcmalloc'",
+      "LIBREOFFICE_ALLOCATOR must be one of auto, jemalloc, system (got 'tcmalloc')",
     );
-    expect(() => createConverter({ allocator: 'mimalloc' as never })).toThrow(/allocator must be one of/);
+    expect(() => createConverter({ allocator: 'mimalloc' as never })).toThrow(
+      /LIBREOFFICE_ALLOCATOR must be one of/,
+    );
   });
 
   it('reads LIBREOFFICE_WORK_DIR and refuses one that cannot hold the pool', () => {
     expect(converterConfigFromEnv({ LIBREOFFICE_WORK_DIR: '/tmp' })).toEqual({ workDir: '/tmp' });
     expect(() => converterConfigFromEnv({ LIBREOFFICE_WORK_DIR: 'shm' })).toThrow(
-      "LIBREOFFICE_WORK_DIR must be an absolute path, got 'shm'",
+      "LIBREOFFICE_WORK_DIR must be an absolute path (got 'shm')",
     );
     expect(() => converterConfigFromEnv({ LIBREOFFICE_WORK_DIR: '/no/such/dir' })).toThrow(
-      "LIBREOFFICE_WORK_DIR is not a writable directory (ENOENT), got '/no/such/dir'",
+      "LIBREOFFICE_WORK_DIR is not a writable directory (ENOENT) (got '/no/such/dir')",
     );
-    expect(() => createConverter({ workDir: 'relative' })).toThrow(/workDir must be an absolute path/);
+    expect(() => createConverter({ workDir: 'relative' })).toThrow(
+      /LIBREOFFICE_WORK_DIR must be an absolute path/,
+    );
   });
 
   it('rejects a URL that is not http(s) or carries a query', () => {
@@ -91,8 +98,12 @@ describe('converterConfigFromEnv', () => {
 
 describe('createConverter', () => {
   it('validates a config built in code', () => {
-    expect(() => createConverter({ instances: 0 })).toThrow(ConverterConfigError);
-    expect(() => createConverter({ gotenbergUrl: 'localhost:3000' })).toThrow(/gotenbergUrl/);
+    // Each field is checked as the variable that sets it, and named so.
+    expect(() => createConverter({ instances: 0 })).toThrow(ConfigurationError);
+    expect(() => createConverter({ instances: 0 })).toThrow(
+      /LIBREOFFICE_INSTANCES must be an integer from 1 to 64/,
+    );
+    expect(() => createConverter({ gotenbergUrl: 'localhost:3000' })).toThrow(/GOTENBERG_URL/);
   });
 
   it('says from how many rows the converter it builds splits a table (the fill resolves long tables from there)', () => {

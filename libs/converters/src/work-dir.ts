@@ -15,7 +15,7 @@
 import { accessSync, constants, statfsSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 
-export const SHM_DIR = '/dev/shm';
+const SHM_DIR = '/dev/shm';
 /** Free space /dev/shm needs to be chosen by default. */
 export const MIN_SHM_FREE_BYTES = 512 * 1024 * 1024;
 
