@@ -44,6 +44,14 @@ export interface LibreOfficeExport {
   metadata: PdfMetadata;
   /** writer_pdf_Export's FilterData (names of LibreOffice's PDF export options). */
   filterData: Record<string, string | number | boolean>;
+  /** Another export filter than PDF (outputs/document-formats.ts); filterData is then unused. */
+  target?: ExportTarget;
+}
+
+/** A LibreOffice export filter by name, with its options string (the `--convert-to` suffix). */
+export interface ExportTarget {
+  filter: string;
+  options?: string;
 }
 
 const SELECT_PDF_VERSION: Record<string, number> = { 'PDF/A-1b': 1, 'PDF/A-2b': 2, 'PDF/A-3b': 3 };
