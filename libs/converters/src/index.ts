@@ -111,7 +111,7 @@ export * from './pdf-finish';
 export {
   convertDocument,
   DOCUMENT_FORMATS,
-  plainText,
+  htmlToPlainText,
   selfContainedHtml,
   UnsupportedOutputError,
   writesDocumentFormats,

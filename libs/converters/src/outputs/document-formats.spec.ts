@@ -1,7 +1,12 @@
 import { parse } from 'parse5';
 
 import { GotenbergConverter } from '../gotenberg-converter';
-import { convertDocument, plainText, selfContainedHtml, UnsupportedOutputError } from './document-formats';
+import {
+  convertDocument,
+  htmlToPlainText,
+  selfContainedHtml,
+  UnsupportedOutputError,
+} from './document-formats';
 
 describe('selfContainedHtml', () => {
   it('leaves LibreOffice output with data: pictures and internal links as it is', () => {
@@ -24,12 +29,17 @@ describe('selfContainedHtml', () => {
   });
 });
 
-describe('plainText', () => {
-  it('drops the BOM and empty lines and separates paragraphs by one blank line', () => {
-    expect(plainText('\uFEFFTitle\r\n\r\nFirst paragraph  \nA\tB\tC\n')).toBe(
-      'Title\n\nFirst paragraph\n\nA\tB\tC\n',
+describe('htmlToPlainText', () => {
+  it('gives paragraphs in order with blank lines between, table rows as tab-separated cells, br as a line break', () => {
+    const html =
+      '<!DOCTYPE html><html><head><title>T</title><style>p { x: y }</style></head><body>' +
+      '<div title="header"><p>Müller &amp; Söhne</p></div><h1>Invoice\n  INV-1</h1><p></p>' +
+      '<table><tr><td><p>Qty</p></td><td><p>Unit</p><p>price</p></td></tr><tr><td>2</td><td>3.00</td></tr></table>' +
+      '<p>Line one<br/>line two</p><ul><li>note</li></ul><ol start="4"><li><p>fourth</p></li><li>fifth</li></ol></body></html>';
+    expect(htmlToPlainText(html)).toBe(
+      'Müller & Söhne\n\nInvoice INV-1\n\nQty\tUnit price\n\n2\t3.00\n\nLine one\nline two\n\n• note\n\n4. fourth\n\n5. fifth\n',
     );
-    expect(plainText('\uFEFF\n\n')).toBe('');
+    expect(htmlToPlainText('<html><body><p> </p></body></html>')).toBe('');
   });
 });
 

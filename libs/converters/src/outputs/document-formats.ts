@@ -6,8 +6,10 @@
  *
  *   html  LibreOffice's "HTML (StarWriter)" filter with its EmbedImages option: pictures as
  *         data: URIs. selfContainedHtml() then removes whatever still points outside the file.
- *   txt   the "Text (encoded)" filter in UTF-8: one line per paragraph (a table row's cells
- *         tab-separated); plainText() gives UTF-8 without BOM, paragraphs separated by blank lines.
+ *   txt   the same HTML export, read as text by htmlToPlainText(): paragraphs in document order
+ *         separated by blank lines, a table row's cells by tabs. Not LibreOffice's "Text (encoded)"
+ *         filter: on the corpus contract (a table of contents, 35 pages) it did not finish within
+ *         the 30 s conversion timeout, here through UNO as with `soffice --convert-to txt`.
  *   odt   "writer8", as written.
  */
 import { parse, serialize } from 'parse5';
@@ -37,7 +39,7 @@ export const DOCUMENT_FORMATS: Readonly<Record<DocumentFormat, DocumentFormatSpe
     extension: 'html',
   },
   txt: {
-    target: { filter: 'Text (encoded)', options: 'UTF8,LF' },
+    target: { filter: 'HTML (StarWriter)' },
     contentType: 'text/plain; charset=utf-8',
     extension: 'txt',
   },
@@ -76,7 +78,7 @@ export async function convertDocument(
   }
   const raw = await converter.convertTo(docx, DOCUMENT_FORMATS[format].target, options);
   if (format === 'html') return Buffer.from(selfContainedHtml(raw.toString('utf8')), 'utf8');
-  if (format === 'txt') return Buffer.from(plainText(raw.toString('utf8')), 'utf8');
+  if (format === 'txt') return Buffer.from(htmlToPlainText(raw.toString('utf8')), 'utf8');
   return raw;
 }
 
@@ -140,16 +142,100 @@ export function selfContainedHtml(html: string): string {
   return changed ? serialize(doc as never) : html;
 }
 
+/** Elements that end a paragraph of the text (LibreOffice writes p, h1–h6, li, pre, td, th). */
+const BLOCKS = new Set([
+  'p',
+  'h1',
+  'h2',
+  'h3',
+  'h4',
+  'h5',
+  'h6',
+  'li',
+  'pre',
+  'dt',
+  'dd',
+  'caption',
+  'div',
+  'blockquote',
+  'address',
+  'title',
+]);
+
 /**
- * LibreOffice's text export made plain: no byte-order mark, LF line ends, one paragraph per
- * line become paragraphs separated by one blank line, empty paragraphs dropped, trailing blanks
- * trimmed, and a final newline.
+ * The text of an HTML document in reading (document) order: each block a paragraph, a table row
+ * one paragraph of tab-separated cells, a list item with its label ("3. ", "• "), <br> a line break; style, script and the head's title
+ * left out; whitespace collapsed as a browser does. Hand-written over parse5's tree: the rules
+ * are this service's text contract (docs/outputs.md), which no HTML-to-text package states.
  */
-export function plainText(text: string): string {
-  const paragraphs = text
-    .replace(/^\uFEFF/, '')
-    .split(/\r\n|\r|\n/)
-    .map((line) => line.replace(/[ \t]+$/, ''))
-    .filter((line) => line.trim() !== '');
-  return paragraphs.length ? paragraphs.join('\n\n') + '\n' : '';
+export function htmlToPlainText(html: string): string {
+  const paragraphs: string[] = [];
+  let line = '';
+  const flush = (): void => {
+    if (/^(\d+\.|•) $/.test(line)) return; // a list label waits for its item's first paragraph
+    paragraphs.push(line);
+    line = '';
+  };
+  const walk = (node: Node, inRow: boolean): void => {
+    const name = node.nodeName;
+    if (name === 'style' || name === 'script' || name === 'head' || name === 'template') return;
+    if (name === '#text') {
+      // Whitespace collapsed as a browser does (a no-break space is text and stays).
+      line += (node.value ?? '').replace(/[ \t\n\r\f]+/g, ' ');
+      return;
+    }
+    if (name === 'br') {
+      line = line.replace(/ +$/, '') + '\n';
+      return;
+    }
+    if (name === 'tr') {
+      flush();
+      const cells = (node.childNodes ?? []).filter((c) => c.nodeName === 'td' || c.nodeName === 'th');
+      cells.forEach((cell, i) => {
+        if (i > 0) line += '\t';
+        const before = paragraphs.length;
+        const start = line;
+        line = '';
+        walk(cell, true);
+        // A cell's paragraphs joined by spaces: the row stays one line.
+        const inner = [...paragraphs.splice(before), line]
+          .map((t) => t.trim())
+          .filter(Boolean)
+          .join(' ');
+        line = start + inner;
+      });
+      flush();
+      return;
+    }
+    if (name === 'ol' || name === 'ul') {
+      // List labels as the PDF draws them: LibreOffice writes a continued numbered list as
+      // <ol start="n">, so counting its items gives the numbers ("1.", "2." …); bullets as "•".
+      // Word's multi-level labels ("2.1") and other number formats are not reconstructed.
+      let n = Number(node.attrs?.find((a) => a.name === 'start')?.value ?? '1');
+      for (const child of node.childNodes ?? []) {
+        if (child.nodeName === 'li' && !inRow) {
+          flush();
+          line = name === 'ol' ? `${n++}. ` : '• ';
+          child.childNodes?.forEach((c) => walk(c, inRow));
+          flush();
+        } else walk(child, inRow);
+      }
+      return;
+    }
+    const block = BLOCKS.has(name);
+    if (block && !inRow) flush();
+    node.childNodes?.forEach((child) => walk(child, inRow));
+    if (node.content) walk(node.content, inRow);
+    if (block && !inRow) flush();
+    else if (block) line += ' ';
+  };
+  walk(parse(html) as unknown as Node, false);
+  flush();
+  return joinParagraphs(paragraphs.map((p) => p.replace(/[ \t]*\n[ \t]*/g, '\n')));
+}
+
+/** Paragraphs trimmed, empty ones dropped, one blank line between, a final newline. */
+function joinParagraphs(paragraphs: string[]): string {
+  const kept = paragraphs.map((p) => p.replace(/^[ \t\n]+|[ \t\n]+$/g, '')).filter((p) => p !== '');
+  return kept.length ? kept.join('\n\n') + '\n' : '';
 }
