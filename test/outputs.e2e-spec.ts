@@ -19,8 +19,9 @@ import {
   PageOutOfRangeError,
   pdfToPageImages,
   ImageOutputTooLargeError,
+  withDocumentLanguage,
 } from '@app/converters';
-import { renderDocx } from '@app/engine';
+import { MissingAltTextError, renderDocx } from '@app/engine';
 
 import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus';
 import { pdfPageCount, pdfToText } from './support/converter-fixtures';
@@ -296,3 +297,87 @@ function expectSameText(text: string, name: CorpusName, labels: boolean): void {
   );
   expect(missing).toEqual([]);
 }
+
+describe('accessible PDFs (options.pdf.pdfua)', () => {
+  const LOGO_ALT = 'Müller & Söhne logo: a blue square';
+
+  /** The catalog of a PDF, as qpdf prints it. */
+  function catalog(doc: Buffer): string {
+    const path = join(mkdtempSync(join(work, 'ua-')), 'in.pdf');
+    writeFileSync(path, doc);
+    const trailer = execFileSync('qpdf', ['--show-object=trailer', path]).toString('latin1');
+    const root = /\/Root (\d+) 0 R/.exec(trailer)![1];
+    return execFileSync('qpdf', [`--show-object=${root}`, path]).toString('latin1');
+  }
+
+  function struct(doc: Buffer): string {
+    return execFileSync('pdfinfo', ['-struct', '-'], { input: doc }).toString('utf8');
+  }
+
+  /** Every /Alt of the structure tree, decoded by qpdf's JSON. */
+  function alts(doc: Buffer): string[] {
+    const path = join(mkdtempSync(join(work, 'alt-')), 'in.pdf');
+    writeFileSync(path, doc);
+    const json = JSON.parse(
+      execFileSync('qpdf', ['--json', path], { maxBuffer: 1 << 28 }).toString('utf8'),
+    ) as {
+      qpdf: [unknown, Record<string, { value?: Record<string, unknown> }>];
+    };
+    return Object.values(json.qpdf[1])
+      .map((o) => o.value?.['/Alt'])
+      .filter((a): a is string => typeof a === 'string')
+      .map((a) => a.replace(/^u:/, ''));
+  }
+
+  async function invoice(images: Record<string, unknown>, locale?: string): Promise<Buffer> {
+    const request = corpusRequest('invoice');
+    const filled = await renderDocx(
+      corpusTemplate('invoice'),
+      { ...request, images: { logo: { ...request.images!.logo, ...images } } },
+      { requireAltText: true },
+    );
+    return pool.convert(withDocumentLanguage(filled, locale), { pdf: { pdfua: true } });
+  }
+
+  it("the invoice: the logo's alt text is the Figure's /Alt, the locale the /Lang, the template's title shown", async () => {
+    const out = await invoice({ alt: LOGO_ALT }, 'de_DE');
+    expect(struct(out)).toMatch(/^\s+Figure\b/m);
+    expect(alts(out)).toEqual([LOGO_ALT]);
+    const root = catalog(out);
+    expect(root).toMatch(/\/Lang \(de-DE\)/);
+    expect(root).toMatch(/\/ViewerPreferences << \/DisplayDocTitle true >>/);
+    // The template's docProps/core.xml dc:title, as no metadata.title was given.
+    const info = execFileSync('pdfinfo', ['-'], { input: out }).toString('utf8');
+    expect(info).toMatch(/^Title:\s+Invoice$/m);
+  });
+
+  it("without a locale the template's language stays (the invoice: en-US)", async () => {
+    expect(catalog(await invoice({ alt: LOGO_ALT }))).toMatch(/\/Lang \(en-US\)/);
+  });
+
+  it('a decorative logo is an artifact: no Figure, no /Alt', async () => {
+    const out = await invoice({ decorative: true });
+    expect(struct(out)).not.toMatch(/^\s+Figure\b/m);
+    expect(alts(out)).toEqual([]);
+  });
+
+  it('a logo without alt text is a 422 naming the image', async () => {
+    const request = corpusRequest('invoice');
+    let e: unknown;
+    try {
+      await renderDocx(corpusTemplate('invoice'), request, { requireAltText: true });
+    } catch (err) {
+      e = err;
+    }
+    expect(e).toBeInstanceOf(MissingAltTextError);
+    expect((e as MissingAltTextError).details).toEqual({ field: 'images.logo.alt', image: 'logo' });
+  });
+
+  it("the statement's repeated header row (w:tblHeader) becomes TH cells", async () => {
+    const filled = await renderDocx(corpusTemplate('statement'), corpusRequest('statement', { rows: 60 }));
+    const out = await pool.convert(filled, { pdf: { pdfua: true } });
+    const tree = struct(out);
+    expect((tree.match(/^\s+TH\b/gm) ?? []).length).toBeGreaterThanOrEqual(4);
+    expect(tree).toMatch(/^\s+TD\b/m);
+  });
+});

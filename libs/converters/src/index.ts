@@ -145,3 +145,4 @@ export {
   type PageSelection,
   type PageSizePt,
 } from './outputs/page-selection';
+export { bcp47, withDefaultLanguage, withDocumentLanguage } from './outputs/accessible';

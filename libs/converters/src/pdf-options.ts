@@ -61,6 +61,9 @@ export function libreOfficeExport(options: PdfOptions = {}): LibreOfficeExport {
   const filterData: LibreOfficeExport['filterData'] = { UseLosslessCompression: o.lossless_images };
   if (o.pdfa) filterData.SelectPdfVersion = SELECT_PDF_VERSION[o.pdfa];
   if (o.pdfua !== undefined) filterData.PDFUACompliance = o.pdfua;
+  // PDF/UA wants the title shown as the window title; LibreOffice 25.2 sets it with
+  // PDFUACompliance already, named here so the request does not depend on that (docs/outputs.md).
+  if (o.pdfua) filterData.DisplayPDFDocumentTitle = true;
   if (o.quality !== undefined) filterData.Quality = o.quality;
   if (o.reduce_image_resolution !== undefined) filterData.ReduceImageResolution = o.reduce_image_resolution;
   if (o.max_image_resolution !== undefined) filterData.MaxImageResolution = o.max_image_resolution;
