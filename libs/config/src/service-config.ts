@@ -220,6 +220,15 @@ export class ServiceConfig {
   MAX_IMAGE_PIXELS = 25_000_000;
 
   /**
+   * Largest sum of width × height over the page images one request asks for (options.output png
+   * or jpeg; docs/outputs.md): refused with 413 before the fill from the template's page size,
+   * and again from the PDF's pages before drawing. 200 M: about 225 A4 pages at 96 dpi, 23 at 300.
+   */
+  @IsInt()
+  @Min(1)
+  MAX_IMAGE_OUTPUT_PIXELS = 200_000_000;
+
+  /**
    * Deepest nesting of objects and arrays in `data` / `request_data` (the outermost object is
    * level 1). Deeper JSON is refused with 400 before anything walks it recursively.
    */
