@@ -13,36 +13,7 @@
 import { TransportedError, TypedError, type ErrorDetails } from './errors';
 import type { PdfOptions } from './pdf-options';
 
-/** options.output's formats (docs/outputs.md); each is a row of the pipeline's format table. */
-export const OUTPUT_FORMATS = ['pdf', 'docx', 'odt', 'html', 'txt', 'png', 'jpeg'] as const;
-export type OutputFormat = (typeof OUTPUT_FORMATS)[number];
-/** The formats drawn from the PDF by pdftoppm, which options.image applies to. */
-export const IMAGE_OUTPUTS = ['png', 'jpeg'] as const;
-
-export function isImageOutput(output: string | undefined): output is (typeof IMAGE_OUTPUTS)[number] {
-  return output === 'png' || output === 'jpeg';
-}
-
-/** options.image (ImageOutputOptionsSchema): page images' size, pages and JPEG quality. */
-export interface ImageOutputOptions {
-  dpi?: number;
-  width_px?: number;
-  height_px?: number;
-  pages?: string;
-  quality?: number;
-}
-
-/** Several pages of an image output answer a ZIP (page-1.png, …); one page the image. */
-export function imageOutputIsZip(image: ImageOutputOptions | undefined): boolean {
-  const pages = (image?.pages ?? '1').trim();
-  return !/^\d+$/.test(pages) && !/^(\d+)\s*-\s*\1$/.test(pages);
-}
-
-/** The file extension of a request's answer: `letter.docx` → `letter.png`, several pages → `.zip`. */
-export function outputExtension(output: OutputFormat | undefined, image?: ImageOutputOptions): string {
-  if (isImageOutput(output)) return imageOutputIsZip(image) ? 'zip' : output === 'jpeg' ? 'jpg' : 'png';
-  return output ?? 'pdf';
-}
+export type OutputFormat = 'pdf' | 'docx';
 
 /**
  * What a variable the data does not define becomes: `empty` nothing (the seed system's `silent`),
@@ -57,8 +28,6 @@ export interface RenderJobOptions {
   output: OutputFormat;
   /** `options.pdf` as the caller sent it, validated by the API (absent: the defaults). */
   pdf?: PdfOptions;
-  /** `options.image`, for png and jpeg only (the API refuses it otherwise). */
-  image?: ImageOutputOptions;
   /**
    * The formatting filters' locale and IANA time zone: the request's, else the API's
    * DEFAULT_LOCALE / DEFAULT_TIMEZONE, checked by the API. Absent in jobs of older APIs (en_US, UTC).
@@ -135,12 +104,6 @@ export interface RenderJobResult {
 export const CONTENT_TYPES: Record<OutputFormat, string> = {
   pdf: 'application/pdf',
   docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-  odt: 'application/vnd.oasis.opendocument.text',
-  html: 'text/html; charset=utf-8',
-  txt: 'text/plain; charset=utf-8',
-  // One page; several are application/zip (imageOutputIsZip).
-  png: 'image/png',
-  jpeg: 'image/jpeg',
 };
 
 export interface QueueNames {

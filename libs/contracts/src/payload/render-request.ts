@@ -8,7 +8,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { PdfFilesSchema, PdfOptionsSchema } from '../pdf-options';
-import { OUTPUT_FORMATS, UNDEFINED_MODES } from '../render-job';
+import { UNDEFINED_MODES } from '../render-job';
 import { OneOf } from './schema';
 
 const PIXEL_PNG =
@@ -72,57 +72,6 @@ export const ImageDataSchema = Type.Object(
 );
 export type ImageData = Static<typeof ImageDataSchema>;
 
-/** `"1"`, `"2-4"`, `"1,3"`, `"1-2, 5"`, `"all"`: converters' parsePageSelection reads it. */
-const PAGES_PATTERN =
-  '^\\s*([Aa][Ll][Ll]|\\d{1,6}(\\s*-\\s*\\d{1,6})?(\\s*,\\s*\\d{1,6}(\\s*-\\s*\\d{1,6})?)*)\\s*$';
-
-const pixels = (description: string) =>
-  Type.Optional(
-    Type.Integer({ minimum: 1, maximum: 20000, description, problem: 'must be an integer from 1 to 20000' }),
-  );
-
-export const ImageOutputOptionsSchema = Type.Object(
-  {
-    dpi: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 1200,
-        default: 96,
-        description: 'Resolution of the page images (default 96). Not with width_px / height_px.',
-        problem: 'must be an integer from 1 to 1200',
-      }),
-    ),
-    width_px: pixels("Width of each page image; with only this, the page's aspect gives the height."),
-    height_px: pixels("Height of each page image; with only this, the page's aspect gives the width."),
-    pages: Type.Optional(
-      Type.String({
-        pattern: PAGES_PATTERN,
-        default: '1',
-        description:
-          '`"1"` (default), `"2-4"`, `"1,3"`, `"all"`. One page answers the image, several a ZIP of page-1.png, page-2.png, … ' +
-          'A page beyond the document: 422 page_out_of_range naming the page count.',
-        problem: 'must be "all", a page ("2"), a range ("2-4") or a list ("1,3")',
-      }),
-    ),
-    quality: Type.Optional(
-      Type.Integer({
-        minimum: 1,
-        maximum: 100,
-        default: 85,
-        description: 'JPEG quality (default 85); jpeg only.',
-        problem: 'must be an integer from 1 to 100',
-      }),
-    ),
-  },
-  {
-    $id: 'ImageOutputOptions',
-    description:
-      'For options.output png and jpeg only. MAX_IMAGE_OUTPUT_PIXELS bounds the pixels of one request (413 before any work).',
-    additionalProperties: false,
-    problem: 'must be an object',
-  },
-);
-
 export const SubDocumentSchema = Type.Object(
   {
     data: Type.String({
@@ -145,16 +94,11 @@ export const RenderOptionsSchema = Type.Object(
       }),
     ),
     output: Type.Optional(
-      OneOf(OUTPUT_FORMATS, {
-        description:
-          '`pdf` (default); `docx`: the filled Word document without conversion; `odt`; `html` (one self-contained file, ' +
-          'pictures as data: URIs); `txt` (UTF-8, paragraphs separated by blank lines); `png` / `jpeg`: pages of the PDF ' +
-          'the same request gives (options.image). odt, html and txt need the embedded LibreOffice pool: on a ' +
-          'Gotenberg-only worker they are 400 unsupported_output (docs/outputs.md).',
-        problem: `must be one of the following values: ${OUTPUT_FORMATS.join(', ')}`,
+      OneOf(['pdf', 'docx'], {
+        description: '`pdf` (default), or `docx`: the filled Word document without conversion.',
+        problem: 'must be one of the following values: pdf, docx',
       }),
     ),
-    image: Type.Optional(ImageOutputOptionsSchema),
     pdf: Type.Optional(PdfOptionsSchema),
     locale: Type.Optional(Type.String(LOCALE)),
     timezone: Type.Optional(Type.String(TIMEZONE)),
@@ -368,7 +312,6 @@ export const InspectFormSchema = Type.Object(
 export const REQUEST_SCHEMAS = [
   ImageDataSchema,
   SubDocumentSchema,
-  ImageOutputOptionsSchema,
   PdfOptionsSchema,
   PdfFilesSchema,
   RenderOptionsSchema,

@@ -14,7 +14,6 @@ import { PDF_FINISH_FIELDS, splitPdfOptions } from '../pdf-options';
 import type { AsyncOutput } from '../async-job';
 import { InvalidRequestError, PayloadTooLargeError } from '../request-errors';
 import { outputFilename } from './file-names';
-import { outputExtension } from '../render-job';
 import { checkImages, type ParsedRenderRequest, type ParseLimits, readRenderFields } from './render-fields';
 
 export interface ParsedBatchItem {
@@ -82,11 +81,10 @@ export function parseJobFields(
     }
     return { ...base, output: 'single', ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}) };
   }
-  if (output === 'merged' && (base.options.output ?? 'pdf') !== 'pdf') {
-    throw new InvalidRequestError(
-      `A merged batch is one PDF: options.output "${base.options.output}" cannot be merged; use output "zip"`,
-      { field: 'output', fields: ['output', 'options.output'] },
-    );
+  if (output === 'merged' && base.options.output === 'docx') {
+    throw new InvalidRequestError('A merged batch is one PDF: options.output "docx" cannot be merged', {
+      field: 'output',
+    });
   }
   if (output === 'merged' && splitPdfOptions(base.options.pdf)[1]) {
     // Encryption, attachments or Factur-X on each item would not survive (or block) the merge.
@@ -95,12 +93,7 @@ export function parseJobFields(
       { field: 'output' },
     );
   }
-  const items = parseBatch(
-    extracted.batch,
-    base.request,
-    outputExtension(base.options.output, base.options.image),
-    limits.maxBatchItems,
-  );
+  const items = parseBatch(extracted.batch, base.request, base.options.output ?? 'pdf', limits.maxBatchItems);
   return {
     ...base,
     items,
