@@ -47,10 +47,11 @@ FROM runtime AS worker
 # python3-pikepdf, python3-reportlab, util-linux (prlimit): the PDF finishing step after either
 # converter (options.pdf encryption, watermark, prepend/append, attachments, Factur-X; docs/pdf.md).
 # qpdf: merges a batch's PDFs into one (request_data.output "merged", docs/jobs.md).
+# poppler-utils: pdftoppm and pdfinfo draw page images from the PDF on either route (docs/outputs.md).
 RUN apt-get update \
  && apt-get install -y --no-install-recommends \
       fonts-crosextra-carlito fonts-crosextra-caladea fonts-liberation2 fonts-dejavu-core fontconfig \
-      python3-pikepdf python3-reportlab util-linux qpdf \
+      python3-pikepdf python3-reportlab util-linux qpdf poppler-utils \
  && rm -rf /var/lib/apt/lists/*
 ENV WORKER_ALIVE_FILE=/tmp/docx-worker.alive
 USER node

@@ -15,9 +15,9 @@ const swc = [
   },
 ];
 
-// ESM-only packages (htmlparser2 and its DOM helpers, n2words) compiled to CommonJS for Jest's runtime,
+// ESM-only packages (parse5, htmlparser2 and its DOM helpers, n2words) compiled to CommonJS for Jest's runtime,
 // which cannot require() ES modules on Node 20; Node itself can.
-const ESM_ONLY = '(htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities|n2words)';
+const ESM_ONLY = '(parse5|htmlparser2|domhandler|domutils|domelementtype|dom-serializer|entities|n2words)';
 
 const common = {
   rootDir: __dirname,

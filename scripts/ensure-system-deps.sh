@@ -11,7 +11,8 @@ declare -A WANT=(
   [python3-uno]=/usr/lib/python3/dist-packages/uno.py
   # LibreOffice's allocator (libs/converters/src/allocator.ts): faster, and no slower with age.
   [libjemalloc2]=/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2
-  [poppler-utils]=/usr/bin/pdftotext
+  # pdftoppm and pdfinfo: page images (options.output png/jpeg, docs/outputs.md); pdftotext in tests.
+  [poppler-utils]=/usr/bin/pdftoppm
   [python3-docxtpl]=/usr/lib/python3/dist-packages/docxtpl/__init__.py
   [fonts-crosextra-carlito]=/usr/share/fonts/truetype/crosextra/Carlito-Regular.ttf
   [fonts-crosextra-caladea]=/usr/share/fonts/truetype/crosextra/Caladea-Regular.ttf

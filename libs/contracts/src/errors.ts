@@ -21,6 +21,8 @@ export const ERROR_CATALOGUE = {
   invalid_template: 400,
   image_processing_error: 400,
   invalid_webhook_url: 400,
+  /** options.output names a format this deployment's converter cannot write (docs/outputs.md). */
+  unsupported_output: 400,
   not_found: 404,
   job_not_found: 404,
   method_not_allowed: 405,
@@ -33,6 +35,9 @@ export const ERROR_CATALOGUE = {
   // options.pdf's files (docs/pdf.md)
   invalid_pdf_input: 422,
   invalid_einvoice: 422,
+  // outputs beyond PDF (docs/outputs.md)
+  page_out_of_range: 422,
+  missing_alt_text: 422,
   // the service
   internal_error: 500,
   conversion_failed: 502,

@@ -27,6 +27,12 @@ export const limitSettings = defineSettings({
     /** Largest width × height of one image. */
     MAX_IMAGE_PIXELS: Setting.integer({ minimum: 1, default: 25_000_000 }),
     /**
+     * Largest sum of width × height over the page images one request asks for (options.output png
+     * or jpeg; docs/outputs.md): refused with 413 before the fill from the template's page size,
+     * and again from the PDF's pages before drawing. 200 M: about 225 A4 pages at 96 dpi, 23 at 300.
+     */
+    MAX_IMAGE_OUTPUT_PIXELS: Setting.integer({ minimum: 1, default: 200_000_000 }),
+    /**
      * Deepest nesting of objects and arrays in `data` / `request_data` (the outermost object is
      * level 1). Deeper JSON is refused with 400 before anything walks it recursively.
      */
@@ -51,6 +57,7 @@ export const limitSettings = defineSettings({
     pdfExtraBytes: v.MAX_PDF_EXTRA_BYTES,
     subdocuments: v.MAX_SUBDOCUMENTS,
     batchItems: v.MAX_BATCH_ITEMS,
+    imageOutputPixels: v.MAX_IMAGE_OUTPUT_PIXELS,
     images: { maxImages: v.MAX_IMAGES, maxImageBytes: v.MAX_IMAGE_BYTES, maxImagePixels: v.MAX_IMAGE_PIXELS },
     /** The engine's limits (RenderOptions' maxLoopIterations, imageLimits, richLimits). */
     render: {

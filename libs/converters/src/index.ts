@@ -117,3 +117,41 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
   return new SplittingConverter(pool, split, hooks.log, budget);
 }
 export * from './pdf-finish';
+export {
+  convertDocument,
+  DOCUMENT_FORMATS,
+  htmlToPlainText,
+  selfContainedHtml,
+  UnsupportedOutputError,
+  writesDocumentFormats,
+  type DocumentConverter,
+  type DocumentFormat,
+  type DocumentFormatSpec,
+} from './outputs/document-formats';
+export {
+  DEFAULT_JPEG_QUALITY,
+  PAGE_IMAGE_DEFAULTS,
+  pdfPageSizes,
+  pdfToPageImages,
+  type ImageFormat,
+  type PageImageLimits,
+  type PageImageOptions,
+  type PageImages,
+} from './outputs/page-images';
+export {
+  checkImagePixels,
+  checkImagePixelsUpFront,
+  DEFAULT_IMAGE_DPI,
+  docxPageSizes,
+  estimatePixels,
+  ImageOutputTooLargeError,
+  InvalidPageSelectionError,
+  pagePixels,
+  PageOutOfRangeError,
+  parsePageSelection,
+  selectedPages,
+  type ImageSizing,
+  type PageSelection,
+  type PageSizePt,
+} from './outputs/page-selection';
+export { bcp47, withDefaultLanguage, withDocumentLanguage } from './outputs/accessible';

@@ -14,7 +14,7 @@ import {
   type PartLayout,
   type PartRequest,
 } from './libreoffice-instance';
-import { libreOfficeExport, type LibreOfficeExport } from './pdf-options';
+import { type ExportTarget, libreOfficeExport, type LibreOfficeExport } from './pdf-options';
 import {
   looksLikePdf,
   queueFullError,
@@ -265,7 +265,21 @@ export class LibreOfficePool implements PdfConverter {
     return this.run(docx, options, part);
   }
 
-  private async run(docx: Buffer, options: ConvertOptions, part?: PartRequest): Promise<PartResult> {
+  /**
+   * The document through another export filter than PDF (ODT, HTML, text:
+   * outputs/document-formats.ts), on the same instances, with the same refresh and properties.
+   * The bytes as LibreOffice wrote them; an empty file is a `no_output` failure.
+   */
+  async convertTo(docx: Buffer, target: ExportTarget, options: ConvertOptions = {}): Promise<Buffer> {
+    return (await this.run(docx, options, undefined, target)).pdf;
+  }
+
+  private async run(
+    docx: Buffer,
+    options: ConvertOptions,
+    part?: PartRequest,
+    target?: ExportTarget,
+  ): Promise<PartResult> {
     const jobId = options.jobId;
     const timeoutMs = options.timeoutMs ?? this.conversionTimeoutMs;
     if (!(timeoutMs > 0)) throw new RangeError(`timeoutMs must be a positive number, got ${timeoutMs}`);
@@ -284,7 +298,7 @@ export class LibreOfficePool implements PdfConverter {
         const { layout, outPath } = await this.runOnInstance(
           inPath,
           dir,
-          libreOfficeExport(options.pdf),
+          target ? { ...libreOfficeExport(options.pdf), target } : libreOfficeExport(options.pdf),
           timeoutMs,
           jobId,
           part,
@@ -294,12 +308,15 @@ export class LibreOfficePool implements PdfConverter {
           return { pdf: Buffer.alloc(0), ...layout };
         }
         const pdf = readPdf(outPath);
-        if (!looksLikePdf(pdf)) {
-          throw new ConversionFailedError('LibreOffice reported success but wrote no PDF', {
-            backend: 'libreoffice',
-            reason: 'no_output',
-            ...(jobId ? { jobId } : {}),
-          });
+        if (target ? pdf.length === 0 : !looksLikePdf(pdf)) {
+          throw new ConversionFailedError(
+            `LibreOffice reported success but wrote no ${target ? target.filter : 'PDF'}`,
+            {
+              backend: 'libreoffice',
+              reason: 'no_output',
+              ...(jobId ? { jobId } : {}),
+            },
+          );
         }
         this.counters.conversions++;
         return { pdf, ...layout };

@@ -147,6 +147,7 @@ describe('what the options become for each converter', () => {
       filterData: {
         SelectPdfVersion: 3,
         PDFUACompliance: true,
+        DisplayPDFDocumentTitle: true,
         UseLosslessCompression: false,
         Quality: 55,
         ReduceImageResolution: true,

@@ -44,6 +44,14 @@ export interface LibreOfficeExport {
   metadata: PdfMetadata;
   /** writer_pdf_Export's FilterData (names of LibreOffice's PDF export options). */
   filterData: Record<string, string | number | boolean>;
+  /** Another export filter than PDF (outputs/document-formats.ts); filterData is then unused. */
+  target?: ExportTarget;
+}
+
+/** A LibreOffice export filter by name, with its options string (the `--convert-to` suffix). */
+export interface ExportTarget {
+  filter: string;
+  options?: string;
 }
 
 const SELECT_PDF_VERSION: Record<string, number> = { 'PDF/A-1b': 1, 'PDF/A-2b': 2, 'PDF/A-3b': 3 };
@@ -53,6 +61,9 @@ export function libreOfficeExport(options: PdfOptions = {}): LibreOfficeExport {
   const filterData: LibreOfficeExport['filterData'] = { UseLosslessCompression: o.lossless_images };
   if (o.pdfa) filterData.SelectPdfVersion = SELECT_PDF_VERSION[o.pdfa];
   if (o.pdfua !== undefined) filterData.PDFUACompliance = o.pdfua;
+  // PDF/UA wants the title shown as the window title; LibreOffice 25.2 sets it with
+  // PDFUACompliance already, named here so the request does not depend on that (docs/outputs.md).
+  if (o.pdfua) filterData.DisplayPDFDocumentTitle = true;
   if (o.quality !== undefined) filterData.Quality = o.quality;
   if (o.reduce_image_resolution !== undefined) filterData.ReduceImageResolution = o.reduce_image_resolution;
   if (o.max_image_resolution !== undefined) filterData.MaxImageResolution = o.max_image_resolution;

@@ -23,7 +23,10 @@ Protocol (one JSON object per line):
       "metadata": {"title": "...", "author": "...", ...},             document properties
       "filterData": {"SelectPdfVersion": 2, "UseLosslessCompression": true, ...}}
       "part": {"table": 0, "headerRows": 1, "lead": 48, "last": false,    one part of a long table (find_cut)
-               "leadTop": 5120, "cutTable": 1, "cutHeaderRows": 1, "cutRows": 230}}
+               "leadTop": 5120, "cutTable": 1, "cutHeaderRows": 1, "cutRows": 230},
+      "target": {"filter": "writer8", "options": "..."}}               another export filter than PDF
+                                                                    (ODT, HTML, text; filterData is then
+                                                                    not passed: it is the PDF filter's)
   <- {"id": 1, "ok": true, "ms": 87, "load_ms": 40, "export_ms": 45}
   <- {"id": 1, "ok": true, ..., "pages": 9, "cutRow": 459, "rowsPerPage": 51, "leadShift": 0, "leadTop": null}
   <- {"id": 1, "ok": false, "error": "...", "crashed": false}     crashed: soffice died meanwhile
@@ -191,7 +194,7 @@ class Office:
         self.start_cpu_ms = int(max(cpu, self.cpu_seconds()) * 1000)
         return int((time.monotonic() - started) * 1000)
 
-    def convert(self, src, dst, update_indexes=False, metadata=None, filter_data=None, part=None):
+    def convert(self, src, dst, update_indexes=False, metadata=None, filter_data=None, part=None, target=None):
         load_props = (
             prop("Hidden", True),
             prop("ReadOnly", True),
@@ -219,9 +222,16 @@ class Office:
                 filter_data["PageRange"] = "%d-%d" % (found["first"], found["first"] + found["pages"] - 1)
             # FilterData is an Any holding a PropertyValue sequence: pyuno cannot infer that type
             # from a Python tuple, so uno.Any names it and uno.invoke passes it on as it is.
-            data = uno.Any("[]com.sun.star.beans.PropertyValue",
-                           tuple(prop(k, v) for k, v in sorted(filter_data.items())))
-            export = (prop("FilterName", "writer_pdf_Export"), prop("FilterData", data))
+            if target:
+                # One bridge for every output: the same load, refresh and properties, another filter
+                # (its options string, e.g. HTML's "EmbedImages" or the text filter's encoding).
+                export = (prop("FilterName", str(target["filter"])),)
+                if target.get("options"):
+                    export += (prop("FilterOptions", str(target["options"])),)
+            else:
+                data = uno.Any("[]com.sun.star.beans.PropertyValue",
+                               tuple(prop(k, v) for k, v in sorted(filter_data.items())))
+                export = (prop("FilterName", "writer_pdf_Export"), prop("FilterData", data))
             uno.invoke(doc, "storeToURL", (uno.systemPathToFileUrl(dst), export))
         finally:
             try:
@@ -581,7 +591,8 @@ def main():
                 office.ping()
             elif cmd == "convert":
                 phases = office.convert(msg["in"], msg["out"], bool(msg.get("updateIndexes")),
-                                        msg.get("metadata"), msg.get("filterData"), msg.get("part"))
+                                        msg.get("metadata"), msg.get("filterData"), msg.get("part"),
+                                        msg.get("target"))
             else:
                 raise ValueError("unknown command " + str(cmd))
             send(dict({"id": rid, "ok": True, "ms": int((time.monotonic() - started) * 1000)}, **phases))

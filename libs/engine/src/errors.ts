@@ -46,6 +46,20 @@ export class TemplateRuntimeError extends TypedError {
   }
 }
 
+/**
+ * options.pdf.pdfua and a request image placed without alternative text that is not decorative:
+ * an accessible PDF needs a description of every picture (422, `details.image`).
+ */
+export class MissingAltTextError extends TypedError {
+  readonly errorType = 'missing_alt_text';
+  constructor(image: string) {
+    super(
+      `options.pdf.pdfua: image "${image}" has no alternative text; give images.${image}.alt, or mark it "decorative": true`,
+      { field: `images.${image}.alt`, image },
+    );
+  }
+}
+
 /** The uploaded file is not a Word document we can fill (judged by content, not by name). */
 export class InvalidTemplateError extends TypedError {
   readonly errorType = 'invalid_template';

@@ -65,6 +65,11 @@ export interface RenderOptions {
   /** The images' pixels were decoded before queueing (the API does): skip that decode here. */
   imagesVerified?: boolean;
   /**
+   * Every request image placed needs `alt` or `decorative` (options.pdf.pdfua: an accessible PDF
+   * describes every picture): else 422 missing_alt_text naming the image.
+   */
+  requireAltText?: boolean;
+  /**
    * The template passed checkDocxTemplate before queueing (the API's verdict, carried by the
    * job): its XML is not scanned again. What is read is still inflated within bounds.
    */
@@ -272,7 +277,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
   );
   state.format = formatDefaultsOf(options);
-  const imageWriter = new DocxImageWriter(images);
+  const imageWriter = new DocxImageWriter(images, { requireAltText: options.requireAltText === true });
   const rich = new RichWriter({
     zip,
     state,

@@ -55,6 +55,11 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
       suggestion: 'Send PNG images only; convert JPEG, GIF or SVG to PNG first.',
     },
   },
+  unsupported_output: {
+    message:
+      'options.output "odt" needs the embedded LibreOffice pool; this worker converts through Gotenberg, which writes PDF only',
+    details: { field: 'options.output', output: 'odt', route: 'gotenberg' },
+  },
   invalid_webhook_url: {
     message: 'webhook_url resolves to a private address, which the service does not call',
     details: {
@@ -99,6 +104,14 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
     message:
       'options.pdf.facturx.xml must have the root rsm:CrossIndustryInvoice in urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
     details: { field: 'options.pdf.facturx.xml' },
+  },
+  page_out_of_range: {
+    message: 'options.image.pages names page 4, but the document has 3 pages',
+    details: { field: 'options.image.pages', pageCount: 3, pages: [4] },
+  },
+  missing_alt_text: {
+    message: 'options.pdf.pdfua: image "logo" has no alt text; give images.logo.alt or mark it decorative',
+    details: { field: 'images.logo.alt', image: 'logo' },
   },
   internal_error: { message: 'Internal server error', details: {} },
   conversion_failed: {

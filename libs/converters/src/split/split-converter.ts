@@ -37,6 +37,7 @@ import { ConversionFailedError } from '../errors';
 import type { PartRequest } from '../libreoffice-instance';
 import type { LibreOfficePool, PartResult } from '../libreoffice-pool';
 import type { ConvertOptions, ConverterHealth, ConverterStats, PdfConverter } from '../pdf-converter';
+import type { ExportTarget } from '../pdf-options';
 import { BUDGET_DEFAULTS, type BudgetSettings, wholeConversionRefusal } from './conversion-budget';
 import { isWholeReason, planPartsOrWhy, type PartSpec, type SplitPlan, type WholeReason } from './docx-parts';
 
@@ -133,6 +134,11 @@ export class SplittingConverter implements PdfConverter {
         ? `whole conversions predicted beyond their time refused (predictions at ${this.budget.scalePercent}%)`
         : 'no conversion budget';
     return `${this.pool.setup}, ${split}, ${budget}`;
+  }
+
+  /** Other formats than PDF go whole, on the pool (outputs/document-formats.ts): nothing to split. */
+  convertTo(docx: Buffer, target: ExportTarget, options: ConvertOptions = {}): Promise<Buffer> {
+    return this.pool.convertTo(docx, target, options);
   }
 
   async convert(docx: Buffer, options: ConvertOptions = {}): Promise<Buffer> {

@@ -15,6 +15,7 @@ import type PizZip from 'pizzip';
 import type { PreparedImage } from './images';
 import type { GeneratedImage } from '../runtime/values';
 import { escapeXml } from './run-text';
+import { MissingAltTextError } from '../errors';
 
 const NS_WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
 const NS_A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
@@ -38,12 +39,18 @@ export function inlineDrawingXml(d: {
   rId: string;
   cx: number;
   cy: number;
+  /** Word's decorative mark (Office 2019+), which LibreOffice imports as a decorative picture. */
+  decorative?: boolean;
 }): string {
   const { id, rId, cx, cy } = d;
+  const docPr = d.decorative
+    ? `<wp:docPr id="${id}" name="Picture ${id}" descr=""><a:extLst xmlns:a="${NS_A}"><a:ext uri="${DECORATIVE_EXT_URI}">` +
+      `<adec:decorative xmlns:adec="${NS_ADEC}" val="1"/></a:ext></a:extLst></wp:docPr>`
+    : `<wp:docPr id="${id}" name="Picture ${id}" descr="${d.descr}"/>`;
   return (
     `<w:drawing><wp:inline xmlns:wp="${NS_WP}">` +
     `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/>` +
-    `<wp:docPr id="${id}" name="Picture ${id}" descr="${d.descr}"/>` +
+    docPr +
     `<wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="${NS_A}" noChangeAspect="1"/></wp:cNvGraphicFramePr>` +
     `<a:graphic xmlns:a="${NS_A}"><a:graphicData uri="${NS_PIC}"><pic:pic xmlns:pic="${NS_PIC}">` +
     `<pic:nvPicPr><pic:cNvPr id="${id}" name="${d.fileName}"/><pic:cNvPicPr/></pic:nvPicPr>` +
@@ -54,6 +61,10 @@ export function inlineDrawingXml(d: {
   );
 }
 
+/** The decorative mark's extension (MS-ODRAWXML 2.3.1.xx, Office 2019): its uri and namespace. */
+const DECORATIVE_EXT_URI = '{C183D7F6-B498-43B3-948B-1728B52AA6E4}';
+const NS_ADEC = 'http://schemas.microsoft.com/office/drawing/2017/decorative';
+
 export class DocxImageWriter {
   private readonly media = new Map<string, string>(); // image name → media file name
   private readonly rels = new Map<string, Map<string, string>>(); // part → image name → rId
@@ -61,7 +72,10 @@ export class DocxImageWriter {
   /** Pictures filters drew (barcodes), by their content-derived names: kept apart from the request's. */
   private readonly generated = new Map<string, GeneratedImage>();
 
-  constructor(private readonly images: ReadonlyMap<string, PreparedImage>) {}
+  constructor(
+    private readonly images: ReadonlyMap<string, PreparedImage>,
+    private readonly options: { requireAltText?: boolean } = {},
+  ) {}
 
   private image(name: string): PreparedImage | GeneratedImage | undefined {
     return this.generated.get(name) ?? this.images.get(name);
@@ -87,8 +101,12 @@ export class DocxImageWriter {
     const id = 100000 + ++this.drawingCount;
     const { widthEmu: cx, heightEmu: cy } = img;
     const name = escapeXml(generated ? generated.name : imageName);
-    const descr = generated ? escapeXml(generated.descr) : name;
-    return inlineDrawingXml({ id, descr, fileName: `${name}.png`, rId, cx, cy });
+    const own = generated ? undefined : (img as PreparedImage);
+    if (own && this.options.requireAltText && !own.alt && !own.decorative)
+      throw new MissingAltTextError(imageName);
+    // Without alt the image's name, as before: what docxtpl's InlineImage writes too.
+    const descr = generated ? escapeXml(generated.descr) : own?.alt ? escapeXml(own.alt) : name;
+    return inlineDrawingXml({ id, descr, fileName: `${name}.png`, rId, cx, cy, decorative: own?.decorative });
   }
 
   /** Writes media files, relationships and the PNG content type into the package. */

@@ -38,6 +38,10 @@ export interface PreparedImage {
   /** Size in the document, in English Metric Units (914400 per inch, 36000 per mm). */
   widthEmu: number;
   heightEmu: number;
+  /** ImageData.alt: the picture's description (wp:docPr descr), the PDF figure's /Alt. */
+  alt?: string;
+  /** ImageData.decorative: Word's decorative mark, an artifact in a tagged PDF. */
+  decorative?: boolean;
 }
 
 const EMU_PER_MM = 36000;
@@ -355,6 +359,8 @@ export function prepareImage(
     heightPx: info.height,
     widthEmu: Math.round(widthMm * EMU_PER_MM),
     heightEmu: Math.round(heightMm * EMU_PER_MM),
+    ...(typeof record.alt === 'string' ? { alt: record.alt } : {}),
+    ...(record.decorative === true ? { decorative: true } : {}),
   };
 }
 
