@@ -53,7 +53,7 @@ import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
 import { defaultWorkDir } from '@app/config';
-import { LibreOfficePool, SplittingConverter, SPLIT_DEFAULTS } from '@app/converters';
+import { libreOfficePasses, LibreOfficePool, SplittingConverter, SPLIT_DEFAULTS } from '@app/converters';
 import { renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import {
   buildService,
@@ -121,8 +121,7 @@ const WORKER_FILL: RenderOptions = {
   compression: 'STORE',
   templateChecked: true,
   imagesVerified: true,
-  resolveTableStyles: true,
-  pruneUnusedStyles: true,
+  packagePasses: libreOfficePasses({ resolveTableStyles: true, pruneUnusedStyles: true }),
 };
 
 function commit(): string {

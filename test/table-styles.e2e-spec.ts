@@ -8,8 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import PizZip from 'pizzip';
-import { LibreOfficePool } from '@app/converters';
-import { renderDocx, resolveTableStyles } from '@app/engine';
+import { LibreOfficePool, resolveTableStyles } from '@app/converters';
+import { renderDocx } from '@app/engine';
 import { corpusFile, corpusRequest, type CorpusName } from '../bench/corpus';
 import { comparePages } from './support/page-compare';
 import {

@@ -12,6 +12,7 @@
  *   footnotes   a footnote referenced from a cell every 25 rows
  */
 import PizZip from 'pizzip';
+import { libreOfficePasses } from '@app/converters';
 import { renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import { corpusRequest, corpusTemplate } from '../../bench/corpus';
 
@@ -129,7 +130,7 @@ export function statementShape(
 export function filledShape(
   shape: StatementShape,
   rows: number,
-  options: RenderOptions = { resolveTableStyles: true },
+  options: RenderOptions = { packagePasses: libreOfficePasses({ resolveTableStyles: true }) },
 ): Buffer {
   const { template, request } = statementShape(shape, rows);
   const docx = renderDocx(template, request, options);

@@ -108,3 +108,4 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
   return new SplittingConverter(pool, split, hooks.log, budget);
 }
 export * from './pdf-finish';
+export * from './prepare';
