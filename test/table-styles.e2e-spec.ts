@@ -1,5 +1,5 @@
 /**
- * Table styles written as direct formatting (libs/engine/src/docx/table-styles.ts) draw the same
+ * Table styles written as direct formatting (libs/converters/src/prepare/table-styles.ts) draw the same
  * pages: each document converted by the real LibreOffice pool as filled and with its table
  * styles resolved, every page rasterised at 100 dpi and compared pixel by pixel
  * (test/support/page-compare.ts). The benchmark corpus (bench/fixtures) and tables built on

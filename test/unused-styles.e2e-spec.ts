@@ -1,5 +1,5 @@
 /**
- * Unused styles left out before conversion (PRUNE_UNUSED_STYLES, libs/engine/src/docx/unused-styles.ts)
+ * Unused styles left out before conversion (PRUNE_UNUSED_STYLES, libs/converters/src/prepare/unused-styles.ts)
  * draw the same pages: each document filled as the worker fills it for a PDF (table styles
  * resolved), converted by the real LibreOffice pool with its whole style sheet and with the unused
  * styles left out, every page rasterised at 100 dpi and compared pixel by pixel
