@@ -28,6 +28,11 @@ export const OUTPUT_MEDIA = {
 
 export type OutputFormat = keyof typeof OUTPUT_MEDIA;
 
+/** The extension of a result of `contentType` (a reply's), `bin` for one no output format makes. */
+export function extensionOf(contentType: string): string {
+  return Object.values(OUTPUT_MEDIA).find((m) => m.contentType === contentType)?.extension ?? 'bin';
+}
+
 /** The output formats a request may ask for, in the table's order. */
 export const OUTPUT_FORMAT_NAMES = Object.keys(OUTPUT_MEDIA) as OutputFormat[];
 
