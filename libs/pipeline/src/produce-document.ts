@@ -106,6 +106,12 @@ export function needsConverter(row: OutputFormatRow): boolean {
   return row.needsConverter || (row.from !== undefined && needsConverter(outputFormatOf(row.from)));
 }
 
+/**
+ * The document `parsed.output` names, made from `template`: filled (on `deps.offLoop` when the
+ * request is left as JSON), prepared, converted and finished as its row says. Throws the typed
+ * errors of the request (an unknown output), the engine, the passes (the cell budget, before any
+ * conversion), the converter and the finishing step.
+ */
 export async function produceDocument(
   template: Buffer,
   parsed: DocumentRequest,
