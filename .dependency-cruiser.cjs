@@ -46,6 +46,38 @@ module.exports = {
       to: { path: `${ENGINE}(${ABOVE(i).join('|')})` },
     })),
     {
+      name: 'pipeline-imports-engine-converters-contracts-config-logging',
+      severity: 'error',
+      comment:
+        'libs/pipeline (the document pipeline) builds on engine, converters, contracts, config and logging only; never on an app or the queue.',
+      from: { path: '^libs/pipeline/' },
+      to: { path: '^(apps/|libs/queue/)' },
+    },
+    {
+      name: 'only-apps-import-the-pipeline',
+      severity: 'error',
+      comment: 'The pipeline sits above the libraries: the apps call it, no library does.',
+      from: { path: '^libs/', pathNot: '^libs/pipeline/' },
+      to: { path: '^libs/pipeline/' },
+    },
+    {
+      name: 'engine-knows-no-converter',
+      severity: 'error',
+      comment:
+        "The engine fills; what a converter needs done to the .docx is the converter's (libs/converters/src/prepare).",
+      // Specs may convert what they fill (rich/pdf.spec.ts).
+      from: { path: '^libs/engine/', pathNot: '\\.spec\\.ts$' },
+      to: { path: '^libs/(converters|pipeline)/' },
+    },
+    {
+      name: 'api-loads-no-converter',
+      severity: 'error',
+      comment:
+        "The API process never loads LibreOffice's code: media types come from @app/contracts (OUTPUT_MEDIA), conversion runs in the worker.",
+      from: { path: '^apps/api/' },
+      to: { path: '^libs/(converters|pipeline)/' },
+    },
+    {
       name: 'bullmq-only-in-libs-queue',
       severity: 'error',
       comment: 'Everything that touches BullMQ lives in libs/queue (tests may play a worker).',

@@ -9,7 +9,7 @@ import prettier from 'eslint-config-prettier';
  *   production code → never test code; a library only through its index (no deep @app/x/y).
  */
 const APP_SRC = '(^|/)(apps|api|worker|cli)/src(/|$)|(^|/)apps/';
-const LIB_SRC = '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue)/src(/|$)';
+const LIB_SRC = '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline)/src(/|$)';
 const DEEP_ALIAS = { regex: '^@app/[^/]+/', message: 'import a library through its index: @app/name' };
 const NO_TEST = { regex: '(^|/)test/', message: 'production code never imports test code' };
 const NO_APP = {
@@ -17,6 +17,21 @@ const NO_APP = {
   message: 'an app or library never imports an app: move shared code to libs/',
 };
 const NO_LIB_PATH = { regex: LIB_SRC, message: 'import a library through its @app/* alias' };
+// The document pipeline (libs/pipeline) is the apps' to call; the API never loads LibreOffice's code
+// (media types come from @app/contracts' OUTPUT_MEDIA); the engine knows no converter.
+const NO_PIPELINE = {
+  regex: '^@app/pipeline$',
+  message: 'only the apps call the document pipeline (@app/pipeline)',
+};
+const NO_CONVERTER_IN_API = {
+  regex: '^@app/(converters|pipeline)$',
+  message: "the API never loads LibreOffice's code: media types are in @app/contracts (OUTPUT_MEDIA)",
+};
+const NO_CONVERTER_IN_ENGINE = {
+  regex: '^@app/(converters|pipeline)$',
+  message:
+    'the engine knows no converter: what one needs arrives as packagePasses (libs/converters/src/prepare)',
+};
 const boundaries = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
 /*
@@ -115,8 +130,24 @@ export default tseslint.config(
     rules: { ...boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST, NO_IOREDIS), ...NO_REDIS_CALLS },
   },
   {
+    files: ['apps/api/**/*.ts'],
+    rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST, NO_IOREDIS, NO_CONVERTER_IN_API),
+  },
+  {
+    files: ['libs/**/*.ts'],
+    ignores: ['libs/pipeline/**'],
+    rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST, NO_IOREDIS, NO_PIPELINE),
+  },
+  {
+    files: ['libs/engine/**/*.ts'],
+    rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST, NO_IOREDIS, NO_CONVERTER_IN_ENGINE),
+  },
+  {
     files: ['libs/queue/**/*.ts'],
-    rules: { ...boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST), 'no-restricted-syntax': 'off' },
+    rules: {
+      ...boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST, NO_PIPELINE),
+      'no-restricted-syntax': 'off',
+    },
   },
   {
     files: ['apps/**/*.spec.ts', 'libs/**/*.spec.ts'],

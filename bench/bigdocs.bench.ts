@@ -52,7 +52,13 @@ import { request as httpRequest } from 'node:http';
 import { loadavg } from 'node:os';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
-import { defaultWorkDir, LibreOfficePool, SplittingConverter, SPLIT_DEFAULTS } from '@app/converters';
+import {
+  defaultWorkDir,
+  libreOfficePasses,
+  LibreOfficePool,
+  SplittingConverter,
+  SPLIT_DEFAULTS,
+} from '@app/converters';
 import { renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import {
   buildService,
@@ -120,8 +126,7 @@ const WORKER_FILL: RenderOptions = {
   compression: 'STORE',
   templateChecked: true,
   imagesVerified: true,
-  resolveTableStyles: true,
-  pruneUnusedStyles: true,
+  packagePasses: libreOfficePasses({ resolveTableStyles: true, pruneUnusedStyles: true }),
 };
 
 function commit(): string {

@@ -19,7 +19,14 @@
 import { appendFileSync, readFileSync } from 'node:fs';
 import { loadavg } from 'node:os';
 import PizZip from 'pizzip';
-import { LibreOfficePool, predictWholeMs, REFUSE_MARGIN, sizeOfDocx, WHOLE_MODEL } from '@app/converters';
+import {
+  libreOfficePasses,
+  LibreOfficePool,
+  predictWholeMs,
+  REFUSE_MARGIN,
+  sizeOfDocx,
+  WHOLE_MODEL,
+} from '@app/converters';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import { mergedStatementRequest, mergedStatementTemplate } from '../test/support/merged-statement';
 import { intArg, stringArg } from './args';
@@ -36,7 +43,10 @@ const RUNS = intArg('runs', 1);
 type Shape = 'statement' | 'statement-nohead' | 'merged' | 'pairs' | 'invoice';
 
 function filled(shape: Shape, rows: number): Buffer {
-  const options = { resolveTableStyles: true, pruneUnusedStyles: true, compression: 'STORE' as const };
+  const options = {
+    packagePasses: libreOfficePasses({ resolveTableStyles: true, pruneUnusedStyles: true }),
+    compression: 'STORE' as const,
+  };
   switch (shape) {
     case 'statement':
       return renderDocx(

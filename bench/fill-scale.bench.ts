@@ -9,7 +9,7 @@
  * template, warms the JIT), builds the request as JSON (the worker reads it from Redis), then
  * times, with one forced GC before:
  *   parse  parseDataJson of the request's JSON (the worker's first step)
- *   fill   renderDocx, the call that holds the event loop
+ *   fill   fillDocument (renderDocx and the PDF's preparation), the call that holds the event loop
  * and prints the RSS before the fill, the process's peak RSS (high-water mark) before and after
  * it, and the fill's longest event-loop stall as seen from a 10 ms timer
  * (perf_hooks.monitorEventLoopDelay).
@@ -50,23 +50,21 @@ if (!CORPUS_NAMES.includes(doc)) throw new Error(`--doc: one of ${CORPUS_NAMES.j
 async function child(rows: number, offload: boolean): Promise<void> {
   const gc = (globalThis as { gc?: () => void }).gc;
   if (!gc) throw new Error('run with --expose-gc');
-  const { CompiledTemplates, parseDataJson, renderDocx } = await import('@app/engine');
+  const { CompiledTemplates, parseDataJson } = await import('@app/engine');
+  const { fillDocument } = await import('@app/pipeline');
   const template = corpusTemplate(doc);
   const compiledTemplates = new CompiledTemplates();
-  const options = {
-    imagesVerified: true,
-    templateChecked: true,
-    compiledTemplates,
-    compression: 'STORE' as const,
-    maxTableCells: 1_000_000,
-    resolveTableStyles: true,
+  // The worker's fill for a PDF: stored, the cell budget checked, table styles resolved.
+  const job = {
+    output: 'pdf' as const,
+    options: { imagesVerified: true, templateChecked: true },
+    prepare: { maxTableCells: 1_000_000, resolveTableStyles: true },
   };
-  renderDocx(template, corpusRequest(doc, { rows: 20 }) as never, options);
+  fillDocument(template, corpusRequest(doc, { rows: 20 }) as never, job, { compiledTemplates });
   const json = JSON.stringify(corpusRequest(doc, { rows }));
   // The thread keeps its own compiled templates; it too fills the 20-row document first.
-  const { compiledTemplates: _kept, ...threadOptions } = options;
   const pool = offload ? new FillPool(1) : undefined;
-  if (pool) await pool.fill(template, JSON.stringify(corpusRequest(doc, { rows: 20 })), threadOptions);
+  if (pool) await pool.fill(template, JSON.stringify(corpusRequest(doc, { rows: 20 })), job);
   gc();
   const t0 = performance.now();
   const request = parseDataJson(json);
@@ -80,8 +78,8 @@ async function child(rows: number, offload: boolean): Promise<void> {
   await new Promise((r) => setTimeout(r, 20));
   const t1 = performance.now();
   const docx = pool
-    ? await pool.fill(template, json, threadOptions)
-    : renderDocx(template, request as never, options);
+    ? await pool.fill(template, json, job)
+    : fillDocument(template, request as never, job, { compiledTemplates });
   const bytes = docx.length;
   const fillMs = performance.now() - t1;
   await new Promise((r) => setTimeout(r, 20));

@@ -26,6 +26,7 @@ import { mkdtemp, rm } from 'node:fs/promises';
 import os from 'node:os';
 import { join } from 'node:path';
 import { PNG } from 'pngjs';
+import { libreOfficePasses } from '@app/converters';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import { intArg, stringArg } from './args';
 import { SERVICE_EXPORT, startBareBridge, type BareBridge } from './bare-uno';
@@ -55,7 +56,7 @@ function fill(name: CorpusName, rows: number | undefined, resolveTableStyles: bo
     compression: 'STORE',
     templateChecked: true,
     imagesVerified: true,
-    resolveTableStyles,
+    packagePasses: libreOfficePasses({ resolveTableStyles }),
   });
 }
 

@@ -10,7 +10,7 @@
  *
  *   npx tsx bench/table-styles.bench.ts [--rows 500,2000] [--runs 3]
  */
-import { LibreOfficePool } from '@app/converters';
+import { libreOfficePasses, LibreOfficePool } from '@app/converters';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import { comparePages } from '../test/support/page-compare';
 import { intArg, stringArg } from './args';
@@ -27,7 +27,7 @@ function fill(rows: number, resolveTableStyles: boolean): { docx: Buffer; ms: nu
     compression: 'STORE',
     templateChecked: true,
     imagesVerified: true,
-    resolveTableStyles,
+    packagePasses: libreOfficePasses({ resolveTableStyles }),
   });
   return { docx, ms: performance.now() - t0 };
 }

@@ -19,6 +19,14 @@ const REFUSED: [string, string, RegExp][] = [
   ['libs/engine/src/x.ts', "import { y } from '../../../apps/api/src/main';", /never imports an app/],
   ['libs/engine/src/x.ts', "import { y } from '../../converters/src/errors';", /through its @app/],
   ['apps/api/src/x.ts', "import { y } from '@app/engine/render';", /through its index/],
+  ['apps/api/src/x.ts', "import { y } from '@app/converters';", /API never loads LibreOffice/],
+  ['apps/api/src/a/x.ts', "import { y } from '@app/pipeline';", /API never loads LibreOffice/],
+  [
+    'libs/converters/src/x.ts',
+    "import { y } from '@app/pipeline';",
+    /only the apps call the document pipeline/,
+  ],
+  ['libs/engine/src/x.ts', "import { y } from '@app/converters';", /engine knows no converter/],
   [
     'libs/converters/src/x.ts',
     "import { y } from '../../../test/support/converter-fixtures';",
@@ -91,6 +99,10 @@ const REFUSED: [string, string, RegExp][] = [
 ];
 const ALLOWED: [string, string][] = [
   ['apps/worker/src/x.ts', "import { y } from '@app/contracts';"],
+  ['apps/worker/src/x.ts', "import { y } from '@app/pipeline';"],
+  ['apps/cli/src/x.ts', "import { y } from '@app/pipeline';"],
+  ['libs/pipeline/src/x.ts', "import { y } from '@app/converters';"],
+  ['apps/api/src/x.ts', "import { y } from '@app/contracts';"],
   ['libs/engine/src/docx/x.ts', "import { y } from '../errors';"],
   ['libs/engine/src/x.spec.ts', "import { y } from '../../../test/support/docx-text';"],
   ['test/x.e2e-spec.ts', "import { y } from '../apps/api/src/app.module';"],

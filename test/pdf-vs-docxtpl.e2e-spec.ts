@@ -10,7 +10,7 @@
 import { execFileSync } from 'node:child_process';
 import PizZip from 'pizzip';
 import { PNG } from 'pngjs';
-import { LibreOfficePool, SPLIT_DEFAULTS } from '@app/converters';
+import { libreOfficePasses, LibreOfficePool, SPLIT_DEFAULTS } from '@app/converters';
 import { renderDocx } from '@app/engine';
 import { corpusRequest, corpusTemplate, type CorpusRequest } from '../bench/corpus';
 import { buildDocx, p, table, type BlockSpec, type DocxSpec } from './support/docx-builder';
@@ -135,10 +135,12 @@ describe.each(CASES.map((c, i) => [c.name, i] as const))('%s', (_name, i) => {
  * has distL/distR="0" otherwise than one without them (python-docx writes none).
  */
 const WORKER_FILL = {
-  resolveTableStyles: true,
-  resolveAllTableStylesFromRows: SPLIT_DEFAULTS.minRows,
-  pruneUnusedStyles: true,
-} as const;
+  packagePasses: libreOfficePasses({
+    resolveTableStyles: true,
+    resolveAllTableStylesFromRows: SPLIT_DEFAULTS.minRows,
+    pruneUnusedStyles: true,
+  }),
+};
 
 const SIGNATURE_PNG = new PNG({ width: 120, height: 40 });
 for (let x = 0; x < 120; x++) {

@@ -17,6 +17,7 @@
 import { execFileSync } from 'node:child_process';
 import PizZip from 'pizzip';
 import {
+  libreOfficePasses,
   LibreOfficePool,
   planParts,
   replaceTotalFields,
@@ -48,7 +49,9 @@ afterAll(async () => {
 });
 
 function filled(template: Buffer, request: RenderRequest): Buffer {
-  return renderDocx(template, request, { resolveTableStyles: true });
+  return renderDocx(template, request, {
+    packagePasses: libreOfficePasses({ resolveTableStyles: true }),
+  });
 }
 
 function corpus(name: CorpusName, rows: number): Buffer {

@@ -6,7 +6,7 @@
  * footer's PAGE and NUMPAGES fields, and every transaction on one line of its own.
  */
 import { execFileSync } from 'node:child_process';
-import { LibreOfficePool } from '@app/converters';
+import { libreOfficePasses, LibreOfficePool } from '@app/converters';
 import { renderDocx, type RenderRequest } from '@app/engine';
 import { corpusRequest, corpusTemplate } from '../bench/corpus';
 import { pdfPageCount } from './support/converter-fixtures';
@@ -91,7 +91,9 @@ describe('the PDF', () => {
     const rows = 150;
     const request = corpusRequest('statement', { rows }) as RenderRequest;
     // As the worker fills for a PDF: table styles resolved into direct formatting.
-    const docx = renderDocx(corpusTemplate('statement'), request, { resolveTableStyles: true });
+    const docx = renderDocx(corpusTemplate('statement'), request, {
+      packagePasses: libreOfficePasses({ resolveTableStyles: true }),
+    });
     const pdf = await pool.convert(docx, { jobId: 'statement-150', timeoutMs: 120_000 });
     const pageCount = pdfPageCount(pdf);
     expect(pageCount).toBeGreaterThanOrEqual(3);

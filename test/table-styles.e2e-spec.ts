@@ -1,5 +1,5 @@
 /**
- * Table styles written as direct formatting (libs/engine/src/docx/table-styles.ts) draw the same
+ * Table styles written as direct formatting (libs/converters/src/prepare/table-styles.ts) draw the same
  * pages: each document converted by the real LibreOffice pool as filled and with its table
  * styles resolved, every page rasterised at 100 dpi and compared pixel by pixel
  * (test/support/page-compare.ts). The benchmark corpus (bench/fixtures) and tables built on
@@ -8,8 +8,8 @@
  */
 import { readFileSync } from 'node:fs';
 import PizZip from 'pizzip';
-import { LibreOfficePool } from '@app/converters';
-import { renderDocx, resolveTableStyles } from '@app/engine';
+import { LibreOfficePool, resolveTableStyles } from '@app/converters';
+import { renderDocx } from '@app/engine';
 import { corpusFile, corpusRequest, type CorpusName } from '../bench/corpus';
 import { comparePages } from './support/page-compare';
 import {

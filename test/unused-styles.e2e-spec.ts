@@ -1,5 +1,5 @@
 /**
- * Unused styles left out before conversion (PRUNE_UNUSED_STYLES, libs/engine/src/docx/unused-styles.ts)
+ * Unused styles left out before conversion (PRUNE_UNUSED_STYLES, libs/converters/src/prepare/unused-styles.ts)
  * draw the same pages: each document filled as the worker fills it for a PDF (table styles
  * resolved), converted by the real LibreOffice pool with its whole style sheet and with the unused
  * styles left out, every page rasterised at 100 dpi and compared pixel by pixel
@@ -10,8 +10,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
-import { LibreOfficePool } from '@app/converters';
-import { pruneUnusedStyles, renderDocx, type RenderRequest } from '@app/engine';
+import { libreOfficePasses, LibreOfficePool, pruneUnusedStyles } from '@app/converters';
+import { renderDocx, type RenderRequest } from '@app/engine';
 import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus';
 import { buildDocx, p } from './support/docx-builder';
 import { onBase, para } from './support/styled-tables';
@@ -40,8 +40,12 @@ function styleCount(docx: Buffer): number {
 
 /** Filled with and without the unused styles; both convert to the same pages. Returns the styles left out. */
 async function expectSamePages(template: Buffer, request: RenderRequest, label: string): Promise<number> {
-  const whole = renderDocx(template, request, { resolveTableStyles: true });
-  const pruned = renderDocx(template, request, { resolveTableStyles: true, pruneUnusedStyles: true });
+  const whole = renderDocx(template, request, {
+    packagePasses: libreOfficePasses({ resolveTableStyles: true }),
+  });
+  const pruned = renderDocx(template, request, {
+    packagePasses: libreOfficePasses({ resolveTableStyles: true, pruneUnusedStyles: true }),
+  });
   const [a, b] = await Promise.all([
     pool.convert(whole, { jobId: `${label}-all-styles`, timeoutMs: 120_000 }),
     pool.convert(pruned, { jobId: `${label}-used-styles`, timeoutMs: 120_000 }),
@@ -87,7 +91,9 @@ describe('the pages are the same without the unused styles', () => {
   /** Every style the filled document names that its whole sheet defines, the pruned sheet defines too. */
   function expectNamedStylesKept(template: Buffer, request: RenderRequest): void {
     const whole = new PizZip(renderDocx(template, request));
-    const pruned = new PizZip(renderDocx(template, request, { pruneUnusedStyles: true }));
+    const pruned = new PizZip(
+      renderDocx(template, request, { packagePasses: libreOfficePasses({ pruneUnusedStyles: true }) }),
+    );
     const defined = (zip: PizZip) =>
       new Set(
         [

@@ -6,6 +6,7 @@
  *
  *   node --expose-gc --require tsx/cjs test/support/fill-memory.ts <rows>
  */
+import { libreOfficePasses } from '@app/converters';
 import { CompiledTemplates, parseDataJson, renderDocx } from '@app/engine';
 import { corpusRequest, corpusTemplate } from '../../bench/corpus';
 import { procStatusKb, resetPeakRss } from './hostile-process';
@@ -19,8 +20,7 @@ const options = {
   templateChecked: true,
   compiledTemplates: new CompiledTemplates(),
   compression: 'STORE' as const,
-  maxTableCells: 10_000_000,
-  resolveTableStyles: true,
+  packagePasses: libreOfficePasses({ maxTableCells: 10_000_000, resolveTableStyles: true }),
 };
 // Compiled, and the code warm, on a small fill first.
 renderDocx(template, corpusRequest('invoice', { rows: 20 }) as never, options);

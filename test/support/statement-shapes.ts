@@ -12,6 +12,7 @@
  *   footnotes   a footnote referenced from a cell every 25 rows
  */
 import PizZip from 'pizzip';
+import { libreOfficePasses } from '@app/converters';
 import { renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import { corpusRequest, corpusTemplate } from '../../bench/corpus';
 
@@ -126,7 +127,7 @@ function statementShape(shape: StatementShape, rows: number): { template: Buffer
 export function filledShape(
   shape: StatementShape,
   rows: number,
-  options: RenderOptions = { resolveTableStyles: true },
+  options: RenderOptions = { packagePasses: libreOfficePasses({ resolveTableStyles: true }) },
 ): Buffer {
   const { template, request } = statementShape(shape, rows);
   const docx = renderDocx(template, request, options);

@@ -25,8 +25,9 @@ import {
   type RenderRequest,
   type TypedError,
 } from '@app/contracts';
-import { createConverter, finishPdf, needsFinishing, splitMinRowsOf } from '@app/converters';
-import { formatDefaultsOf, renderDocx, type RenderOptions } from '@app/engine';
+import { createConverter, splitMinRowsOf, type PdfConverter } from '@app/converters';
+import { formatDefaultsOf, type RenderOptions } from '@app/engine';
+import { OUTPUT_FORMATS, produceDocument, type OutputFormatRow } from '@app/pipeline';
 
 /**
  * sysexits.h's EX_TEMPFAIL ("a temporary failure; the user is invited to retry"): no LibreOffice
@@ -92,6 +93,12 @@ export function parseRequest(
   };
 }
 
+/** The output format whose extension OUT ends in (`.pdf`, `.docx`), from the pipeline's table. */
+function rowOfPath(path: string): OutputFormatRow | undefined {
+  const ext = extname(path).toLowerCase();
+  return Object.values(OUTPUT_FORMATS).find((row) => `.${row.extension}` === ext);
+}
+
 function readBounded(path: string, limit: number, what: string): Buffer {
   const size = statSync(path).size;
   if (size > limit)
@@ -109,9 +116,13 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
   }
   // npm runs scripts from the package root; INIT_CWD is where the caller typed the command.
   const [templatePath, requestPath, outPath] = argv.map((a) => resolve(cwd, a));
-  const format = extname(outPath).toLowerCase();
-  if (format !== '.docx' && format !== '.pdf') {
-    process.stderr.write('OUT must end in .docx or .pdf\n');
+  const row = rowOfPath(outPath);
+  if (!row) {
+    process.stderr.write(
+      `OUT must end in ${Object.values(OUTPUT_FORMATS)
+        .map((r) => `.${r.extension}`)
+        .join(' or ')}\n`,
+    );
     return 2;
   }
   let config: CliSettings;
@@ -121,6 +132,7 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     process.stderr.write(`${e instanceof ConfigurationError ? e.message : String(e)}\n`);
     return 2;
   }
+  let converter: PdfConverter | undefined;
   try {
     const { request, options, pdf } = parseRequest(
       readBounded(requestPath, config.limits.requestBytes, 'REQUEST.json').toString('utf8'),
@@ -128,32 +140,26 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     );
     const template = readBounded(templatePath, config.limits.templateBytes, 'The template');
     const converterConfig = config.converter;
-    // The .docx the user keeps is deflated; one only handed to the converter need not be.
-    const docx = renderDocx(template, request, {
-      ...config.limits.render,
-      locale: config.defaults.locale,
-      timezone: config.defaults.timezone,
-      ...options,
-      compression: format === '.docx' ? 'DEFLATE' : 'STORE',
-      // As the worker: a PDF of more table cells would not convert within the service's budget.
-      ...(format === '.pdf' ? { maxTableCells: config.conversion.tableCells } : {}),
-      ...(format === '.pdf' && config.conversion.resolveTableStyles
-        ? { resolveTableStyles: true, resolveAllTableStylesFromRows: splitMinRowsOf(converterConfig) }
-        : {}),
-      ...(format === '.pdf' && config.conversion.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
-    });
-    if (format === '.docx') {
-      writeFileSync(outPath, docx);
-      return 0;
-    }
-    const converter = createConverter(converterConfig);
-    try {
-      const converted = await converter.convert(docx, { pdf });
-      // The service's finishing step too (prepend/append, watermark, files, encryption).
-      writeFileSync(outPath, needsFinishing(pdf) ? await finishPdf(converted, pdf) : converted);
-    } finally {
-      await converter.close();
-    }
+    // The service's own pipeline (libs/pipeline): fill, LibreOffice's preparation, conversion and
+    // the finishing step (prepend/append, watermark, files, encryption), as the worker runs them.
+    const produced = await produceDocument(
+      template,
+      { output: row.output, request, fill: options, pdf },
+      {
+        fill: { ...config.limits.render, locale: config.defaults.locale, timezone: config.defaults.timezone },
+        // As the worker: a PDF of more table cells would not convert within the service's budget.
+        prepare: {
+          maxTableCells: config.conversion.tableCells,
+          ...(config.conversion.resolveTableStyles
+            ? { resolveTableStyles: true, resolveAllTableStylesFromRows: splitMinRowsOf(converterConfig) }
+            : {}),
+          ...(config.conversion.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
+        },
+      },
+      // Started only once the fill succeeded, and only for a format that needs it.
+      { converter: () => (converter = createConverter(converterConfig)) },
+    );
+    writeFileSync(outPath, produced.body);
     return 0;
   } catch (e) {
     if (isTypedError(e)) return reportTypedError(e);
@@ -163,6 +169,8 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
       return 2;
     }
     throw e;
+  } finally {
+    await converter?.close();
   }
 }
 

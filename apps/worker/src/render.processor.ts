@@ -1,20 +1,17 @@
 /**
  * The worker's side of a RenderJob: load the template and the request (libs/queue's PayloadStore), fill the
- * template (libs/engine), convert it to PDF with the configured converter, push the result to the
- * API's reply list. Failures are classified here: a caller's mistake fails the job at once
+ * template and make the document its output format asks for (libs/pipeline: fill, prepare, convert,
+ * finish), push the result to the API's reply list. Failures are classified here: a caller's mistake fails the job at once
  * (UnrecoverableError), a converter outage is retried with backoff, and the reason always carries
  * the JSON error body so the API answers with the right error type and status.
  */
 import {
   ConversionFailedError,
-  finishPdf,
   isLibreOfficeUnavailable,
-  needsFinishing,
   parsePdfOptions,
   type PdfConverter,
 } from '@app/converters';
 import {
-  CONTENT_TYPES,
   PDF_FINISH_KEY,
   encodeFailure,
   encodeReply,
@@ -23,15 +20,8 @@ import {
   type RenderJobResult,
   TypedError,
 } from '@app/contracts';
-import {
-  CompiledTemplates,
-  DigestLru,
-  type ImageLimits,
-  parseDataJson,
-  renderDocx,
-  type RenderRequest,
-  type RichLimits,
-} from '@app/engine';
+import { CompiledTemplates, DigestLru, type ImageLimits, parseDataJson, type RichLimits } from '@app/engine';
+import { needsConverter, outputFormatOf, produceDocument } from '@app/pipeline';
 import {
   isFinalFailure,
   JobRecordStore,
@@ -42,7 +32,7 @@ import {
   UnrecoverableError,
 } from '@app/queue';
 import type { Logger } from 'pino';
-import type { FillOptions, FillPool } from './fill/fill-pool';
+import type { FillPool } from './fill/fill-pool';
 // The request payload's reader (its PDF finishing options typed: RenderPayload).
 import { openRenderPayload, type RenderPayload } from '@app/contracts';
 import { jobContext } from './job-context';
@@ -247,82 +237,84 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           ? { request: undefined, finish: undefined }
           : openRenderPayload(parseDataJson(requestJson) as RenderPayload);
 
+      // The output format's row (libs/pipeline): what it is, how it is made and finished.
+      const row = outputFormatOf(options.output);
       // Validated by the API; parsed again because the job crossed Redis as JSON,
       // before the fill, which a bad value would waste.
-      const pdfOptions =
-        options.output === 'docx'
-          ? {}
-          : parsePdfOptions(
-              options.pdf || finish ? { ...options.pdf, ...finish } : undefined,
-              'options.pdf',
-              { maxExtraBytes: limits.maxPdfExtraBytes },
-            );
+      const pdfOptions = !needsConverter(row)
+        ? {}
+        : parsePdfOptions(options.pdf || finish ? { ...options.pdf, ...finish } : undefined, 'options.pdf', {
+            maxExtraBytes: limits.maxPdfExtraBytes,
+          });
 
       // An asynchronous job's item has no caller waiting: budgets of its own.
       const maxTableCells = job.data.background
         ? (limits.asyncMaxTableCells ?? limits.maxTableCells)
         : limits.maxTableCells;
-      const t0 = performance.now();
-      const fillOptions: FillOptions = {
-        undefined: options.undefined,
-        ...(options.locale ? { locale: options.locale } : {}),
-        ...(options.timezone ? { timezone: options.timezone } : {}),
-        imageLimits: limits.imageLimits,
-        richLimits: limits.richLimits,
-        // The API decoded every image before queueing; only sizes and headers are read again.
-        imagesVerified: true,
-        // Checked once per request, by the API; the worker still bounds what it inflates.
-        templateChecked: job.data.templateChecked === true,
-        templateDigest,
-        // A .docx for the converter is stored, not deflated: it is read once, right here.
-        compression: options.output === 'docx' ? 'DEFLATE' : 'STORE',
-        // What LibreOffice could not convert within the budget is refused now, not at the timeout.
-        ...(options.output !== 'docx' && maxTableCells ? { maxTableCells } : {}),
-        ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
-        // LibreOffice imports long tables faster with their styles as direct formatting.
-        ...(options.output !== 'docx' && deps.resolveTableStyles
-          ? { resolveTableStyles: true, resolveAllTableStylesFromRows: deps.resolveAllTableStylesFromRows }
-          : {}),
-        // And imports every style of the sheet, used or not.
-        ...(options.output !== 'docx' && deps.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
-      };
-      const docx = onThread
-        ? await threads.pool.fill(template, requestJson, fillOptions)
-        : renderDocx(template, request as RenderRequest, { ...fillOptions, compiledTemplates });
-      const t1 = performance.now();
-      metrics?.renderDuration.observe((t1 - t0) / 1000);
-      // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
-      // An asynchronous job's item has no caller waiting: its own conversion limit only.
+      // The conversion's time limit, asked as each step starts (what is left of the API's wait). An
+      // asynchronous job's item has no caller waiting: its own conversion limit only.
       const jobBudget = () =>
         job.data.background
           ? (budget.asyncConvertTimeoutMs ?? budget.convertTimeoutMs)
           : conversionBudget(deadline, budget);
-      const convert = () =>
-        converter.convert(docx, {
-          jobId: requestId || String(job.id),
-          timeoutMs: jobBudget(),
+      const produced = await produceDocument(
+        template,
+        {
+          output: row.output,
+          ...(onThread ? { requestJson } : { request }),
+          fill: {
+            undefined: options.undefined,
+            ...(options.locale ? { locale: options.locale } : {}),
+            ...(options.timezone ? { timezone: options.timezone } : {}),
+            // The API decoded every image before queueing; only sizes and headers are read again.
+            imagesVerified: true,
+            // Checked once per request, by the API; the worker still bounds what it inflates.
+            templateChecked: job.data.templateChecked === true,
+            templateDigest,
+          },
           pdf: pdfOptions,
-          // A job's item refused as beyond its time is not told to become a job.
-          ...(job.data.background ? { background: true } : {}),
-        });
-      let result =
-        options.output === 'docx'
-          ? docx
-          : job.data.background
-            ? await convertWhenUp(convert, log)
-            : await convert();
-      if (needsFinishing(pdfOptions)) {
-        // The same step after either converter: prepend/append, watermark, files, encryption.
-        result = await finishPdf(result, pdfOptions, {
-          timeoutMs: jobBudget(),
-          tmpDir: deps.finishTmpDir,
+        },
+        {
+          fill: {
+            imageLimits: limits.imageLimits,
+            richLimits: limits.richLimits,
+            ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
+          },
+          // LibreOffice's preparation (the pdf row's passes; a .docx row has none): what it could not
+          // convert within the budget is refused now, not at the timeout; long tables' styles as direct
+          // formatting, which it imports faster; the styles nothing uses left out.
+          prepare: {
+            ...(maxTableCells ? { maxTableCells } : {}),
+            ...(deps.resolveTableStyles
+              ? {
+                  resolveTableStyles: true,
+                  resolveAllTableStylesFromRows: deps.resolveAllTableStylesFromRows,
+                }
+              : {}),
+            ...(deps.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
+          },
+        },
+        {
+          converter,
+          compiledTemplates,
+          ...(onThread ? { offLoop: threads.pool } : {}),
+          onFilled: (ms) => metrics?.renderDuration.observe(ms / 1000),
+          // The request id names the conversion (Gotenberg-Trace, the converter's errors and lines).
+          jobId: requestId || String(job.id),
+          timeoutMs: jobBudget,
+          ...(job.data.background
+            ? { background: true, runConversion: (convert) => convertWhenUp(convert, log) }
+            : {}),
+          finishTmpDir: deps.finishTmpDir,
           log: (message) => log.warn(message),
-        });
-      }
-      const t2 = performance.now();
-      if (options.output !== 'docx') metrics?.conversionDuration.observe((t2 - t1) / 1000);
+        },
+      );
+      const result = produced.body;
+      const renderMs = Math.round(produced.timings.fillMs);
+      const convertMs = Math.round(produced.timings.convertMs);
+      if (needsConverter(row)) metrics?.conversionDuration.observe(produced.timings.convertMs / 1000);
 
-      const contentType = CONTENT_TYPES[options.output];
+      const contentType = produced.contentType;
       // The request is answered: its payload goes with the push.
       const frame = encodeReply({ jobId: String(job.id), contentType, body: result });
       await pushReply(redis, job.data.replyKey, frame, replyTtlMs(job.data, budget), job.data.requestKey);
@@ -330,18 +322,18 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       log.info(
         {
           bytes: result.length,
-          renderMs: Math.round(t1 - t0),
-          convertMs: Math.round(t2 - t1),
+          renderMs,
+          convertMs,
           fillThread: onThread,
         },
-        `job ${job.id} completed (${result.length} bytes, render ${Math.round(t1 - t0)} ms, convert ${Math.round(t2 - t1)} ms)`,
+        `job ${job.id} completed (${result.length} bytes, render ${renderMs} ms, convert ${convertMs} ms)`,
       );
       return {
         replyKey: job.data.replyKey,
         bytes: result.length,
         contentType,
-        renderMs: Math.round(t1 - t0),
-        convertMs: Math.round(t2 - t1),
+        renderMs,
+        convertMs,
         worker: worker.id,
       };
     } catch (e) {

@@ -1,6 +1,8 @@
 import { httpStatusOf, TypedError } from './errors';
 import {
   decodeFailure,
+  extensionOf,
+  OUTPUT_MEDIA,
   decodeReply,
   encodeFailure,
   encodeReply,
@@ -79,5 +81,15 @@ describe('render job protocol', () => {
     const other = decodeFailure('Error: boom at /srv/app/x.js:10');
     expect(other.errorType).toBe('internal_error');
     expect(JSON.stringify(other.toBody())).not.toContain('/srv/app');
+  });
+});
+
+describe("OUTPUT_MEDIA: each output format's media type and extension, written once", () => {
+  it('names pdf and docx, and finds the extension of a reply by its media type', () => {
+    expect(OUTPUT_MEDIA.pdf).toEqual({ contentType: 'application/pdf', extension: 'pdf' });
+    expect(OUTPUT_MEDIA.docx.extension).toBe('docx');
+    expect(extensionOf(OUTPUT_MEDIA.docx.contentType)).toBe('docx');
+    expect(extensionOf('application/pdf')).toBe('pdf');
+    expect(extensionOf('application/octet-stream')).toBe('bin');
   });
 });

@@ -13,7 +13,28 @@
 import { TransportedError, TypedError, type ErrorDetails } from './errors';
 import type { PdfOptions } from './pdf-options';
 
-export type OutputFormat = 'pdf' | 'docx';
+/**
+ * Each output format's media type and file extension, written once. The document pipeline's table
+ * (libs/pipeline/src/output-formats.ts) builds its rows on these; the API reads them here, as it
+ * must not load the converters (LibreOffice's code) into its process.
+ */
+export const OUTPUT_MEDIA = {
+  pdf: { contentType: 'application/pdf', extension: 'pdf' },
+  docx: {
+    contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
+    extension: 'docx',
+  },
+} as const satisfies Record<string, { contentType: string; extension: string }>;
+
+export type OutputFormat = keyof typeof OUTPUT_MEDIA;
+
+/** The extension of a result of `contentType` (a reply's), `bin` for one no output format makes. */
+export function extensionOf(contentType: string): string {
+  return Object.values(OUTPUT_MEDIA).find((m) => m.contentType === contentType)?.extension ?? 'bin';
+}
+
+/** The output formats a request may ask for, in the table's order. */
+export const OUTPUT_FORMAT_NAMES = Object.keys(OUTPUT_MEDIA) as OutputFormat[];
 
 /**
  * What a variable the data does not define becomes: `empty` nothing (the seed system's `silent`),
@@ -100,11 +121,6 @@ export interface RenderJobResult {
   convertMs: number;
   worker: string;
 }
-
-export const CONTENT_TYPES: Record<OutputFormat, string> = {
-  pdf: 'application/pdf',
-  docx: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
-};
 
 export interface QueueNames {
   prefix: string;

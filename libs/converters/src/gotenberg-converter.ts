@@ -15,6 +15,7 @@
 import { randomUUID } from 'node:crypto';
 import { availableParallelism } from 'node:os';
 
+import { OUTPUT_MEDIA } from '@app/contracts';
 import { ConversionFailedError } from './errors';
 import { gotenbergFormFields } from './pdf-options';
 import { WaitQueue } from './wait-queue';
@@ -52,7 +53,7 @@ export const GOTENBERG_DEFAULTS = {
 } as const;
 
 export const GOTENBERG_CONVERT_ROUTE = '/forms/libreoffice/convert';
-const DOCX_MIME = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+const DOCX_MIME = OUTPUT_MEDIA.docx.contentType;
 /** 503: Gotenberg's own deadline ran out or it is not ready; 429: its queue is full. */
 const RETRY_STATUSES = new Set([429, 503]);
 const MAX_BACKOFF_MS = 5_000;

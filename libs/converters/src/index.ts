@@ -155,3 +155,4 @@ export {
   type PageSizePt,
 } from './outputs/page-selection';
 export { bcp47, withDefaultLanguage, withDocumentLanguage } from './outputs/accessible';
+export * from './prepare';

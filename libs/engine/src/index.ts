@@ -11,8 +11,9 @@ export type {
   TestFn,
   WriterContext,
 } from './environment';
-export { resolveTableStyles } from './docx/table-styles';
-export { pruneUnusedStyles } from './docx/unused-styles';
+// The styles model the converter's preparation passes read (libs/converters/src/prepare).
+export { readStylesPart, STYLES_PART } from './docx/styles-part';
+export type { StylesPart } from './docx/styles-part';
 export type { RenderOptions, RenderRequest } from './render';
 export { checkDocxTemplate, DEFAULT_MAX_UNCOMPRESSED_BYTES, DEFAULT_TEMPLATE_LIMITS } from './docx/package';
 export type { TemplateLimits } from './docx/package';

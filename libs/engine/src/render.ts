@@ -10,7 +10,6 @@ import { openDocxPackage, type TemplateLimits } from './docx/package';
 import {
   InvalidRequestError,
   InvalidTemplateError,
-  PayloadTooLargeError,
   TemplateRuntimeError,
   TemplateSyntaxError,
   UndefinedVariableError,
@@ -20,9 +19,6 @@ import { prepareImages, type ImageLimits, type PreparedImage } from './docx/imag
 import { CompiledTemplates } from './docx/compiled-templates';
 import { renderCompiled, renderContextOf } from './docx/render-compiled';
 import { JinjaModule, TAG_END, TAG_START } from './docx/jinja-module';
-import { resolveTableStyles } from './docx/table-styles';
-import { readStylesPart } from './docx/styles-part';
-import { pruneUnusedStyles } from './docx/unused-styles';
 import { DEFAULT_EVAL_LIMITS, JinjaRuntimeError, RenderState } from './runtime/ops';
 import type { Dict } from './runtime/values';
 import { DEFAULT_FORMAT_DEFAULTS, parseLocale, parseTimeZone, type FormatDefaults } from './format/locale';
@@ -80,31 +76,11 @@ export interface RenderOptions {
    */
   compression?: 'DEFLATE' | 'STORE';
   /**
-   * Table cells the filled document may hold before conversion (counted in the body, headers
-   * and footers). LibreOffice's import of long tables grows faster than linearly with their
-   * cells, so past this a PDF would not be ready within the request's time budget; the worker
-   * refuses it here, in a second, rather than time out a minute later. Not for .docx output.
+   * Run in order on the filled package before it is written: what a converter needs done to the
+   * document (libs/converters/src/prepare: LibreOffice's cell budget, table styles, unused
+   * styles), which the engine itself knows nothing of. A pass may throw a typed error.
    */
-  maxTableCells?: number;
-  /**
-   * Write every table style (its conditional formats, tblLook, banding) as direct formatting:
-   * LibreOffice imports long tables about twice as fast so (docs/conversion.md). For a .docx
-   * headed to LibreOffice only; a .docx returned to the caller keeps its styles.
-   */
-  resolveTableStyles?: boolean;
-  /**
-   * With resolveTableStyles: a table whose style shades every cell or sets a font size keeps its
-   * style (LibreOffice applies those beyond what direct formatting can say: docx/table-styles.ts)
-   * unless it has this many rows or more. The worker passes the converter's SPLIT_MIN_ROWS: split
-   * conversion cuts only tables without a style. Default: always kept.
-   */
-  resolveAllTableStylesFromRows?: number;
-  /**
-   * Leave out the styles no part of the filled document uses, and Word's latent styles:
-   * LibreOffice imports every style, a quarter of a one-page Word-made invoice's conversion
-   * (docx/unused-styles.ts). For a .docx headed to LibreOffice only.
-   */
-  pruneUnusedStyles?: boolean;
+  packagePasses?: ReadonlyArray<(zip: PizZip) => void>;
   /** Rich content (HTML, Markdown, sub-documents): input length, nesting, tables, documents. */
   richLimits?: Partial<RichLimits>;
   /**
@@ -179,27 +155,6 @@ export function compileTemplate(zip: PizZip, module: JinjaModule): Docxtemplater
   });
 }
 
-/** `<w:tc>` elements in the filled Word parts (a substring count: no parse needed). */
-function checkTableCells(zip: PizZip, limit: number): void {
-  let cells = 0;
-  for (const name of Object.keys(zip.files)) {
-    if (!FILLED_PART.test(name)) continue;
-    // The bytes as rendered, not decoded to a string: the tags counted are ASCII.
-    const u8 = zip.files[name].asUint8Array();
-    const xml = Buffer.from(u8.buffer, u8.byteOffset, u8.length);
-    for (let i = xml.indexOf('<w:tc'); i >= 0; i = xml.indexOf('<w:tc', i + 5)) {
-      const next = xml[i + 5];
-      if (next === 0x3e /* > */ || next === 0x20 /* space */ || next === 0x2f /* / */) cells++;
-    }
-  }
-  if (cells > limit)
-    throw new PayloadTooLargeError(
-      `The filled document has ${cells} table cells; this service converts at most ${limit} within its time budget ` +
-        '(the conversion of long tables grows faster than their length). Split the document or send fewer rows',
-      { reason: 'conversion_budget', table_cells: cells, limit },
-    );
-}
-
 /** The render's locale and time zone, checked: a 400 naming `locale` or `timezone` when unknown. */
 export function formatDefaultsOf(
   options: { locale?: unknown; timezone?: unknown },
@@ -228,8 +183,6 @@ export function formatDefaultsOf(
   }
   return out;
 }
-
-const FILLED_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
 
 /** The caller's content writers before rich content's (only rich content's when there are none). */
 function pluggedFirst(plugged: readonly ContentWriter[], rich: ContentWriter): ContentWriter {
@@ -320,14 +273,8 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   rich.finalize();
   for (const writer of plugged) writer.finalize?.();
   for (const pass of environment.packagePasses) pass(zip);
-  if (options.maxTableCells !== undefined) checkTableCells(zip, options.maxTableCells);
-  // Both steps key their caches on styles.xml, which neither changes: read and hashed once.
-  const styles = options.resolveTableStyles || options.pruneUnusedStyles ? readStylesPart(zip) : undefined;
-  // For LibreOffice only: the look of the styles, as direct formatting it imports faster.
-  if (options.resolveTableStyles)
-    resolveTableStyles(zip, styles, { allFromRows: options.resolveAllTableStylesFromRows });
-  // After the resolution: the table styles it wrote out are no longer named.
-  if (options.pruneUnusedStyles) pruneUnusedStyles(zip, styles);
+  // The caller's passes for this render (the converter's preparation: libs/converters/src/prepare).
+  for (const pass of options.packagePasses ?? []) pass(zip);
   try {
     return pkg.toBuffer(options.compression ?? 'DEFLATE');
   } catch (e) {

@@ -27,7 +27,7 @@ import type { Request, Response } from 'express';
 import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import {
-  CONTENT_TYPES,
+  OUTPUT_MEDIA,
   MissingFileError,
   renderPayload,
   ProcessingTimeoutError,
@@ -85,13 +85,13 @@ export class DocumentsController {
     required: false,
     description: 'Correlation id (1–128 of A-Z a-z 0-9 . _ -), echoed back; otherwise one is generated',
   })
-  @ApiProduces(CONTENT_TYPES.pdf, CONTENT_TYPES.docx, 'application/json')
+  @ApiProduces(OUTPUT_MEDIA.pdf.contentType, OUTPUT_MEDIA.docx.contentType, 'application/json')
   @ApiResponse({
     status: 200,
     description: 'The PDF (or, with options.output = "docx", the filled .docx)',
     content: {
-      [CONTENT_TYPES.pdf]: { schema: { type: 'string', format: 'binary' } },
-      [CONTENT_TYPES.docx]: { schema: { type: 'string', format: 'binary' } },
+      [OUTPUT_MEDIA.pdf.contentType]: { schema: { type: 'string', format: 'binary' } },
+      [OUTPUT_MEDIA.docx.contentType]: { schema: { type: 'string', format: 'binary' } },
     },
     headers: {
       'Content-Disposition': {
@@ -173,7 +173,7 @@ export class DocumentsController {
     }
 
     const output = options.output ?? 'pdf';
-    const filename = outputFilename(file.originalname, output);
+    const filename = outputFilename(file.originalname, OUTPUT_MEDIA[output].extension);
     // Passwords and files of options.pdf ride in the request payload, never in the job data.
     const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
@@ -190,7 +190,7 @@ export class DocumentsController {
       hangUpSignal(res),
     );
     return new StreamableFile(result.body, {
-      type: result.contentType || CONTENT_TYPES[output],
+      type: result.contentType || OUTPUT_MEDIA[output].contentType,
       disposition: contentDisposition(filename),
       length: result.body.length,
     });
@@ -257,7 +257,7 @@ export class DocumentsController {
       hangUpSignal(res),
     );
     return new StreamableFile(pdf.body, {
-      type: CONTENT_TYPES.pdf,
+      type: OUTPUT_MEDIA.pdf.contentType,
       disposition: contentDisposition(pdf.filename),
       length: pdf.body.length,
     });

@@ -36,6 +36,7 @@ import {
   InvalidWebhookUrlError,
   jobPaths,
   MissingFileError,
+  OUTPUT_MEDIA,
   parseAllowedHosts,
 } from '@app/contracts';
 import { ErrorResponse } from '../docs/error-response';
@@ -134,12 +135,12 @@ export class JobsController {
       '409 job_not_finished while queued or active; a failed job answers with its own typed error and status.',
   })
   @JOB_ID_PARAM
-  @ApiProduces('application/pdf', 'application/zip', 'application/json')
+  @ApiProduces(OUTPUT_MEDIA.pdf.contentType, 'application/zip', 'application/json')
   @ApiResponse({
     status: 200,
     description: 'The result, with a Content-Disposition file name',
     content: {
-      'application/pdf': { schema: { type: 'string', format: 'binary' } },
+      [OUTPUT_MEDIA.pdf.contentType]: { schema: { type: 'string', format: 'binary' } },
       'application/zip': { schema: { type: 'string', format: 'binary' } },
     },
   })

@@ -17,7 +17,7 @@ import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiProduces, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
 import { InvalidRequestError, lintDocxTemplate, type LintReport } from '@app/engine';
-import { CONTENT_TYPES, LintFormSchema, MissingFileError, toOpenApi } from '@app/contracts';
+import { OUTPUT_MEDIA, LintFormSchema, MissingFileError, toOpenApi } from '@app/contracts';
 import { ErrorResponse } from '../docs/error-response';
 import { hangUpSignal } from '../logging/hang-up';
 import { requestIdOf } from '../logging/request-id';
@@ -45,13 +45,13 @@ export class LintController {
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: toOpenApi(LintFormSchema) })
-  @ApiProduces('application/json', CONTENT_TYPES.pdf)
+  @ApiProduces('application/json', OUTPUT_MEDIA.pdf.contentType)
   @ApiResponse({
     status: 200,
     description: 'The lint report',
     content: {
       'application/json': { schema: { $ref: '#/components/schemas/LintReport' } },
-      [CONTENT_TYPES.pdf]: { schema: { type: 'string', format: 'binary' } },
+      [OUTPUT_MEDIA.pdf.contentType]: { schema: { type: 'string', format: 'binary' } },
     },
   })
   @ErrorResponse(400, 'No document, not a .docx, or bad options')
@@ -77,7 +77,7 @@ export class LintController {
     if (options.response_format === 'json') return report;
     const pdf = await this.reports.pdf(report, document.originalname, requestIdOf(req), hangUpSignal(res));
     return new StreamableFile(pdf.body, {
-      type: CONTENT_TYPES.pdf,
+      type: OUTPUT_MEDIA.pdf.contentType,
       disposition: contentDisposition(pdf.filename),
       length: pdf.body.length,
     });

@@ -26,6 +26,7 @@ import {
   JobNotFinishedError,
   JobNotFoundError,
   type JobView,
+  OUTPUT_MEDIA,
 } from '@app/contracts';
 import { type RenderRequest, stringifyDataJson } from '@app/engine';
 import { connectRedis, JobFlows, JobRecordStore, onRedisError, type RedisConnection } from '@app/queue';
@@ -121,11 +122,8 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       content_type:
         input.output === 'zip'
           ? 'application/zip'
-          : input.output === 'merged'
-            ? 'application/pdf'
-            : input.options.output === 'docx'
-              ? 'application/vnd.openxmlformats-officedocument.wordprocessingml.document'
-              : 'application/pdf',
+          : // A merged job is one PDF; else each item's format, from the one table of them.
+            OUTPUT_MEDIA[input.output === 'merged' ? 'pdf' : input.options.output].contentType,
       base_url: input.baseUrl,
       ...(input.webhookUrl ? { webhook_url: input.webhookUrl } : {}),
     };

@@ -4,16 +4,17 @@ import { CompiledTemplates, renderDocx, UndefinedVariableError } from '@app/engi
 import { loadWorkerSettings } from '../settings';
 import { corpusRequest, corpusTemplate } from '../../../../bench/corpus';
 import { buildDocx, p } from '../../../../test/support/docx-builder';
-import { FillPool, type FillOptions } from './fill-pool';
+import { fillDocument, type FillJob } from '@app/pipeline';
+import { FillPool } from './fill-pool';
 
-/** The worker's options for a PDF (render.processor.ts). */
-const PDF_FILL: FillOptions = {
-  imagesVerified: true,
-  templateChecked: true,
-  compression: 'STORE',
-  maxTableCells: 1_000_000,
-  resolveTableStyles: true,
+/** The worker's fill for a PDF (render.processor.ts): its options, and LibreOffice's preparation. */
+const PDF_FILL: FillJob = {
+  output: 'pdf',
+  options: { imagesVerified: true, templateChecked: true },
+  prepare: { maxTableCells: 1_000_000, resolveTableStyles: true },
 };
+/** A .docx returned as it is: no preparation. */
+const DOCX_FILL = (options: FillJob['options'] = {}): FillJob => ({ output: 'docx', options, prepare: {} });
 
 const documentXml = (docx: Buffer) => new PizZip(docx).file('word/document.xml')!.asText();
 
@@ -25,9 +26,11 @@ describe('FillPool', () => {
     const template = corpusTemplate('invoice');
     const request = corpusRequest('invoice', { rows: 30 });
     const onThread = await pool.fill(template, JSON.stringify(request), PDF_FILL);
-    const onLoop = renderDocx(template, request as never, PDF_FILL);
+    const onLoop = fillDocument(template, request as never, PDF_FILL);
     expect(documentXml(onThread)).toBe(documentXml(onLoop));
     expect(documentXml(onThread)).toContain('INV-2024-0042');
+    // The preparation ran on the thread too: the table's style is now its cells' own formatting.
+    expect(documentXml(onThread)).not.toContain('<w:tblStyle ');
     expect(pool.size).toBe(1);
   }, 60_000);
 
@@ -41,7 +44,9 @@ describe('FillPool', () => {
       onLoop = e;
     }
     expect(onLoop).toBeInstanceOf(UndefinedVariableError);
-    const onThread = await pool.fill(template, json, { undefined: 'strict' }).catch((e: unknown) => e);
+    const onThread = await pool
+      .fill(template, json, DOCX_FILL({ undefined: 'strict' }))
+      .catch((e: unknown) => e);
     expect(onThread).toMatchObject({
       errorType: (onLoop as UndefinedVariableError).errorType,
       message: (onLoop as UndefinedVariableError).message,
@@ -49,13 +54,40 @@ describe('FillPool', () => {
     });
     // Two fills at once take both threads; both answer.
     const both = await Promise.all([
-      pool.fill(template, JSON.stringify({ template_data: { name: 'a' } }), {}),
-      pool.fill(template, JSON.stringify({ template_data: { name: 'b' } }), {}),
+      pool.fill(template, JSON.stringify({ template_data: { name: 'a' } }), DOCX_FILL()),
+      pool.fill(template, JSON.stringify({ template_data: { name: 'b' } }), DOCX_FILL()),
     ]);
     expect(both.map((d) => documentXml(d).includes('Hello a') || documentXml(d).includes('Hello b'))).toEqual(
       [true, true],
     );
     expect(pool.size).toBe(2);
+  }, 60_000);
+
+  it("refuses on the thread, typed, a PDF past the cell budget (the preparation's first pass), as on the loop", async () => {
+    const template = corpusTemplate('invoice');
+    const request = corpusRequest('invoice', { rows: 30 });
+    const budget: FillJob = { ...PDF_FILL, prepare: { maxTableCells: 50 } };
+    const onLoop = (() => {
+      try {
+        return fillDocument(template, request as never, budget);
+      } catch (e) {
+        return e;
+      }
+    })();
+    expect(onLoop).toMatchObject({
+      errorType: 'payload_too_large',
+      details: { reason: 'conversion_budget' },
+    });
+    const onThread = await pool.fill(template, JSON.stringify(request), budget).catch((e: unknown) => e);
+    expect(onThread).toMatchObject({
+      errorType: 'payload_too_large',
+      message: (onLoop as Error).message,
+      details: { reason: 'conversion_budget', limit: 50 },
+    });
+    // A .docx has no budget: the same request fills.
+    expect(
+      documentXml(await pool.fill(template, JSON.stringify(request), { ...budget, output: 'docx' })),
+    ).toContain('INV-2024-0042');
   }, 60_000);
 
   it("leaves the event loop free while it fills a long document: no stall near a lock renewal, where the loop's own fill stalls it for the whole fill", async () => {
@@ -64,7 +96,7 @@ describe('FillPool', () => {
     const request = corpusRequest('invoice', { rows: 20_000 });
     const json = JSON.stringify(request);
     const compiledTemplates = new CompiledTemplates();
-    renderDocx(template, corpusRequest('invoice', { rows: 20 }) as never, { ...PDF_FILL, compiledTemplates });
+    fillDocument(template, corpusRequest('invoice', { rows: 20 }) as never, PDF_FILL, { compiledTemplates });
     await pool.fill(template, JSON.stringify(corpusRequest('invoice', { rows: 20 })), PDF_FILL);
 
     /** The fill's duration and the loop's longest stall meanwhile, as a 10 ms timer sees it. */
@@ -80,7 +112,7 @@ describe('FillPool', () => {
       return { fillMs, maxStallMs: h.max / 1e6 };
     }
     const onLoop = await watch(async () =>
-      renderDocx(template, request as never, { ...PDF_FILL, compiledTemplates }),
+      fillDocument(template, request as never, PDF_FILL, { compiledTemplates }),
     );
     const onThread = await watch(() => pool.fill(template, json, PDF_FILL));
     // The control: the fill on the loop holds it from start to end.
@@ -109,7 +141,7 @@ describe('FillPool', () => {
   it('refuses fills once closed', async () => {
     const closed = new FillPool(1);
     await closed.close();
-    await expect(closed.fill(Buffer.alloc(0), '{}', {})).rejects.toThrow(/closed/);
+    await expect(closed.fill(Buffer.alloc(0), '{}', DOCX_FILL())).rejects.toThrow(/closed/);
     expect(() => new FillPool(0)).toThrow(/threads/);
   });
 });

@@ -13,19 +13,17 @@
  * first use, a queue, and a thread that dies taken out, no more.
  */
 import { decodeFailure } from '@app/contracts';
-import type { RenderOptions } from '@app/engine';
+import type { FillJob, OffLoopFill } from '@app/pipeline';
 import { existsSync } from 'node:fs';
 import { join } from 'node:path';
 import { Worker } from 'node:worker_threads';
-
-/** renderDocx's options a thread can take (what is kept in a process stays in the thread). */
-export type FillOptions = Omit<RenderOptions, 'compiledTemplates' | 'preparedImages'>;
 
 export interface FillTask {
   id: number;
   template: Uint8Array;
   requestJson: string;
-  options: FillOptions;
+  /** The output, fill options and preparation settings (plain data: libs/pipeline's FillJob). */
+  job: FillJob;
 }
 
 export interface FillAnswer {
@@ -54,7 +52,7 @@ function threadEntry(): { file: string; execArgv?: string[] } {
   return { file: join(__dirname, 'fill-thread.ts'), execArgv: ['--require', require.resolve('tsx/cjs')] };
 }
 
-export class FillPool {
+export class FillPool implements OffLoopFill {
   private readonly idle: Worker[] = [];
   private readonly busy = new Map<Worker, Pending>();
   private readonly queue: Pending[] = [];
@@ -78,11 +76,14 @@ export class FillPool {
     return this.started;
   }
 
-  /** The filled .docx; rejects with the engine's typed error as the fill would have thrown it. */
-  fill(template: Buffer, requestJson: string, options: FillOptions): Promise<Buffer> {
+  /**
+   * The filled .docx, its output's preparation done (libs/pipeline's fillDocument); rejects with
+   * the typed error the fill or a preparation pass would have thrown.
+   */
+  fill(template: Buffer, requestJson: string, job: FillJob): Promise<Buffer> {
     if (this.closed) return Promise.reject(new Error('the fill pool is closed'));
     return new Promise((resolve, reject) => {
-      this.queue.push({ task: { id: this.nextId++, template, requestJson, options }, resolve, reject });
+      this.queue.push({ task: { id: this.nextId++, template, requestJson, job }, resolve, reject });
       this.dispatch();
     });
   }

@@ -17,6 +17,7 @@ import {
   decodeFailure,
   decodeReply,
   type ErrorBody,
+  extensionOf,
   InternalError,
   jobPaths,
   type QueueNames,
@@ -114,20 +115,27 @@ export function createAssembleProcessor(deps: AssembleDeps) {
       // Every item's first reply (an item run twice, its worker dead after the push, pushed twice),
       // in one round trip rather than one per item.
       const frames = await jobs.firstReplies(jobId, total);
-      const bodies = frames.map((frame) => {
+      const replies = frames.map((frame) => {
         const reply = frame ? decodeReply(frame) : null;
         if (!reply || !('body' in reply)) {
           throw new InternalError('An item of the job expired before the job was assembled');
         }
-        return reply.body;
+        return reply;
       });
+      const bodies = replies.map((reply) => reply.body);
       const t0 = performance.now();
       const result =
         output === 'single'
           ? bodies[0]
           : output === 'merged'
             ? await mergePdfs(bodies)
-            : zipItems(bodies.map((body, i) => ({ name: job.data.itemNames?.[i] ?? `${i}.pdf`, body })));
+            : zipItems(
+                // Jobs of older APIs carry no names: the index, with the extension of what the item made.
+                replies.map((reply, i) => ({
+                  name: job.data.itemNames?.[i] ?? `${i}.${extensionOf(reply.contentType)}`,
+                  body: reply.body,
+                })),
+              );
       if (result.length > deps.maxResultBytes) {
         throw new PayloadTooLargeError(
           `The result (${result.length} bytes) is larger than MAX_RESULT_BYTES (${deps.maxResultBytes})`,

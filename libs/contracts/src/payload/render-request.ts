@@ -8,7 +8,7 @@
  */
 import { type Static, Type } from '@sinclair/typebox';
 import { PdfFilesSchema, PdfOptionsSchema } from '../pdf-options';
-import { UNDEFINED_MODES } from '../render-job';
+import { OUTPUT_FORMAT_NAMES, UNDEFINED_MODES } from '../render-job';
 import { OneOf } from './schema';
 
 const PIXEL_PNG =
@@ -77,9 +77,9 @@ export const RenderOptionsSchema = Type.Object(
       }),
     ),
     output: Type.Optional(
-      OneOf(['pdf', 'docx'], {
+      OneOf(OUTPUT_FORMAT_NAMES, {
         description: '`pdf` (default), or `docx`: the filled Word document without conversion.',
-        problem: 'must be one of the following values: pdf, docx',
+        problem: `must be one of the following values: ${OUTPUT_FORMAT_NAMES.join(', ')}`,
       }),
     ),
     pdf: Type.Optional(PdfOptionsSchema),

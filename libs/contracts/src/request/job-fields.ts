@@ -13,6 +13,7 @@ import { fieldsOf, isPlainObject } from '../payload/schema';
 import { PDF_FINISH_FIELDS, splitPdfOptions } from '../pdf-options';
 import type { AsyncOutput } from '../async-job';
 import { InvalidRequestError, PayloadTooLargeError } from '../request-errors';
+import { OUTPUT_MEDIA } from '../render-job';
 import { outputFilename } from './file-names';
 import { checkImages, type ParsedRenderRequest, type ParseLimits, readRenderFields } from './render-fields';
 
@@ -93,7 +94,12 @@ export function parseJobFields(
       { field: 'output' },
     );
   }
-  const items = parseBatch(extracted.batch, base.request, base.options.output ?? 'pdf', limits.maxBatchItems);
+  const items = parseBatch(
+    extracted.batch,
+    base.request,
+    OUTPUT_MEDIA[base.options.output ?? 'pdf'].extension,
+    limits.maxBatchItems,
+  );
   return {
     ...base,
     items,
@@ -101,6 +107,14 @@ export function parseJobFields(
     ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}),
   };
 }
+
+/** An item's file name ending in an output's extension (`.pdf`, `.docx`): replaced by the job's. */
+const OUTPUT_EXTENSIONS = new RegExp(
+  `\\.(${Object.values(OUTPUT_MEDIA)
+    .map((m) => m.extension)
+    .join('|')})$`,
+  'i',
+);
 
 function parseBatch(
   batch: unknown,
@@ -160,7 +174,7 @@ function parseBatch(
     }
     const name = uniqueName(
       typeof item.filename === 'string' && item.filename.trim()
-        ? outputFilename(item.filename.replace(/\.(pdf|docx)$/i, ''), extension)
+        ? outputFilename(item.filename.replace(OUTPUT_EXTENSIONS, ''), extension)
         : `${index}.${extension}`,
       used,
     );

@@ -59,8 +59,7 @@
  * each styled table's text only: everything outside the tables stays byte for byte.
  */
 import { Parser } from 'htmlparser2';
-import { DigestLru } from './recent-digests';
-import { readStylesPart, type StylesPart } from './styles-part';
+import { DigestLru, readStylesPart, type StylesPart } from '@app/engine';
 
 interface El {
   name: string;

@@ -20,8 +20,7 @@
  * scan of its parts; the style graph is read once per styles.xml (kept by digest).
  */
 import type PizZip from 'pizzip';
-import { DigestLru } from './recent-digests';
-import { readStylesPart, STYLES_PART, type StylesPart } from './styles-part';
+import { DigestLru, readStylesPart, STYLES_PART, type StylesPart } from '@app/engine';
 /** Parts whose elements name styles (styles.xml itself aside). */
 const NAMING_PARTS = /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments|numbering)\.xml$/;
 const STYLE_REFERENCE = /<w:(?:pStyle|rStyle|tblStyle|numStyleLink|styleLink)\b[^>]*?\bw:val="([^"]*)"/g;

@@ -2,7 +2,7 @@ import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
 import { corpusRequest, corpusTemplate, type CorpusName } from '../../../../bench/corpus';
-import { renderDocx, type RenderRequest } from '../render';
+import { renderDocx, type RenderRequest } from '@app/engine';
 import {
   cellConditions,
   readStyleSheet,

@@ -1,0 +1,141 @@
+/**
+ * The output formats, as rows of one table: what each is (media type, extension), whether it
+ * needs the converter, what the converter needs done to the filled .docx first, how it is made,
+ * and the steps that finish it. produceDocument (produce-document.ts) runs any row the same way,
+ * so a new format is a new row, not a new branch. In the manner of docxtemplater's file-type
+ * config (es6/file-type-config.js): the formats as data.
+ *
+ * A row may be made from another row's result (`from`): it then starts from that row's finished
+ * bytes and shares its preparation (e.g. an image of each page made from the PDF of the same
+ * request).
+ */
+import {
+  InvalidRequestError,
+  OUTPUT_FORMAT_NAMES,
+  OUTPUT_MEDIA,
+  type OutputFormat,
+  type PdfOptions,
+} from '@app/contracts';
+import {
+  finishPdf,
+  LIBREOFFICE_PREPARE,
+  needsFinishing,
+  type PdfConverter,
+  type PreparePass,
+} from '@app/converters';
+
+/** What one production of a document hands the rows' conversion and finishing steps. */
+export interface ProduceContext {
+  converter: PdfConverter;
+  /** The request's options.pdf, parsed (parsePdfOptions); `{}` when it has none. */
+  pdf: PdfOptions;
+  /** Names the conversion in the converter's logs and errors (the request id). */
+  jobId?: string;
+  /** The conversion's and each finishing step's time limit, asked when each starts (the time left). */
+  timeoutMs?: () => number | undefined;
+  /** An asynchronous job's item: no caller waits on it. */
+  background?: boolean;
+  /** Wraps each conversion (the worker's convertWhenUp for background items); default: runs it. */
+  runConversion?: (convert: () => Promise<Buffer>) => Promise<Buffer>;
+  /** Parent directory of the finishing step's job directories (the converter's work dir). */
+  finishTmpDir?: string;
+  /** A finishing process's own failures (never its input). */
+  log?: (message: string) => void;
+}
+
+/** One step after the conversion: run when `applies` says so (e.g. the request asks for it). */
+export interface FinishStep {
+  name: string;
+  applies(ctx: ProduceContext): boolean;
+  run(bytes: Buffer, ctx: ProduceContext): Promise<Buffer>;
+}
+
+export interface OutputFormatRow {
+  output: OutputFormat;
+  contentType: string;
+  extension: string;
+  /** Made from this row's finished result rather than from the filled .docx. */
+  from?: OutputFormat;
+  /** Needs the converter (LibreOffice or Gotenberg): a row without one never touches it. */
+  needsConverter: boolean;
+  /**
+   * How the fill writes its .docx: `DEFLATE` for one that leaves the service, `STORE` for one
+   * read once by the converter, which then has nothing to inflate.
+   */
+  fillCompression: 'STORE' | 'DEFLATE';
+  /** Passes run on the filled package before it is written (libs/converters/src/prepare). */
+  prepare: readonly PreparePass[];
+  /** The row's bytes from its input: the filled .docx, or the `from` row's result. */
+  convert(input: Buffer, ctx: ProduceContext): Promise<Buffer>;
+  /** Run in order on convert's result. */
+  finish: readonly FinishStep[];
+}
+
+/** The service's PDF finishing (pdf-finish.ts): prepend/append, watermark, files, Factur-X, metadata, encryption. */
+export const PDF_FINISH: FinishStep = {
+  name: 'pdf_finish',
+  applies: (ctx) => needsFinishing(ctx.pdf),
+  run: (pdf, ctx) =>
+    finishPdf(pdf, ctx.pdf, {
+      timeoutMs: ctx.timeoutMs?.(),
+      tmpDir: ctx.finishTmpDir,
+      ...(ctx.log ? { log: ctx.log } : {}),
+    }),
+};
+
+/** The converter's PDF of the filled .docx. */
+function convertToPdf(docx: Buffer, ctx: ProduceContext): Promise<Buffer> {
+  const convert = () =>
+    ctx.converter.convert(docx, {
+      ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
+      timeoutMs: ctx.timeoutMs?.(),
+      pdf: ctx.pdf,
+      // A job's item refused as beyond its time is not told to become a job.
+      ...(ctx.background ? { background: true } : {}),
+    });
+  return ctx.runConversion ? ctx.runConversion(convert) : convert();
+}
+
+export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & { output: F } } = {
+  pdf: {
+    output: 'pdf',
+    ...OUTPUT_MEDIA.pdf,
+    needsConverter: true,
+    fillCompression: 'STORE',
+    prepare: LIBREOFFICE_PREPARE,
+    convert: convertToPdf,
+    finish: [PDF_FINISH],
+  },
+  docx: {
+    output: 'docx',
+    ...OUTPUT_MEDIA.docx,
+    needsConverter: false,
+    // The caller edits it in Word: its styles stay as the template has them.
+    fillCompression: 'DEFLATE',
+    prepare: [],
+    convert: (docx) => Promise.resolve(docx),
+    finish: [],
+  },
+};
+
+/** The row of `output`; an output the table has not is the request's typed error. */
+export function outputFormatOf(output: unknown): OutputFormatRow {
+  if (typeof output === 'string' && Object.hasOwn(OUTPUT_FORMATS, output))
+    return OUTPUT_FORMATS[output as OutputFormat];
+  throw new InvalidRequestError(
+    `options.output: must be one of the following values: ${OUTPUT_FORMAT_NAMES.join(', ')}`,
+    { field: 'options.output' },
+  );
+}
+
+/** The row whose prepared .docx `row` starts from: itself, or the end of its `from` chain. */
+export function sourceRowOf(row: OutputFormatRow): OutputFormatRow {
+  const seen = new Set<OutputFormat>();
+  let at = row;
+  while (at.from !== undefined) {
+    if (seen.has(at.output)) throw new Error(`output format ${row.output}: its 'from' chain loops`);
+    seen.add(at.output);
+    at = outputFormatOf(at.from);
+  }
+  return at;
+}

@@ -1,0 +1,158 @@
+/**
+ * The document pipeline: template + parsed request + deployment settings → the document's bytes,
+ * its media type and extension. fill (libs/engine) → prepare (the row's passes, inside the fill)
+ * → convert → finish, as the output format's row (output-formats.ts) says. The worker calls it for
+ * single documents and batch items alike, the command line for its one document.
+ */
+import type { OutputFormat, PdfOptions } from '@app/contracts';
+import { packagePasses, type PdfConverter, type PrepareSettings } from '@app/converters';
+import { CompiledTemplates, renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
+import { outputFormatOf, sourceRowOf, type OutputFormatRow, type ProduceContext } from './output-formats';
+
+/**
+ * The engine's fill options that are plain data (they cross to a fill thread): limits, the
+ * undefined mode, locale and time zone, what the API checked already. How the .docx is written
+ * and what is done to it before are the row's.
+ */
+export type FillOptions = Omit<
+  RenderOptions,
+  'compiledTemplates' | 'preparedImages' | 'packagePasses' | 'compression'
+>;
+
+/** One fill, as a fill thread takes it: plain data. */
+export interface FillJob {
+  output: OutputFormat;
+  options: FillOptions;
+  prepare: PrepareSettings;
+}
+
+/** Fills off the event loop (the worker's FillPool): parses the request's JSON itself. */
+export interface OffLoopFill {
+  fill(template: Buffer, requestJson: string, job: FillJob): Promise<Buffer>;
+}
+
+/** The request, parsed: what to make and from what. */
+export interface DocumentRequest {
+  output: OutputFormat;
+  /** The parsed request; may be absent when `requestJson` goes to a fill thread that parses it. */
+  request?: RenderRequest;
+  requestJson?: string;
+  /** The request's own fill options (undefined mode, locale, time zone, template digest…). */
+  fill?: FillOptions;
+  /** options.pdf, parsed (parsePdfOptions); none for a .docx. */
+  pdf?: PdfOptions;
+}
+
+/** The deployment's choices: taken as plain values, whoever reads the configuration. */
+export interface PipelineSettings {
+  /** The engine's limits and defaults (ServiceConfig.renderLimits, DEFAULT_LOCALE…); the request's own win. */
+  fill?: FillOptions;
+  /** LibreOffice's preparation: cell budget, table styles, unused styles. */
+  prepare?: PrepareSettings;
+}
+
+export interface PipelineDeps extends Omit<ProduceContext, 'converter' | 'pdf'> {
+  /** The converter, or a maker of it called only when a row needs one (after the fill). */
+  converter?: PdfConverter | (() => PdfConverter);
+  /** Templates compiled by earlier fills in this process. */
+  compiledTemplates?: CompiledTemplates;
+  /** With `request.requestJson`: the fill runs there, off the event loop, its preparation too. */
+  offLoop?: OffLoopFill;
+  /** Told the fill's milliseconds as soon as it ends (the worker's metric), before the conversion. */
+  onFilled?: (ms: number) => void;
+}
+
+export interface ProducedDocument {
+  body: Buffer;
+  contentType: string;
+  extension: string;
+  timings: {
+    /** Filling and preparing the .docx. */
+    fillMs: number;
+    /** Converting and finishing (0 for a row without either). */
+    convertMs: number;
+  };
+}
+
+/**
+ * The filled .docx for `job.output`, its row's preparation done: what a fill thread runs, and
+ * produceDocument on the event loop. Throws the engine's and the passes' typed errors.
+ */
+export function fillDocument(
+  template: Buffer,
+  request: RenderRequest,
+  job: FillJob,
+  caches: { compiledTemplates?: CompiledTemplates } = {},
+): Buffer {
+  const source = sourceRowOf(outputFormatOf(job.output));
+  return renderDocx(template, request, {
+    ...job.options,
+    compression: source.fillCompression,
+    ...(source.prepare.length ? { packagePasses: packagePasses(source.prepare, job.prepare) } : {}),
+    ...(caches.compiledTemplates ? { compiledTemplates: caches.compiledTemplates } : {}),
+  });
+}
+
+/** `row`'s bytes from the filled .docx: its source row's first, then its conversion and finishing. */
+async function bytesOf(row: OutputFormatRow, docx: Buffer, ctx: ProduceContext): Promise<Buffer> {
+  const input = row.from !== undefined ? await bytesOf(outputFormatOf(row.from), docx, ctx) : docx;
+  let out = await row.convert(input, ctx);
+  for (const step of row.finish) if (step.applies(ctx)) out = await step.run(out, ctx);
+  return out;
+}
+
+/** Whether `row` or a row it is made from needs the converter. */
+export function needsConverter(row: OutputFormatRow): boolean {
+  return row.needsConverter || (row.from !== undefined && needsConverter(outputFormatOf(row.from)));
+}
+
+/**
+ * The document `parsed.output` names, made from `template`: filled (on `deps.offLoop` when the
+ * request is left as JSON), prepared, converted and finished as its row says. Throws the typed
+ * errors of the request (an unknown output), the engine, the passes (the cell budget, before any
+ * conversion), the converter and the finishing step.
+ */
+export async function produceDocument(
+  template: Buffer,
+  parsed: DocumentRequest,
+  settings: PipelineSettings,
+  deps: PipelineDeps = {},
+): Promise<ProducedDocument> {
+  const row = outputFormatOf(parsed.output);
+  if (needsConverter(row) && !deps.converter)
+    throw new Error(`produceDocument: output ${row.output} needs a converter`);
+  const job: FillJob = {
+    output: row.output,
+    options: { ...settings.fill, ...parsed.fill },
+    prepare: settings.prepare ?? {},
+  };
+  const t0 = performance.now();
+  let docx: Buffer;
+  if (deps.offLoop && parsed.requestJson !== undefined) {
+    docx = await deps.offLoop.fill(template, parsed.requestJson, job);
+  } else {
+    if (!parsed.request) throw new Error('produceDocument: no parsed request and no fill thread to parse it');
+    docx = fillDocument(template, parsed.request, job, deps);
+  }
+  const t1 = performance.now();
+  deps.onFilled?.(t1 - t0);
+  const { converter, compiledTemplates: _c, offLoop: _o, onFilled: _f, ...rest } = deps;
+  let made: PdfConverter | undefined;
+  const ctx: ProduceContext = {
+    ...rest,
+    pdf: parsed.pdf ?? {},
+    get converter(): PdfConverter {
+      if (!converter) throw new Error(`produceDocument: output ${row.output} needs a converter`);
+      // Made on first use: a fill refused before conversion starts no LibreOffice.
+      return (made ??= typeof converter === 'function' ? converter() : converter);
+    },
+  };
+  const body = await bytesOf(row, docx, ctx);
+  const t2 = performance.now();
+  return {
+    body,
+    contentType: row.contentType,
+    extension: row.extension,
+    timings: { fillMs: t1 - t0, convertMs: t2 - t1 },
+  };
+}
