@@ -14,6 +14,7 @@ export const WORD_FOOTER_TYPE = `${WML}.footer+xml`;
 export const WORD_FOOTNOTES_TYPE = `${WML}.footnotes+xml`;
 export const WORD_ENDNOTES_TYPE = `${WML}.endnotes+xml`;
 export const WORD_COMMENTS_TYPE = `${WML}.comments+xml`;
+export const WORD_NUMBERING_TYPE = `${WML}.numbering+xml`;
 export const CUSTOM_PROPERTIES_TYPE = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
 
 const ATTRIBUTE = (name: string) => new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`);
@@ -87,4 +88,16 @@ export function withOverrideContentType(xml: string, partName: string, contentTy
     /<\/Types>\s*$/,
     `<Override PartName="${partName}" ContentType="${contentType}"/></Types>`,
   );
+}
+
+/** A package as pizzip holds it, as far as finding parts by content type needs. */
+export interface PackageFiles {
+  files: Record<string, unknown>;
+  file(name: string): { asText(): string } | null;
+}
+
+/** The package's parts whose content type is one of `types`, read from its own [Content_Types].xml. */
+export function packagePartsOfType(zip: PackageFiles, types: ReadonlySet<string>): string[] {
+  const contentTypes = new ContentTypes(zip.file(CONTENT_TYPES_PART)?.asText() ?? '');
+  return contentTypes.partsOfType(Object.keys(zip.files), types);
 }

@@ -6,15 +6,13 @@
  */
 import { PayloadTooLargeError } from '@app/contracts';
 import type PizZip from 'pizzip';
-
-/** The Word parts whose tables LibreOffice lays out: the body, headers, footers, notes. */
-const FILLED_PART = /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
+import { packagePartsOfType } from '@app/ooxml';
+import { LAID_OUT_PART_TYPES } from './word-parts';
 
 /** `<w:tc>` elements in the filled Word parts (a substring count: no parse needed). */
 export function countTableCells(zip: PizZip): number {
   let cells = 0;
-  for (const name of Object.keys(zip.files)) {
-    if (!FILLED_PART.test(name)) continue;
+  for (const name of packagePartsOfType(zip, LAID_OUT_PART_TYPES)) {
     // The bytes as rendered, not decoded to a string: the tags counted are ASCII.
     const u8 = zip.files[name].asUint8Array();
     const xml = Buffer.from(u8.buffer, u8.byteOffset, u8.length);

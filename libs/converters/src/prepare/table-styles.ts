@@ -1,8 +1,9 @@
 /**
  * Table styles resolved into direct formatting, for a .docx on its way to LibreOffice.
  *
- * LibreOffice 7.4 spends most of a long table's import applying its table style (measured in
- * docs/conversion.md, "LibreOffice versions and long tables"): the same look written as each
+ * LibreOffice (25.2, which the service runs, as 7.4 before it) spends most of a long table's import
+ * applying its table style (measured in docs/conversion.md, "LibreOffice versions and long
+ * tables"): the same look written as each
  * table's, cell's, paragraph's and run's own formatting imports in about half the time. This module
  * writes that formatting and drops `w:tblStyle`, so the pages must come out as LibreOffice draws
  * the styled table. Its rules therefore follow LibreOffice's writerfilter (the converter we must
@@ -14,7 +15,7 @@
  * - Which conditional formats a cell takes: DomainMapperTableHandler::endTableGetCellProperties.
  *   First row / last row (and a `w:tblHeader` row) take no horizontal band, first / last cell no
  *   vertical band; bands count from the first non-header row / column. `w:tblLook` (0x04A0 when
- *   absent): the legacy `w:val` hex, as LibreOffice 7.4 reads it (tblLookMask). Bands are one row
+ *   absent): the legacy `w:val` hex, as LibreOffice reads it, 25.2 as 7.4 (tblLookMask). Bands are one row
  *   or column each, as LibreOffice counts them whatever `w:tblStyleRowBandSize` / `ColBandSize`
  *   say (ECMA-376 §17.7.6 would group them; every built-in Word style uses 1): the resolution must
  *   not change the page LibreOffice draws.
@@ -60,6 +61,8 @@
  */
 import { Parser } from 'htmlparser2';
 import { DigestLru, readStylesPart, type StylesPart } from '@app/engine';
+import { packagePartsOfType } from '@app/ooxml';
+import { LAID_OUT_PART_TYPES } from './word-parts';
 
 interface El {
   name: string;
@@ -430,7 +433,7 @@ const LOOK = {
 const onOff = (v: string): boolean => v === '1' || v === 'true' || v === 'on';
 
 /**
- * The tblLook mask (TableInfo::nTblLook). LibreOffice 7.4 reads only the legacy `w:val` hex
+ * The tblLook mask (TableInfo::nTblLook). LibreOffice (25.2, as 7.4) reads only the legacy `w:val` hex
  * (0x04A0 when absent): the attributes Word 2010+ writes beside it (firstRow, lastRow,
  * firstColumn, lastColumn, noHBand, noVBand) go to its grab bag and change nothing it draws, so
  * by default they are ignored here too (a table with attributes only draws as 0x04A0, measured by
@@ -831,9 +834,6 @@ export function resolveTableStylesInXml(
   return out.join('');
 }
 
-/** Parts whose tables LibreOffice lays out (the ones the fill writes). */
-export const TABLE_PARTS = /^word\/(document|header\d*|footer\d*|footnotes|endnotes)\.xml$/;
-
 export interface ZipLike {
   file(name: string): { asText(): string } | null;
   file(name: string, data: string): unknown;
@@ -873,8 +873,7 @@ export interface ResolveOptions {
  */
 export function resolveTableStyles(zip: ZipLike, styles?: StylesPart, opts: ResolveOptions = {}): void {
   let sheet: TableStyleSheet | undefined;
-  for (const name of Object.keys(zip.files)) {
-    if (!TABLE_PARTS.test(name)) continue;
+  for (const name of packagePartsOfType(zip, LAID_OUT_PART_TYPES)) {
     const xml = zip.file(name)?.asText();
     if (!xml || !xml.includes('<w:tblStyle ')) continue;
     if (!sheet) {

@@ -3,6 +3,8 @@ import { corpusTemplate } from '../../../../bench/corpus';
 import { pruneUnusedStyles } from './unused-styles';
 
 const W = 'http://schemas.openxmlformats.org/wordprocessingml/2006/main';
+const CT = 'http://schemas.openxmlformats.org/package/2006/content-types';
+const WML = 'application/vnd.openxmlformats-officedocument.wordprocessingml';
 
 function style(id: string, inner = '', attrs = 'w:type="paragraph"'): string {
   return `<w:style ${attrs} w:styleId="${id}"><w:name w:val="${id}"/>${inner}</w:style>`;
@@ -19,6 +21,13 @@ function pkg(body: string, styles: string[], extra: Record<string, string> = {})
       '</w:styles>',
   );
   for (const [name, text] of Object.entries(extra)) zip.file(name, text);
+  // Parts are found by their content type, as Word declares them: word/header1.xml is a header.
+  const kindOf = (name: string) =>
+    name === 'word/document.xml' ? 'document.main' : /([a-z]+)\d*\.xml$/.exec(name)?.[1];
+  const overrides = ['word/document.xml', ...Object.keys(extra)]
+    .map((name) => `<Override PartName="/${name}" ContentType="${WML}.${kindOf(name)}+xml"/>`)
+    .join('');
+  zip.file('[Content_Types].xml', `<Types xmlns="${CT}">${overrides}</Types>`);
   return zip;
 }
 

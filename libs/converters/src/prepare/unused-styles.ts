@@ -21,8 +21,8 @@
  */
 import type PizZip from 'pizzip';
 import { DigestLru, readStylesPart, STYLES_PART, type StylesPart } from '@app/engine';
-/** Parts whose elements name styles (styles.xml itself aside). */
-const NAMING_PARTS = /^word\/(document|header\d*|footer\d*|footnotes|endnotes|comments|numbering)\.xml$/;
+import { packagePartsOfType } from '@app/ooxml';
+import { STYLE_NAMING_PART_TYPES } from './word-parts';
 const STYLE_REFERENCE = /<w:(?:pStyle|rStyle|tblStyle|numStyleLink|styleLink)\b[^>]*?\bw:val="([^"]*)"/g;
 /** Field instructions under which LibreOffice may apply a style the document does not name yet. */
 const STYLE_FIELDS = /\b(TOC|INDEX|TOA|STYLEREF)\b/;
@@ -78,8 +78,7 @@ function readGraph(xml: string): StyleGraph | null {
 /** Style ids the document's parts name; null when a field may apply styles it does not name. */
 function namedStyles(zip: PizZip): Set<string> | null {
   const used = new Set<string>();
-  for (const name of Object.keys(zip.files)) {
-    if (!NAMING_PARTS.test(name)) continue;
+  for (const name of packagePartsOfType(zip, STYLE_NAMING_PART_TYPES)) {
     const text = zip.file(name)?.asText() ?? '';
     for (const m of text.matchAll(INSTRUCTION)) if (STYLE_FIELDS.test(m[1] ?? m[2] ?? '')) return null;
     for (const m of text.matchAll(STYLE_REFERENCE)) used.add(m[1]);
