@@ -228,6 +228,13 @@ class PartedConversion {
   private tablePages = 0;
   /** Rows a part after the first takes, fixed once rowsPerPage is known (speculation depends on it). */
   private perPart?: number;
+  /**
+   * How the last part after the first was cut: where its successor started, on which page, with
+   * which lead. Rows that break across pages repeat a pattern of pages (two-line rows: 212 rows
+   * on 8 pages, the next part's lead 1757 down its page), so the next part is predicted to be
+   * cut the same way, and converted while the current one is (speculate).
+   */
+  private lastCut?: { rows: number; pages: number; rowsPerPage: number; leadTop?: number };
 
   constructor(
     private readonly pool: LibreOfficePool,
@@ -284,6 +291,12 @@ class PartedConversion {
       if (spec.start > 0) {
         this.tableRows += result.cutRow;
         this.tablePages += result.pages;
+        this.lastCut = {
+          rows: result.cutRow,
+          pages: result.pages,
+          rowsPerPage: result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD,
+          ...(result.leadTop != null ? { leadTop: result.leadTop } : {}),
+        };
       }
       accepted.push({ spec, result });
       start = this.plan.partTables(spec).cutOrigin + result.cutRow;
@@ -345,19 +358,30 @@ class PartedConversion {
   }
 
   /**
-   * Converts the parts predicted to follow `spec` (a part that starts at the top of a page and
-   * whose rows fill whole pages of `rowsPerPage`), up to the pool's capacity in flight.
+   * Converts the parts predicted to follow `spec`, up to the pool's capacity in flight: cut as the
+   * last part was (lastCut) once one after the first has been, else as a part that starts at the
+   * top of a page and whose rows fill whole pages of `rowsPerPage`. The chain asks for the same
+   * spec (ensure) when the prediction holds; a speculative part it never asks for is dropped.
    */
   private speculate(spec: PartSpec, pagesBefore: number): void {
     const perPage = this.rowsPerPage;
     if (!perPage || spec.start === 0) return;
+    const cut = this.lastCut;
     let next = spec;
     let pages = pagesBefore;
     for (let i = 1; i < this.pool.capacity && next.end < this.plan.rows; i++) {
-      const full = Math.floor((next.end - next.start - 1) / perPage);
-      if (full < 1) return;
-      pages += full;
-      next = this.specAt(next.start + full * perPage, pages, perPage);
+      if (cut) {
+        const start = next.start + cut.rows;
+        // A part that reaches into the next long table is cut there otherwise: not predicted.
+        if (start >= next.end || this.plan.tableOf(start) !== this.plan.tableOf(next.start)) return;
+        pages += cut.pages;
+        next = this.specAt(start, pages, Math.min(this.rowsAbove(start), cut.rowsPerPage), cut.leadTop);
+      } else {
+        const full = Math.floor((next.end - next.start - 1) / perPage);
+        if (full < 1) return;
+        pages += full;
+        next = this.specAt(next.start + full * perPage, pages, perPage);
+      }
       this.ensure(next);
     }
   }
