@@ -377,6 +377,8 @@ class PartedConversion {
         pages += cut.pages;
         next = this.specAt(start, pages, Math.min(this.rowsAbove(start), cut.rowsPerPage), cut.leadTop);
       } else {
+        // Rows broke across the page before this part: whole pages of rows are no guess, wait for its cut.
+        if (spec.leadTop !== undefined) return;
         const full = Math.floor((next.end - next.start - 1) / perPage);
         if (full < 1) return;
         pages += full;
