@@ -147,7 +147,13 @@ export class SplittingConverter implements PdfConverter {
           : planPartsOrWhy(docx, { minRows: this.settings.minRows });
     if (isWholeReason(plan)) {
       const why = plan.short ? `${plan.reason} (SPLIT_MIN_ROWS)` : plan.reason;
-      this.refuseBeyondBudget(docx, options, options.timeoutMs ?? this.pool.conversionTimeoutMs, why);
+      this.refuseBeyondBudget(
+        docx,
+        options,
+        options.timeoutMs ?? this.pool.conversionTimeoutMs,
+        why,
+        plan.documentXml,
+      );
       return this.pool.convert(docx, options);
     }
     const deadline = Date.now() + (options.timeoutMs ?? this.pool.conversionTimeoutMs);
@@ -178,10 +184,16 @@ export class SplittingConverter implements PdfConverter {
   }
 
   /** Throws the typed 413 when converting `docx` whole is predicted far beyond `timeoutMs` (conversion-budget.ts). */
-  private refuseBeyondBudget(docx: Buffer, options: ConvertOptions, timeoutMs: number, why: string): void {
+  private refuseBeyondBudget(
+    docx: Buffer,
+    options: ConvertOptions,
+    timeoutMs: number,
+    why: string,
+    documentXml?: string,
+  ): void {
     const refusal = wholeConversionRefusal(
       docx,
-      { timeoutMs, why, background: options.background, jobId: options.jobId },
+      { timeoutMs, why, background: options.background, jobId: options.jobId, documentXml },
       this.budget,
     );
     if (!refusal) return;
