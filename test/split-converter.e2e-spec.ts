@@ -29,8 +29,8 @@ const ROWS_PER_PAGE = 50;
 const ROWS = 200;
 
 /** A statement-like document: a paragraph, ROWS rows of a table without a style, "Page X of Y". */
-function statement(): Buffer {
-  const rows = Array.from({ length: ROWS }, (_, i) => [`r${i}`, `${i * 10}`]);
+function statement(count = ROWS): Buffer {
+  const rows = Array.from({ length: count }, (_, i) => [`r${i}`, `${i * 10}`]);
   const docx = buildDocx({
     body: ['Statement', table(rows), 'Closing balance'],
     footer: [{ runs: ['Page ', { field: 'PAGE', result: '1' }, ' of ', { field: 'NUMPAGES', result: '1' }] }],
@@ -173,6 +173,64 @@ describe('SplittingConverter: a part converted again with the page count', () =>
     expect(converter.counts).toEqual({ split: 0, parts: 0, fellBack: 1 });
     expect(calls.filter((c) => c.start === 0).map((c) => c.total)).toEqual([undefined, 4, 4]);
     expect(logged.join('\n')).toMatch(/rows 0–\d+ broke differently with the page count/);
+  });
+});
+
+describe('SplittingConverter: rows that break across pages', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'split-spec-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  /*
+   * Two-line rows as LibreOffice lays out the `breaking` shape (test/support/statement-shapes.ts):
+   * 53 rows on every two pages, a row broken across every other page's top, so a part is cut
+   * only at an even page and the next one needs its lead rows 1757 (1/100 mm) down their page.
+   */
+  const PAIR_ROWS = 53;
+  const LEAD_TOP = 1757;
+  function breakingPool() {
+    const calls: Array<Call & { leadTop?: number }> = [];
+    const pool = {
+      name: 'libreoffice',
+      capacity: 2,
+      conversionTimeoutMs: 30_000,
+      workParent: dir,
+      setup: 'breaking pool',
+      async convertPart(docx: Buffer, _options: ConvertOptions, part: PartRequest): Promise<PartResult> {
+        const call = { ...partOf(docx, part), leadTop: part.leadTop };
+        calls.push(call);
+        const rows = call.end - call.start;
+        // Lead rows at the top of their page lay the page after out otherwise: no cut found.
+        if (part.lead > 0 && part.leadTop !== LEAD_TOP) return { pages: null, pdf: Buffer.alloc(0) };
+        const pairs = Math.floor((rows - 1) / PAIR_ROWS);
+        const layout = call.last
+          ? { pages: Math.ceil((rows * 2) / PAIR_ROWS) }
+          : { pages: 2 * pairs, cutRow: pairs * PAIR_ROWS, rowsPerPage: 26, leadTop: LEAD_TOP };
+        return { ...layout, pdf: pdfOf(layout.pages, dir) };
+      },
+      async convert(): Promise<Buffer> {
+        throw new Error('not converted whole in this test');
+      },
+    };
+    return { pool: pool as unknown as LibreOfficePool, calls };
+  }
+
+  it('converts the next part where the last was cut, ahead of the chain, and never a part it drops', async () => {
+    const { pool, calls } = breakingPool();
+    const converter = new SplittingConverter(pool, { minRows: 100, partPages: 10 });
+    const pdf = await converter.convert(statement(1_000));
+    expect(converter.counts).toEqual({ split: 1, parts: 5, fellBack: 0 });
+    // 106 rows on the first 4 pages, then 212 on 8 a part, the last 258 rows on 10 pages.
+    const starts = [0, 106, 318, 530, 742];
+    expect(pdfPageCount(pdf)).toBe(4 + 3 * 8 + 10);
+    // Every conversion was of a part the chain kept (again at most with the page count): the
+    // speculative ones started where the chain then asked, with the same lead height.
+    expect([...new Set(calls.map((c) => c.start))].sort((a, b) => a - b)).toEqual(starts);
+    expect(calls.filter((c) => c.start > 0).every((c) => c.leadTop === LEAD_TOP)).toBe(true);
+    // The parts after the second were predicted with the right page count: converted once each.
+    for (const start of starts.slice(2)) expect(calls.filter((c) => c.start === start)).toHaveLength(1);
   });
 });
 

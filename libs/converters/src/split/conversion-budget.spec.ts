@@ -155,6 +155,20 @@ describe('wholeConversionRefusal', () => {
     );
   });
 
+  it('sizes the document.xml it is given instead of unzipping the docx again', () => {
+    const xml = documentXml(3000, true);
+    // The buffer is no zip: only the document.xml passed along can have given the size.
+    const refusal = wholeConversionRefusal(Buffer.from('not a zip'), {
+      timeoutMs: 1000,
+      why,
+      documentXml: xml,
+    });
+    expect(refusal?.details).toMatchObject({
+      table_rows: 3000,
+      predicted_ms: Math.round(predictWholeMs(sizeOfXml(xml))),
+    });
+  });
+
   it('leaves what is not a .docx to the converter', () => {
     expect(wholeConversionRefusal(Buffer.from('not a zip'), { timeoutMs: 1, why })).toBeNull();
   });

@@ -143,6 +143,8 @@ export interface WholeConversion {
   /** An asynchronous job's item: no job to suggest. */
   background?: boolean;
   jobId?: string;
+  /** The docx's document.xml when the caller has read it already (planPartsOrWhy): not unzipped again. */
+  documentXml?: string;
 }
 
 /**
@@ -156,7 +158,7 @@ export function wholeConversionRefusal(
   model: WholeModel = WHOLE_MODEL,
 ): ConversionBudgetError | null {
   if (settings.scalePercent <= 0) return null;
-  const size = sizeOfDocx(docx);
+  const size = conversion.documentXml !== undefined ? sizeOfXml(conversion.documentXml) : sizeOfDocx(docx);
   if (!size) return null;
   const predictedMs = Math.round((predictWholeMs(size, model) * settings.scalePercent) / 100);
   if (predictedMs <= conversion.timeoutMs * REFUSE_MARGIN || predictedMs < MIN_REFUSED_MS) return null;

@@ -555,6 +555,8 @@ function cutTable(xml: string, layout: BodyLayout, ordinal: number): CutTable | 
 export interface WholeReason {
   readonly short: boolean;
   readonly reason: string;
+  /** The document.xml planPartsOrWhy read, when it got that far: the budget sizes it without unzipping again. */
+  readonly documentXml?: string;
 }
 
 function whole(reason: string, short = false): WholeReason {
@@ -573,6 +575,12 @@ export function planParts(docx: Buffer, options: PlanOptions): SplitPlan | null 
 
 /** How to cut `docx` into parts, or why it is converted whole (planParts' answer, with its reason). */
 export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | WholeReason {
+  let documentXml: string | undefined;
+  const plan = planOrWhy(docx, options, (xml) => (documentXml = xml));
+  return isWholeReason(plan) && documentXml !== undefined ? { ...plan, documentXml } : plan;
+}
+
+function planOrWhy(docx: Buffer, options: PlanOptions, read: (xml: string) => void): SplitPlan | WholeReason {
   const short = whole(`no table has ${options.minRows} rows or more`, true);
   if (!mayHoldRows(docx, options.minRows)) return short;
   let zip: PizZip;
@@ -582,6 +590,7 @@ export function planPartsOrWhy(docx: Buffer, options: PlanOptions): SplitPlan | 
     return whole('not a readable .docx'); // the converter reports what is wrong with it
   }
   const xml = zip.file(DOCUMENT)?.asText();
+  if (xml) read(xml);
   if (!xml || !hasRows(xml, options.minRows)) return short;
   // Cheap refusals first: several sections, notes, page layouts a part cannot start in the middle of.
   // Endnotes print at the end, with the notes of every part: a part cannot show them.

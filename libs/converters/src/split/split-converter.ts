@@ -153,7 +153,13 @@ export class SplittingConverter implements PdfConverter {
           : planPartsOrWhy(docx, { minRows: this.settings.minRows });
     if (isWholeReason(plan)) {
       const why = plan.short ? `${plan.reason} (SPLIT_MIN_ROWS)` : plan.reason;
-      this.refuseBeyondBudget(docx, options, options.timeoutMs ?? this.pool.conversionTimeoutMs, why);
+      this.refuseBeyondBudget(
+        docx,
+        options,
+        options.timeoutMs ?? this.pool.conversionTimeoutMs,
+        why,
+        plan.documentXml,
+      );
       return this.pool.convert(docx, options);
     }
     const deadline = Date.now() + (options.timeoutMs ?? this.pool.conversionTimeoutMs);
@@ -184,10 +190,16 @@ export class SplittingConverter implements PdfConverter {
   }
 
   /** Throws the typed 413 when converting `docx` whole is predicted far beyond `timeoutMs` (conversion-budget.ts). */
-  private refuseBeyondBudget(docx: Buffer, options: ConvertOptions, timeoutMs: number, why: string): void {
+  private refuseBeyondBudget(
+    docx: Buffer,
+    options: ConvertOptions,
+    timeoutMs: number,
+    why: string,
+    documentXml?: string,
+  ): void {
     const refusal = wholeConversionRefusal(
       docx,
-      { timeoutMs, why, background: options.background, jobId: options.jobId },
+      { timeoutMs, why, background: options.background, jobId: options.jobId, documentXml },
       this.budget,
     );
     if (!refusal) return;
@@ -234,6 +246,13 @@ class PartedConversion {
   private tablePages = 0;
   /** Rows a part after the first takes, fixed once rowsPerPage is known (speculation depends on it). */
   private perPart?: number;
+  /**
+   * How the last part after the first was cut: where its successor started, on which page, with
+   * which lead. Rows that break across pages repeat a pattern of pages (two-line rows: 212 rows
+   * on 8 pages, the next part's lead 1757 down its page), so the next part is predicted to be
+   * cut the same way, and converted while the current one is (speculate).
+   */
+  private lastCut?: { rows: number; pages: number; rowsPerPage: number; leadTop?: number };
 
   constructor(
     private readonly pool: LibreOfficePool,
@@ -290,6 +309,12 @@ class PartedConversion {
       if (spec.start > 0) {
         this.tableRows += result.cutRow;
         this.tablePages += result.pages;
+        this.lastCut = {
+          rows: result.cutRow,
+          pages: result.pages,
+          rowsPerPage: result.rowsPerPage ?? this.rowsPerPage ?? DEFAULT_LEAD,
+          ...(result.leadTop != null ? { leadTop: result.leadTop } : {}),
+        };
       }
       accepted.push({ spec, result });
       start = this.plan.partTables(spec).cutOrigin + result.cutRow;
@@ -351,19 +376,32 @@ class PartedConversion {
   }
 
   /**
-   * Converts the parts predicted to follow `spec` (a part that starts at the top of a page and
-   * whose rows fill whole pages of `rowsPerPage`), up to the pool's capacity in flight.
+   * Converts the parts predicted to follow `spec`, up to the pool's capacity in flight: cut as the
+   * last part was (lastCut) once one after the first has been, else as a part that starts at the
+   * top of a page and whose rows fill whole pages of `rowsPerPage`. The chain asks for the same
+   * spec (ensure) when the prediction holds; a speculative part it never asks for is dropped.
    */
   private speculate(spec: PartSpec, pagesBefore: number): void {
     const perPage = this.rowsPerPage;
     if (!perPage || spec.start === 0) return;
+    const cut = this.lastCut;
     let next = spec;
     let pages = pagesBefore;
     for (let i = 1; i < this.pool.capacity && next.end < this.plan.rows; i++) {
-      const full = Math.floor((next.end - next.start - 1) / perPage);
-      if (full < 1) return;
-      pages += full;
-      next = this.specAt(next.start + full * perPage, pages, perPage);
+      if (cut) {
+        const start = next.start + cut.rows;
+        // A part that reaches into the next long table is cut there otherwise: not predicted.
+        if (start >= next.end || this.plan.tableOf(start) !== this.plan.tableOf(next.start)) return;
+        pages += cut.pages;
+        next = this.specAt(start, pages, Math.min(this.rowsAbove(start), cut.rowsPerPage), cut.leadTop);
+      } else {
+        // Rows broke across the page before this part: whole pages of rows are no guess, wait for its cut.
+        if (spec.leadTop !== undefined) return;
+        const full = Math.floor((next.end - next.start - 1) / perPage);
+        if (full < 1) return;
+        pages += full;
+        next = this.specAt(next.start + full * perPage, pages, perPage);
+      }
       this.ensure(next);
     }
   }
