@@ -43,6 +43,23 @@ export const ImageDataSchema = Type.Object(
     height_mm: size(),
     width_px: size(),
     height_px: size(),
+    alt: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          "Alternative text: the picture's description in the document (wp:docPr descr), and the PDF figure's /Alt. " +
+          'With options.pdf.pdfua an image needs it unless `decorative` (422 missing_alt_text naming the image).',
+        example: 'Müller & Söhne logo',
+        problem: 'must be a string of at most 2000 characters',
+      }),
+    ),
+    decorative: Type.Optional(
+      Type.Boolean({
+        description:
+          "A decorative picture: written with Word's decorative mark (adec:decorative), an artifact in an accessible PDF, no alt text needed.",
+        problem: 'must be a boolean',
+      }),
+    ),
   },
   {
     $id: 'ImageData',
