@@ -96,6 +96,11 @@ export interface RenderJobOptions {
    */
   locale?: string;
   timezone?: string;
+  /**
+   * options.locale when the request itself names it (not DEFAULT_LOCALE): with options.pdf.pdfua
+   * it becomes the document's language, the PDF's /Lang; without it the template's stays.
+   */
+  documentLocale?: string;
 }
 
 /** The data of one BullMQ job. */

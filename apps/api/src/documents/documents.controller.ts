@@ -27,7 +27,9 @@ import type { Request, Response } from 'express';
 import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import {
+  extensionOf,
   OUTPUT_MEDIA,
+  outputExtension,
   MissingFileError,
   renderPayload,
   ProcessingTimeoutError,
@@ -173,7 +175,7 @@ export class DocumentsController {
     }
 
     const output = options.output ?? 'pdf';
-    const filename = outputFilename(file.originalname, OUTPUT_MEDIA[output].extension);
+    const filename = outputFilename(file.originalname, outputExtension(output, options.image));
     // Passwords and files of options.pdf ride in the request payload, never in the job data.
     const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
@@ -189,9 +191,12 @@ export class DocumentsController {
       // The caller hanging up withdraws its job if no worker has taken it yet.
       hangUpSignal(res),
     );
+    // Named by what the worker made: page images are one image, or a ZIP when the PDF has several.
     return new StreamableFile(result.body, {
       type: result.contentType || OUTPUT_MEDIA[output].contentType,
-      disposition: contentDisposition(filename),
+      disposition: contentDisposition(
+        result.contentType ? outputFilename(file.originalname, extensionOf(result.contentType)) : filename,
+      ),
       length: result.body.length,
     });
   }
