@@ -241,6 +241,23 @@ describe('the synchronous endpoint', () => {
     expect(body.details).toMatchObject({ field: 'images.logo.alt', image: 'logo' });
   });
 
+  it('png of 500 pages at 300 dpi: 413 before any work (MAX_IMAGE_OUTPUT_PIXELS); a page beyond the document: 422 with the page count', async () => {
+    const big = await postRender(
+      api.url,
+      invoiceForm({ output: 'png', image: { dpi: 300, pages: '1-500' } }),
+    );
+    expect(big.status).toBe(413);
+    expect(((await big.json()) as ErrorBody).details).toMatchObject({
+      reason: 'image_output_pixels',
+      pages: 500,
+    });
+    const beyond = await postRender(api.url, invoiceForm({ output: 'png', image: { pages: '5' } }));
+    expect(beyond.status).toBe(422);
+    const body = (await beyond.json()) as ErrorBody;
+    expect(body.error_type).toBe('page_out_of_range');
+    expect(body.details).toMatchObject({ pageCount: 1 });
+  });
+
   it('an unknown output: 400 naming options.output', async () => {
     const res = await postRender(api.url, invoiceForm({ output: 'webp' }));
     expect(res.status).toBe(400);
