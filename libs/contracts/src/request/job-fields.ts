@@ -111,9 +111,7 @@ export function parseJobFields(
 
 /** An item's file name ending in an output's extension (`.pdf`, `.docx`): replaced by the job's. */
 const OUTPUT_EXTENSIONS = new RegExp(
-  `\\.(${[...Object.values(OUTPUT_MEDIA), PAGE_IMAGES_ZIP]
-    .map((m) => m.extension)
-    .join('|')})$`,
+  `\\.(${[...Object.values(OUTPUT_MEDIA), PAGE_IMAGES_ZIP].map((m) => m.extension).join('|')})$`,
   'i',
 );
 
