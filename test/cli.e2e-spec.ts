@@ -129,7 +129,9 @@ describe('npm run render (command line)', () => {
   it('explains its usage and exits 2', () => {
     const res = run('only-one-arg');
     expect(res.status).toBe(2);
-    expect(res.stderr).toContain('usage: npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf');
+    expect(res.stderr).toContain(
+      'usage: npm run render -- TEMPLATE.docx REQUEST.json OUT.pdf|.docx|.odt|.html|.txt|.png|.jpg',
+    );
   });
 
   it('resolves relative paths against the directory npm was called from', () => {

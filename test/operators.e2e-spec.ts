@@ -495,10 +495,14 @@ describe('OpenAPI', () => {
       'v16',
     ]);
     expect(post.responses['200'].content['application/pdf'].schema.format).toBe('binary');
+    // Every output's answer (docs/outputs.md), and a ZIP of several page images.
+    for (const type of ['image/png', 'image/jpeg', 'text/html; charset=utf-8', 'application/zip'])
+      expect(post.responses['200'].content[type].schema.format).toBe('binary');
     expect(doc.components.schemas.ImageData.required).toEqual(['data']);
     expect(Object.keys(doc.components.schemas.RenderOptions.properties)).toEqual([
       'undefined',
       'output',
+      'image',
       'pdf',
       'locale',
       'timezone',

@@ -17,12 +17,17 @@ import { ConfigurationError } from '@app/config';
 import { type CliSettings, loadCliSettings } from './settings';
 import {
   converterUnavailableError,
+  type ImageOutputOptions,
   InvalidRequestError,
+  isImageOutput,
   isTypedError,
+  type OutputFormat,
+  parseDataJson,
   parseJobFields,
   PayloadTooLargeError,
   type PdfOptions,
   type RenderRequest,
+  stringifyDataJson,
   type TypedError,
 } from '@app/contracts';
 import { createConverter, splitMinRowsOf, type PdfConverter } from '@app/converters';
@@ -65,7 +70,7 @@ export function reportTypedError(
 export function parseRequest(
   text: string,
   limits: CliSettings['limits'],
-): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions } {
+): { request: RenderRequest; options: RenderOptions; pdf: PdfOptions; image?: ImageOutputOptions } {
   const parsed = parseJobFields(
     { request_data: text },
     {
@@ -81,7 +86,7 @@ export function parseRequest(
       'The command line renders one document: request_data.batch and webhook_url are for POST /api/v1/jobs',
       { fields: parsed.items ? ['batch'] : ['webhook_url'] },
     );
-  const { undefined: undefinedMode, locale, timezone, pdf } = parsed.options;
+  const { undefined: undefinedMode, locale, timezone, pdf, image } = parsed.options;
   return {
     request: parsed.request,
     options: {
@@ -90,13 +95,38 @@ export function parseRequest(
       ...(timezone ? { timezone } : {}),
     },
     pdf: pdf ?? {},
+    ...(image ? { image } : {}),
   };
 }
 
-/** The output format whose extension OUT ends in (`.pdf`, `.docx`), from the pipeline's table. */
+/** The output format whose extension OUT ends in (`.pdf`, `.png`, `.jpg` or `.jpeg`…), from the pipeline's table. */
 function rowOfPath(path: string): OutputFormatRow | undefined {
   const ext = extname(path).toLowerCase();
+  if (ext === '.jpeg') return OUTPUT_FORMATS.jpeg;
   return Object.values(OUTPUT_FORMATS).find((row) => `.${row.extension}` === ext);
+}
+
+/**
+ * REQUEST.json for OUT's format: a page image's options.image is read as the API reads it, which
+ * takes it only beside options.output "png" or "jpeg". OUT names the format, so a request that
+ * names none is given OUT's (through the service's own JSON reader, which keeps 9.0 a float).
+ */
+const isPlainObject = (v: unknown): v is Record<string, unknown> =>
+  typeof v === 'object' && v !== null && !Array.isArray(v);
+
+export function requestTextFor(text: string, output: OutputFormat): string {
+  if (!isImageOutput(output)) return text;
+  let json: unknown;
+  try {
+    json = parseDataJson(text);
+  } catch {
+    return text; // the service's parser reports it, as the API does
+  }
+  if (!isPlainObject(json)) return text;
+  const options = json.options;
+  if (options !== undefined && !isPlainObject(options)) return text;
+  if (options?.output !== undefined) return text;
+  return stringifyDataJson({ ...json, options: { ...options, output } });
 }
 
 function readBounded(path: string, limit: number, what: string): Buffer {
@@ -111,7 +141,9 @@ function readBounded(path: string, limit: number, what: string): Buffer {
 
 export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process.cwd()): Promise<number> {
   if (!argv[0] || !argv[1] || !argv[2] || argv.length > 3) {
-    process.stderr.write('usage: npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf\n');
+    process.stderr.write(
+      'usage: npm run render -- TEMPLATE.docx REQUEST.json OUT.pdf|.docx|.odt|.html|.txt|.png|.jpg\n',
+    );
     return 2;
   }
   // npm runs scripts from the package root; INIT_CWD is where the caller typed the command.
@@ -134,8 +166,11 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
   }
   let converter: PdfConverter | undefined;
   try {
-    const { request, options, pdf } = parseRequest(
-      readBounded(requestPath, config.limits.requestBytes, 'REQUEST.json').toString('utf8'),
+    const { request, options, pdf, image } = parseRequest(
+      requestTextFor(
+        readBounded(requestPath, config.limits.requestBytes, 'REQUEST.json').toString('utf8'),
+        row.output,
+      ),
       config.limits,
     );
     const template = readBounded(templatePath, config.limits.templateBytes, 'The template');
@@ -144,8 +179,16 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
     // the finishing step (prepend/append, watermark, files, encryption), as the worker runs them.
     const produced = await produceDocument(
       template,
-      { output: row.output, request, fill: options, pdf },
       {
+        output: row.output,
+        request,
+        fill: options,
+        pdf,
+        ...(image ? { image } : {}),
+        ...(options.locale ? { documentLocale: options.locale } : {}),
+      },
+      {
+        maxImagePixels: config.limits.imageOutputPixels,
         fill: { ...config.limits.render, locale: config.defaults.locale, timezone: config.defaults.timezone },
         // As the worker: a PDF of more table cells would not convert within the service's budget.
         prepare: {
@@ -159,6 +202,13 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
       // Started only once the fill succeeded, and only for a format that needs it.
       { converter: () => (converter = createConverter(converterConfig)) },
     );
+    if (produced.extension !== row.extension) {
+      // Several page images are a ZIP of page-1.png, …: written beside OUT under its own extension.
+      const zipPath = `${outPath.slice(0, -extname(outPath).length)}.${produced.extension}`;
+      writeFileSync(zipPath, produced.body);
+      process.stderr.write(`several pages: wrote ${zipPath}\n`);
+      return 0;
+    }
     writeFileSync(outPath, produced.body);
     return 0;
   } catch (e) {

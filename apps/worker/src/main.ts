@@ -106,6 +106,7 @@ async function main(): Promise<void> {
       maxTableCells: conversion.tableCells,
       asyncMaxTableCells: conversion.asyncTableCells,
       maxPdfExtraBytes: settings.limits.pdfExtraBytes,
+      maxImageOutputPixels: settings.limits.imageOutputPixels,
       ...settings.limits.render,
     },
     // Worked out once here: defaultWorkDir() stats the file systems on each call.

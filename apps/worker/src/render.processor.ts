@@ -6,8 +6,11 @@
  * the JSON error body so the API answers with the right error type and status.
  */
 import {
+  checkImagePixelsUpFront,
   ConversionFailedError,
   isLibreOfficeUnavailable,
+  PAGE_IMAGE_DEFAULTS,
+  parsePageSelection,
   parsePdfOptions,
   type PdfConverter,
 } from '@app/converters';
@@ -16,6 +19,7 @@ import {
   encodeFailure,
   encodeReply,
   InternalError,
+  isImageOutput,
   type RenderJob,
   type RenderJobResult,
   TypedError,
@@ -77,6 +81,8 @@ export interface JobLimits {
   maxPdfExtraBytes?: number;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
+  /** Pixels of the page images one request may ask for (MAX_IMAGE_OUTPUT_PIXELS). */
+  maxImageOutputPixels?: number;
 }
 
 /** What this process keeps between jobs (one of each per process; created if absent). */
@@ -247,6 +253,17 @@ export function createRenderProcessor(deps: ProcessorDeps) {
             maxExtraBytes: limits.maxPdfExtraBytes,
           });
 
+      if (isImageOutput(row.output)) {
+        // Page images beyond MAX_IMAGE_OUTPUT_PIXELS are refused (413) before the fill, from the
+        // template's largest page; pdfToPageImages checks again against the PDF's pages.
+        checkImagePixelsUpFront(
+          template,
+          parsePageSelection(options.image?.pages),
+          options.image ?? {},
+          limits.maxImageOutputPixels ?? PAGE_IMAGE_DEFAULTS.maxPixels,
+        );
+      }
+
       // An asynchronous job's item has no caller waiting: budgets of its own.
       const maxTableCells = job.data.background
         ? (limits.asyncMaxTableCells ?? limits.maxTableCells)
@@ -273,8 +290,11 @@ export function createRenderProcessor(deps: ProcessorDeps) {
             templateDigest,
           },
           pdf: pdfOptions,
+          ...(options.image ? { image: options.image } : {}),
+          ...(options.documentLocale ? { documentLocale: options.documentLocale } : {}),
         },
         {
+          ...(limits.maxImageOutputPixels ? { maxImagePixels: limits.maxImageOutputPixels } : {}),
           fill: {
             imageLimits: limits.imageLimits,
             richLimits: limits.richLimits,

@@ -16,7 +16,8 @@ import type { PdfOptions } from './pdf-options';
 /**
  * Each output format's media type and file extension, written once. The document pipeline's table
  * (libs/pipeline/src/output-formats.ts) builds its rows on these; the API reads them here, as it
- * must not load the converters (LibreOffice's code) into its process.
+ * must not load the converters (LibreOffice's code) into its process. png and jpeg name one page;
+ * several pages answer a ZIP (PAGE_IMAGES_ZIP), which the produced result then carries.
  */
 export const OUTPUT_MEDIA = {
   pdf: { contentType: 'application/pdf', extension: 'pdf' },
@@ -24,17 +25,55 @@ export const OUTPUT_MEDIA = {
     contentType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document',
     extension: 'docx',
   },
+  odt: { contentType: 'application/vnd.oasis.opendocument.text', extension: 'odt' },
+  html: { contentType: 'text/html; charset=utf-8', extension: 'html' },
+  txt: { contentType: 'text/plain; charset=utf-8', extension: 'txt' },
+  png: { contentType: 'image/png', extension: 'png' },
+  jpeg: { contentType: 'image/jpeg', extension: 'jpg' },
 } as const satisfies Record<string, { contentType: string; extension: string }>;
+
+/** Several pages of a png/jpeg output: a ZIP of page-1.png, page-2.png, … */
+export const PAGE_IMAGES_ZIP = { contentType: 'application/zip', extension: 'zip' } as const;
 
 export type OutputFormat = keyof typeof OUTPUT_MEDIA;
 
 /** The extension of a result of `contentType` (a reply's), `bin` for one no output format makes. */
 export function extensionOf(contentType: string): string {
-  return Object.values(OUTPUT_MEDIA).find((m) => m.contentType === contentType)?.extension ?? 'bin';
+  return (
+    [...Object.values(OUTPUT_MEDIA), PAGE_IMAGES_ZIP].find((m) => m.contentType === contentType)?.extension ??
+    'bin'
+  );
 }
 
 /** The output formats a request may ask for, in the table's order. */
 export const OUTPUT_FORMAT_NAMES = Object.keys(OUTPUT_MEDIA) as OutputFormat[];
+/** The formats drawn from the PDF by pdftoppm, which options.image applies to. */
+export const IMAGE_OUTPUTS = ['png', 'jpeg'] as const;
+
+export function isImageOutput(output: string | undefined): output is (typeof IMAGE_OUTPUTS)[number] {
+  return output === 'png' || output === 'jpeg';
+}
+
+/** options.image (ImageOutputOptionsSchema): page images' size, pages and JPEG quality. */
+export interface ImageOutputOptions {
+  dpi?: number;
+  width_px?: number;
+  height_px?: number;
+  pages?: string;
+  quality?: number;
+}
+
+/** Several pages of an image output answer a ZIP (page-1.png, …); one page the image. */
+export function imageOutputIsZip(image: ImageOutputOptions | undefined): boolean {
+  const pages = (image?.pages ?? '1').trim();
+  return !/^\d+$/.test(pages) && !/^(\d+)\s*-\s*\1$/.test(pages);
+}
+
+/** The file extension of a request's answer: `letter.docx` → `letter.png`, several pages → `.zip`. */
+export function outputExtension(output: OutputFormat | undefined, image?: ImageOutputOptions): string {
+  if (isImageOutput(output) && imageOutputIsZip(image)) return PAGE_IMAGES_ZIP.extension;
+  return OUTPUT_MEDIA[output ?? 'pdf'].extension;
+}
 
 /**
  * What a variable the data does not define becomes: `empty` nothing (the seed system's `silent`),
@@ -49,12 +88,19 @@ export interface RenderJobOptions {
   output: OutputFormat;
   /** `options.pdf` as the caller sent it, validated by the API (absent: the defaults). */
   pdf?: PdfOptions;
+  /** `options.image`, for png and jpeg only (the API refuses it otherwise). */
+  image?: ImageOutputOptions;
   /**
    * The formatting filters' locale and IANA time zone: the request's, else the API's
    * DEFAULT_LOCALE / DEFAULT_TIMEZONE, checked by the API. Absent in jobs of older APIs (en_US, UTC).
    */
   locale?: string;
   timezone?: string;
+  /**
+   * options.locale when the request itself names it (not DEFAULT_LOCALE): with options.pdf.pdfua
+   * it becomes the document's language, the PDF's /Lang; without it the template's stays.
+   */
+  documentLocale?: string;
 }
 
 /** The data of one BullMQ job. */

@@ -6,6 +6,7 @@ export {
   type FinishStep,
   type OutputFormatRow,
   type ProduceContext,
+  type RowResult,
 } from './output-formats';
 export {
   fillDocument,

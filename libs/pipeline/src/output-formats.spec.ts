@@ -41,7 +41,7 @@ describe('the output formats table', () => {
   });
 
   it('refuses an output it has no row for with the typed request error naming options.output', () => {
-    for (const output of ['odt', 'PDF', '', 'toString', '__proto__', undefined, 3]) {
+    for (const output of ['webp', 'PDF', '', 'toString', '__proto__', undefined, 3]) {
       let error: unknown;
       try {
         outputFormatOf(output);
@@ -51,7 +51,7 @@ describe('the output formats table', () => {
       expect(error).toBeInstanceOf(InvalidRequestError);
       expect((error as InvalidRequestError).details).toEqual({ field: 'options.output' });
       expect((error as InvalidRequestError).message).toBe(
-        'options.output: must be one of the following values: pdf, docx',
+        'options.output: must be one of the following values: pdf, docx, odt, html, txt, png, jpeg',
       );
       expect(httpStatusOf((error as InvalidRequestError).errorType)).toBe(400);
     }

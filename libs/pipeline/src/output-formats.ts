@@ -10,6 +10,7 @@
  * request).
  */
 import {
+  type ImageOutputOptions,
   InvalidRequestError,
   OUTPUT_FORMAT_NAMES,
   OUTPUT_MEDIA,
@@ -17,11 +18,15 @@ import {
   type PdfOptions,
 } from '@app/contracts';
 import {
+  convertDocument,
+  type DocumentFormat,
   finishPdf,
   LIBREOFFICE_PREPARE,
   needsFinishing,
+  pdfToPageImages,
   type PdfConverter,
   type PreparePass,
+  withDocumentLanguage,
 } from '@app/converters';
 
 /** What one production of a document hands the rows' conversion and finishing steps. */
@@ -41,6 +46,23 @@ export interface ProduceContext {
   finishTmpDir?: string;
   /** A finishing process's own failures (never its input). */
   log?: (message: string) => void;
+  /** options.image (png / jpeg): size, pages, JPEG quality. */
+  image?: ImageOutputOptions;
+  /** MAX_IMAGE_OUTPUT_PIXELS: page images beyond it are refused (413) before pdftoppm runs. */
+  maxImagePixels?: number;
+  /**
+   * The locale the request itself named (options.locale; not the deployment's default): with
+   * options.pdf.pdfua it becomes the document's language, hence the PDF's /Lang. Without it the
+   * template's own language stays.
+   */
+  documentLocale?: string;
+}
+
+/** What a row's conversion made when its media type depends on the result (one page or a ZIP). */
+export interface RowResult {
+  body: Buffer;
+  contentType: string;
+  extension: string;
 }
 
 /** One step after the conversion: run when `applies` says so (e.g. the request asks for it). */
@@ -65,8 +87,11 @@ export interface OutputFormatRow {
   fillCompression: 'STORE' | 'DEFLATE';
   /** Passes run on the filled package before it is written (libs/converters/src/prepare). */
   prepare: readonly PreparePass[];
-  /** The row's bytes from its input: the filled .docx, or the `from` row's result. */
-  convert(input: Buffer, ctx: ProduceContext): Promise<Buffer>;
+  /**
+   * The row's bytes from its input: the filled .docx, or the `from` row's result. A RowResult
+   * when the media type is the result's (several page images: a ZIP), else the row's own.
+   */
+  convert(input: Buffer, ctx: ProduceContext): Promise<Buffer | RowResult>;
   /** Run in order on convert's result. */
   finish: readonly FinishStep[];
 }
@@ -83,8 +108,20 @@ export const PDF_FINISH: FinishStep = {
     }),
 };
 
+/** The conversion's own options: the request id, the time left, a job's item. */
+function convertOptions(ctx: ProduceContext) {
+  return {
+    ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
+    timeoutMs: ctx.timeoutMs?.(),
+    // A job's item refused as beyond its time is not told to become a job.
+    ...(ctx.background ? { background: true } : {}),
+  };
+}
+
 /** The converter's PDF of the filled .docx. */
-function convertToPdf(docx: Buffer, ctx: ProduceContext): Promise<Buffer> {
+function convertToPdf(filled: Buffer, ctx: ProduceContext): Promise<Buffer> {
+  // PDF/UA: the request's locale as the document's language, which LibreOffice writes as /Lang.
+  const docx = ctx.pdf.pdfua ? withDocumentLanguage(filled, ctx.documentLocale) : filled;
   const convert = () =>
     ctx.converter.convert(docx, {
       ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
@@ -94,6 +131,48 @@ function convertToPdf(docx: Buffer, ctx: ProduceContext): Promise<Buffer> {
       ...(ctx.background ? { background: true } : {}),
     });
   return ctx.runConversion ? ctx.runConversion(convert) : convert();
+}
+
+/** ODT, HTML or text: another of LibreOffice's export filters (400 on the Gotenberg route). */
+function documentRow<F extends DocumentFormat>(output: F): OutputFormatRow & { output: F } {
+  return {
+    output,
+    ...OUTPUT_MEDIA[output],
+    needsConverter: true,
+    fillCompression: 'STORE',
+    // The same preparation as the PDF's: LibreOffice imports the same .docx.
+    prepare: LIBREOFFICE_PREPARE,
+    convert: (docx, ctx) => {
+      const convert = () => convertDocument(ctx.converter, docx, output, convertOptions(ctx));
+      return ctx.runConversion ? ctx.runConversion(convert) : convert();
+    },
+    finish: [],
+  };
+}
+
+/** PNG or JPEG: the pages of the finished PDF of the same request, drawn by pdftoppm. */
+function imageRow<F extends 'png' | 'jpeg'>(output: F): OutputFormatRow & { output: F } {
+  return {
+    output,
+    ...OUTPUT_MEDIA[output],
+    from: 'pdf',
+    needsConverter: false,
+    fillCompression: 'STORE',
+    prepare: [],
+    convert: async (pdf, ctx) => {
+      const images = await pdfToPageImages(
+        pdf,
+        { ...ctx.image, format: output },
+        {
+          ...(ctx.maxImagePixels !== undefined ? { maxPixels: ctx.maxImagePixels } : {}),
+          ...(ctx.finishTmpDir ? { tmpDir: ctx.finishTmpDir } : {}),
+          ...(ctx.timeoutMs?.() !== undefined ? { timeoutMs: ctx.timeoutMs() } : {}),
+        },
+      );
+      return { body: images.body, contentType: images.contentType, extension: images.extension };
+    },
+    finish: [],
+  };
 }
 
 export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & { output: F } } = {
@@ -116,6 +195,11 @@ export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & {
     convert: (docx) => Promise.resolve(docx),
     finish: [],
   },
+  odt: documentRow('odt'),
+  html: documentRow('html'),
+  txt: documentRow('txt'),
+  png: imageRow('png'),
+  jpeg: imageRow('jpeg'),
 };
 
 /** The row of `output`; an output the table has not is the request's typed error. */

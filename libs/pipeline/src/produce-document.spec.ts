@@ -162,10 +162,64 @@ describe('produceDocument', () => {
     await expect(
       produceDocument(
         template,
-        { output: 'odt' as never, request },
+        { output: 'webp' as never, request },
         {},
         { converter: fakeConverter().converter },
       ),
     ).rejects.toMatchObject({ errorType: 'invalid_request_structure', details: { field: 'options.output' } });
+  });
+
+  it("pdfua: the request's own locale becomes the document language LibreOffice writes as /Lang", async () => {
+    const { converter, handed } = fakeConverter();
+    const described = corpusRequest('invoice', { rows: 3 }) as RenderRequest;
+    for (const image of Object.values(
+      (described as { images?: Record<string, { alt?: string }> }).images ?? {},
+    ))
+      image.alt = 'Company logo';
+    await produceDocument(
+      template,
+      { output: 'pdf', request: described, pdf: { pdfua: true }, documentLocale: 'de_DE' },
+      {},
+      { converter },
+    );
+    const styles = new PizZip(handed[0].docx).file('word/styles.xml')!.asText();
+    expect(styles).toMatch(/<w:rPrDefault>[\s\S]*<w:lang\b[^>]*w:val="de-DE"/);
+    // Without pdfua the template's language stays.
+    const plain = fakeConverter();
+    await produceDocument(
+      template,
+      { output: 'pdf', request, documentLocale: 'de_DE' },
+      {},
+      { converter: plain.converter },
+    );
+    expect(new PizZip(plain.handed[0].docx).file('word/styles.xml')!.asText()).not.toContain('w:val="de-DE"');
+  });
+
+  it("pdfua: a picture without alternative text is the fill's typed 422 naming it, before any conversion", async () => {
+    const { converter, handed } = fakeConverter();
+    const withLogo = corpusRequest('invoice', { rows: 3 }) as RenderRequest;
+    const images = (withLogo as { images?: Record<string, { alt?: string }> }).images ?? {};
+    expect(Object.keys(images).length).toBeGreaterThan(0);
+    for (const image of Object.values(images)) delete image.alt;
+    await expect(
+      produceDocument(
+        template,
+        { output: 'pdf', request: withLogo, pdf: { pdfua: true } },
+        {},
+        { converter },
+      ),
+    ).rejects.toMatchObject({ errorType: 'missing_alt_text' });
+    expect(handed).toHaveLength(0);
+  });
+
+  it('odt, html and txt on a converter that writes PDF only: the typed 400 naming the route', async () => {
+    const { converter, handed } = fakeConverter();
+    for (const output of ['odt', 'html', 'txt'] as const) {
+      await expect(produceDocument(template, { output, request }, {}, { converter })).rejects.toMatchObject({
+        errorType: 'unsupported_output',
+        details: { field: 'options.output', output, route: 'fake' },
+      });
+    }
+    expect(handed).toHaveLength(0);
   });
 });

@@ -4,10 +4,16 @@
  * → convert → finish, as the output format's row (output-formats.ts) says. The worker calls it for
  * single documents and batch items alike, the command line for its one document.
  */
-import type { OutputFormat, PdfOptions } from '@app/contracts';
+import type { ImageOutputOptions, OutputFormat, PdfOptions } from '@app/contracts';
 import { packagePasses, type PdfConverter, type PrepareSettings } from '@app/converters';
 import { CompiledTemplates, renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
-import { outputFormatOf, sourceRowOf, type OutputFormatRow, type ProduceContext } from './output-formats';
+import {
+  outputFormatOf,
+  sourceRowOf,
+  type OutputFormatRow,
+  type ProduceContext,
+  type RowResult,
+} from './output-formats';
 
 /**
  * The engine's fill options that are plain data (they cross to a fill thread): limits, the
@@ -41,6 +47,10 @@ export interface DocumentRequest {
   fill?: FillOptions;
   /** options.pdf, parsed (parsePdfOptions); none for a .docx. */
   pdf?: PdfOptions;
+  /** options.image (png / jpeg). */
+  image?: ImageOutputOptions;
+  /** options.locale when the request names it (not a default): pdfua's document language. */
+  documentLocale?: string;
 }
 
 /** The deployment's choices: taken as plain values, whoever reads the configuration. */
@@ -49,9 +59,14 @@ export interface PipelineSettings {
   fill?: FillOptions;
   /** LibreOffice's preparation: cell budget, table styles, unused styles. */
   prepare?: PrepareSettings;
+  /** MAX_IMAGE_OUTPUT_PIXELS (limits.imageOutputPixels): page images beyond it are a 413. */
+  maxImagePixels?: number;
 }
 
-export interface PipelineDeps extends Omit<ProduceContext, 'converter' | 'pdf'> {
+export interface PipelineDeps extends Omit<
+  ProduceContext,
+  'converter' | 'pdf' | 'image' | 'maxImagePixels' | 'documentLocale'
+> {
   /** The converter, or a maker of it called only when a row needs one (after the fill). */
   converter?: PdfConverter | (() => PdfConverter);
   /** Templates compiled by earlier fills in this process. */
@@ -93,12 +108,15 @@ export function fillDocument(
   });
 }
 
-/** `row`'s bytes from the filled .docx: its source row's first, then its conversion and finishing. */
-async function bytesOf(row: OutputFormatRow, docx: Buffer, ctx: ProduceContext): Promise<Buffer> {
-  const input = row.from !== undefined ? await bytesOf(outputFormatOf(row.from), docx, ctx) : docx;
-  let out = await row.convert(input, ctx);
-  for (const step of row.finish) if (step.applies(ctx)) out = await step.run(out, ctx);
-  return out;
+/** `row`'s result from the filled .docx: its source row's first, then its conversion and finishing. */
+async function resultOf(row: OutputFormatRow, docx: Buffer, ctx: ProduceContext): Promise<RowResult> {
+  const input = row.from !== undefined ? (await resultOf(outputFormatOf(row.from), docx, ctx)).body : docx;
+  const made = await row.convert(input, ctx);
+  const result: RowResult = Buffer.isBuffer(made)
+    ? { body: made, contentType: row.contentType, extension: row.extension }
+    : made;
+  for (const step of row.finish) if (step.applies(ctx)) result.body = await step.run(result.body, ctx);
+  return result;
 }
 
 /** Whether `row` or a row it is made from needs the converter. */
@@ -121,9 +139,11 @@ export async function produceDocument(
   const row = outputFormatOf(parsed.output);
   if (needsConverter(row) && !deps.converter)
     throw new Error(`produceDocument: output ${row.output} needs a converter`);
+  const pdfua = sourceRowOf(row).output === 'pdf' && parsed.pdf?.pdfua === true;
   const job: FillJob = {
     output: row.output,
-    options: { ...settings.fill, ...parsed.fill },
+    // PDF/UA: a picture without alternative text (nor marked decorative) is refused by the fill (422).
+    options: { ...settings.fill, ...parsed.fill, ...(pdfua ? { requireAltText: true } : {}) },
     prepare: settings.prepare ?? {},
   };
   const t0 = performance.now();
@@ -141,18 +161,21 @@ export async function produceDocument(
   const ctx: ProduceContext = {
     ...rest,
     pdf: parsed.pdf ?? {},
+    ...(parsed.image ? { image: parsed.image } : {}),
+    ...(parsed.documentLocale ? { documentLocale: parsed.documentLocale } : {}),
+    ...(settings.maxImagePixels !== undefined ? { maxImagePixels: settings.maxImagePixels } : {}),
     get converter(): PdfConverter {
       if (!converter) throw new Error(`produceDocument: output ${row.output} needs a converter`);
       // Made on first use: a fill refused before conversion starts no LibreOffice.
       return (made ??= typeof converter === 'function' ? converter() : converter);
     },
   };
-  const body = await bytesOf(row, docx, ctx);
+  const { body, contentType, extension } = await resultOf(row, docx, ctx);
   const t2 = performance.now();
   return {
     body,
-    contentType: row.contentType,
-    extension: row.extension,
+    contentType,
+    extension,
     timings: { fillMs: t1 - t0, convertMs: t2 - t1 },
   };
 }

@@ -130,7 +130,7 @@ export class JobRecordStore {
    */
   async finish(
     jobId: string,
-    outcome: { result: Buffer } | { error: ErrorBody },
+    outcome: { result: Buffer; contentType?: string; filename?: string } | { error: ErrorBody },
     at: number,
     ttlMs: number,
   ): Promise<void> {
@@ -142,7 +142,12 @@ export class JobRecordStore {
       finished_at: String(at),
       expires_at: String(at + ttlMs),
       ...('result' in outcome
-        ? { bytes: String(outcome.result.length) }
+        ? {
+            bytes: String(outcome.result.length),
+            // What the result turned out to be (page images: one image, or a ZIP of several).
+            ...(outcome.contentType ? { content_type: outcome.contentType } : {}),
+            ...(outcome.filename ? { filename: outcome.filename } : {}),
+          }
         : { error: JSON.stringify(outcome.error) }),
     });
     multi.pexpire(keys.record, ttlMs);

@@ -27,7 +27,10 @@ import type { Request, Response } from 'express';
 import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import {
+  extensionOf,
   OUTPUT_MEDIA,
+  outputExtension,
+  PAGE_IMAGES_ZIP,
   MissingFileError,
   renderPayload,
   ProcessingTimeoutError,
@@ -58,6 +61,9 @@ import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
 import { VALIDATION_FAILED_REF } from '../docs/answer-schemas';
 import { ErrorResponse } from '../docs/error-response';
 
+/** Every content type the endpoint answers a document with (docs/outputs.md). */
+const RESULT_MEDIA = [...Object.values(OUTPUT_MEDIA).map((m) => m.contentType), PAGE_IMAGES_ZIP.contentType];
+
 @ApiTags('documents')
 @Controller('api/v1')
 export class DocumentsController {
@@ -85,14 +91,14 @@ export class DocumentsController {
     required: false,
     description: 'Correlation id (1–128 of A-Z a-z 0-9 . _ -), echoed back; otherwise one is generated',
   })
-  @ApiProduces(OUTPUT_MEDIA.pdf.contentType, OUTPUT_MEDIA.docx.contentType, 'application/json')
+  @ApiProduces(...RESULT_MEDIA, 'application/json')
   @ApiResponse({
     status: 200,
-    description: 'The PDF (or, with options.output = "docx", the filled .docx)',
-    content: {
-      [OUTPUT_MEDIA.pdf.contentType]: { schema: { type: 'string', format: 'binary' } },
-      [OUTPUT_MEDIA.docx.contentType]: { schema: { type: 'string', format: 'binary' } },
-    },
+    description:
+      'The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg; several page images: a ZIP)',
+    content: Object.fromEntries(
+      RESULT_MEDIA.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
+    ),
     headers: {
       'Content-Disposition': {
         description: 'attachment; filename="<upload name>.pdf"; filename*=UTF-8\'\'…',
@@ -173,7 +179,7 @@ export class DocumentsController {
     }
 
     const output = options.output ?? 'pdf';
-    const filename = outputFilename(file.originalname, OUTPUT_MEDIA[output].extension);
+    const filename = outputFilename(file.originalname, outputExtension(output, options.image));
     // Passwords and files of options.pdf ride in the request payload, never in the job data.
     const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
@@ -189,9 +195,12 @@ export class DocumentsController {
       // The caller hanging up withdraws its job if no worker has taken it yet.
       hangUpSignal(res),
     );
+    // Named by what the worker made: page images are one image, or a ZIP when the PDF has several.
     return new StreamableFile(result.body, {
       type: result.contentType || OUTPUT_MEDIA[output].contentType,
-      disposition: contentDisposition(filename),
+      disposition: contentDisposition(
+        result.contentType ? outputFilename(file.originalname, extensionOf(result.contentType)) : filename,
+      ),
       length: result.body.length,
     });
   }

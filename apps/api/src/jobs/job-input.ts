@@ -8,7 +8,7 @@ import { renderPayload, splitPdfOptions } from '@app/contracts';
 import { renderJobOptions } from './job-options';
 import { requestIdOf } from '../logging/request-id';
 import type { JobInput } from '../queue/jobs.service';
-import { OUTPUT_MEDIA, outputFilename, type ParsedJobRequest } from '@app/contracts';
+import { OUTPUT_MEDIA, outputExtension, outputFilename, type ParsedJobRequest } from '@app/contracts';
 
 /** The uploaded template, as multer gives it. */
 export interface UploadedTemplate {
@@ -30,7 +30,11 @@ export function jobInput(
   const [pdfShape, pdfFinish] = splitPdfOptions(parsed.options.pdf);
   const filename = outputFilename(
     file.originalname,
-    parsed.output === 'zip' ? 'zip' : OUTPUT_MEDIA[parsed.output === 'merged' ? 'pdf' : format].extension,
+    parsed.output === 'zip'
+      ? 'zip'
+      : parsed.output === 'merged'
+        ? OUTPUT_MEDIA.pdf.extension
+        : outputExtension(format, parsed.options.image),
   );
   return {
     requestId: requestIdOf(req),

@@ -18,5 +18,7 @@ export function renderJobOptions(
     locale: options.locale ?? defaults.locale,
     timezone: options.timezone ?? defaults.timezone,
     ...(pdfShape ? { pdf: pdfShape } : {}),
+    ...(options.image ? { image: options.image } : {}),
+    ...(options.locale ? { documentLocale: options.locale } : {}),
   };
 }

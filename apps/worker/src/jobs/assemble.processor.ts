@@ -18,6 +18,8 @@ import {
   decodeReply,
   type ErrorBody,
   extensionOf,
+  OUTPUT_MEDIA,
+  PAGE_IMAGES_ZIP,
   InternalError,
   jobPaths,
   type QueueNames,
@@ -73,6 +75,16 @@ export async function mergePdfs(pdfs: Buffer[]): Promise<Buffer> {
     await rm(dir, { recursive: true, force: true });
   }
 }
+
+/** `name` ending in `.extension`: an output format's extension it has is replaced, else appended. */
+export function withExtension(name: string, extension: string): string {
+  return `${name.replace(OUTPUT_EXTENSION, '')}.${extension}`;
+}
+
+const OUTPUT_EXTENSION = new RegExp(
+  `\\.(${[...Object.values(OUTPUT_MEDIA), PAGE_IMAGES_ZIP].map((m) => m.extension).join('|')})$`,
+  'i',
+);
 
 /** A ZIP of the items (stored, not deflated: PDFs are compressed already). */
 export function zipItems(items: Array<{ name: string; body: Buffer }>): Buffer {
@@ -131,8 +143,10 @@ export function createAssembleProcessor(deps: AssembleDeps) {
             ? await mergePdfs(bodies)
             : zipItems(
                 // Jobs of older APIs carry no names: the index, with the extension of what the item made.
+                // The extension is what the item made: page images are one image or a ZIP of
+                // several, which only the PDF's page count tells.
                 replies.map((reply, i) => ({
-                  name: job.data.itemNames?.[i] ?? `${i}.${extensionOf(reply.contentType)}`,
+                  name: withExtension(job.data.itemNames?.[i] ?? String(i), extensionOf(reply.contentType)),
                   body: reply.body,
                 })),
               );
@@ -143,7 +157,17 @@ export function createAssembleProcessor(deps: AssembleDeps) {
         );
       }
       deps.metrics?.batchItems.inc({ outcome: 'completed' }, total);
-      await finish(job, record, { result });
+      // A single document is what its item made (a page image or a ZIP of several): the record says so.
+      const single = output === 'single' ? replies[0].contentType : undefined;
+      await finish(job, record, {
+        result,
+        ...(single
+          ? {
+              contentType: single,
+              ...(record.filename ? { filename: withExtension(record.filename, extensionOf(single)) } : {}),
+            }
+          : {}),
+      });
       await cleanup();
       log.info(
         `job ${jobId} completed: ${total} item(s), ${output}, ${result.length} bytes (assembled in ${Math.round(performance.now() - t0)} ms)`,
@@ -168,7 +192,7 @@ export function createAssembleProcessor(deps: AssembleDeps) {
   async function finish(
     job: AssembleJobHandle,
     record: Partial<AsyncJobRecord>,
-    outcome: { result: Buffer } | { error: ErrorBody },
+    outcome: { result: Buffer; contentType?: string; filename?: string } | { error: ErrorBody },
   ): Promise<void> {
     const { jobId } = job.data;
     const now = Date.now();

@@ -43,6 +43,23 @@ export const ImageDataSchema = Type.Object(
     height_mm: size(),
     width_px: size(),
     height_px: size(),
+    alt: Type.Optional(
+      Type.String({
+        maxLength: 2000,
+        description:
+          "Alternative text: the picture's description in the document (wp:docPr descr), and the PDF figure's /Alt. " +
+          'With options.pdf.pdfua an image needs it unless `decorative` (422 missing_alt_text naming the image).',
+        example: 'Müller & Söhne logo',
+        problem: 'must be a string of at most 2000 characters',
+      }),
+    ),
+    decorative: Type.Optional(
+      Type.Boolean({
+        description:
+          "A decorative picture: written with Word's decorative mark (adec:decorative), an artifact in an accessible PDF, no alt text needed.",
+        problem: 'must be a boolean',
+      }),
+    ),
   },
   {
     $id: 'ImageData',
@@ -54,6 +71,57 @@ export const ImageDataSchema = Type.Object(
   },
 );
 export type ImageData = Static<typeof ImageDataSchema>;
+
+/** `"1"`, `"2-4"`, `"1,3"`, `"1-2, 5"`, `"all"`: converters' parsePageSelection reads it. */
+const PAGES_PATTERN =
+  '^\\s*([Aa][Ll][Ll]|\\d{1,6}(\\s*-\\s*\\d{1,6})?(\\s*,\\s*\\d{1,6}(\\s*-\\s*\\d{1,6})?)*)\\s*$';
+
+const pixels = (description: string) =>
+  Type.Optional(
+    Type.Integer({ minimum: 1, maximum: 20000, description, problem: 'must be an integer from 1 to 20000' }),
+  );
+
+export const ImageOutputOptionsSchema = Type.Object(
+  {
+    dpi: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 1200,
+        default: 96,
+        description: 'Resolution of the page images (default 96). Not with width_px / height_px.',
+        problem: 'must be an integer from 1 to 1200',
+      }),
+    ),
+    width_px: pixels("Width of each page image; with only this, the page's aspect gives the height."),
+    height_px: pixels("Height of each page image; with only this, the page's aspect gives the width."),
+    pages: Type.Optional(
+      Type.String({
+        pattern: PAGES_PATTERN,
+        default: '1',
+        description:
+          '`"1"` (default), `"2-4"`, `"1,3"`, `"all"`. One page answers the image, several a ZIP of page-1.png, page-2.png, … ' +
+          'A page beyond the document: 422 page_out_of_range naming the page count.',
+        problem: 'must be "all", a page ("2"), a range ("2-4") or a list ("1,3")',
+      }),
+    ),
+    quality: Type.Optional(
+      Type.Integer({
+        minimum: 1,
+        maximum: 100,
+        default: 85,
+        description: 'JPEG quality (default 85); jpeg only.',
+        problem: 'must be an integer from 1 to 100',
+      }),
+    ),
+  },
+  {
+    $id: 'ImageOutputOptions',
+    description:
+      'For options.output png and jpeg only. MAX_IMAGE_OUTPUT_PIXELS bounds the pixels of one request (413 before any work).',
+    additionalProperties: false,
+    problem: 'must be an object',
+  },
+);
 
 export const SubDocumentSchema = Type.Object(
   {
@@ -78,10 +146,15 @@ export const RenderOptionsSchema = Type.Object(
     ),
     output: Type.Optional(
       OneOf(OUTPUT_FORMAT_NAMES, {
-        description: '`pdf` (default), or `docx`: the filled Word document without conversion.',
+        description:
+          '`pdf` (default); `docx`: the filled Word document without conversion; `odt`; `html` (one self-contained file, ' +
+          'pictures as data: URIs); `txt` (UTF-8, paragraphs separated by blank lines); `png` / `jpeg`: pages of the PDF ' +
+          'the same request gives (options.image). odt, html and txt need the embedded LibreOffice pool: on a ' +
+          'Gotenberg-only worker they are 400 unsupported_output (docs/outputs.md).',
         problem: `must be one of the following values: ${OUTPUT_FORMAT_NAMES.join(', ')}`,
       }),
     ),
+    image: Type.Optional(ImageOutputOptionsSchema),
     pdf: Type.Optional(PdfOptionsSchema),
     locale: Type.Optional(Type.String(LOCALE)),
     timezone: Type.Optional(Type.String(TIMEZONE)),
@@ -305,6 +378,7 @@ export const InspectFormSchema = Type.Object(
 export const REQUEST_SCHEMAS = [
   ImageDataSchema,
   SubDocumentSchema,
+  ImageOutputOptionsSchema,
   PdfOptionsSchema,
   PdfFilesSchema,
   RenderOptionsSchema,

@@ -18,6 +18,33 @@ const PNG =
 const parse = (requestData: unknown, extra: Record<string, unknown> = {}) =>
   parseJobFields({ request_data: JSON.stringify(requestData), ...extra }, LIMITS);
 
+describe('parseJobFields: outputs beyond PDF', () => {
+  it('refuses a merged batch of any other format than pdf, naming both fields', () => {
+    for (const format of ['docx', 'odt', 'html', 'txt', 'png', 'jpeg']) {
+      try {
+        parse({ batch: [{ template_data: {} }], output: 'merged', options: { output: format } });
+        throw new Error('not refused');
+      } catch (e) {
+        expect(e).toBeInstanceOf(InvalidRequestError);
+        expect((e as InvalidRequestError).details.fields).toEqual(['output', 'options.output']);
+        expect((e as InvalidRequestError).message).toContain(`"${format}"`);
+      }
+    }
+    expect(
+      parse({ batch: [{ template_data: {} }], output: 'merged', options: { output: 'pdf' } }).output,
+    ).toBe('merged');
+  });
+
+  it('names zip items by the format: .html, .jpg, and .zip for several pages', () => {
+    const names = (options: unknown) =>
+      parse({ batch: [{ template_data: {}, filename: 'letter.docx' }], options }).items!.map((i) => i.name);
+    expect(names({ output: 'html' })).toEqual(['letter.html']);
+    expect(names({ output: 'jpeg' })).toEqual(['letter.jpg']);
+    expect(names({ output: 'png', image: { pages: '3' } })).toEqual(['letter.png']);
+    expect(names({ output: 'png', image: { pages: '1-2' } })).toEqual(['letter.zip']);
+  });
+});
+
 describe('parseJobFields', () => {
   it('a plain request is one document; webhook_url comes from the form or request_data', () => {
     const plain = parse({ template_data: { a: 1 } }, { webhook_url: 'https://h.example/x' });

@@ -13,8 +13,8 @@ import { fieldsOf, isPlainObject } from '../payload/schema';
 import { PDF_FINISH_FIELDS, splitPdfOptions } from '../pdf-options';
 import type { AsyncOutput } from '../async-job';
 import { InvalidRequestError, PayloadTooLargeError } from '../request-errors';
-import { OUTPUT_MEDIA } from '../render-job';
 import { outputFilename } from './file-names';
+import { OUTPUT_MEDIA, outputExtension, PAGE_IMAGES_ZIP } from '../render-job';
 import { checkImages, type ParsedRenderRequest, type ParseLimits, readRenderFields } from './render-fields';
 
 export interface ParsedBatchItem {
@@ -82,10 +82,11 @@ export function parseJobFields(
     }
     return { ...base, output: 'single', ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}) };
   }
-  if (output === 'merged' && base.options.output === 'docx') {
-    throw new InvalidRequestError('A merged batch is one PDF: options.output "docx" cannot be merged', {
-      field: 'output',
-    });
+  if (output === 'merged' && (base.options.output ?? 'pdf') !== 'pdf') {
+    throw new InvalidRequestError(
+      `A merged batch is one PDF: options.output "${base.options.output}" cannot be merged; use output "zip"`,
+      { field: 'output', fields: ['output', 'options.output'] },
+    );
   }
   if (output === 'merged' && splitPdfOptions(base.options.pdf)[1]) {
     // Encryption, attachments or Factur-X on each item would not survive (or block) the merge.
@@ -97,7 +98,7 @@ export function parseJobFields(
   const items = parseBatch(
     extracted.batch,
     base.request,
-    OUTPUT_MEDIA[base.options.output ?? 'pdf'].extension,
+    outputExtension(base.options.output, base.options.image),
     limits.maxBatchItems,
   );
   return {
@@ -110,9 +111,7 @@ export function parseJobFields(
 
 /** An item's file name ending in an output's extension (`.pdf`, `.docx`): replaced by the job's. */
 const OUTPUT_EXTENSIONS = new RegExp(
-  `\\.(${Object.values(OUTPUT_MEDIA)
-    .map((m) => m.extension)
-    .join('|')})$`,
+  `\\.(${[...Object.values(OUTPUT_MEDIA), PAGE_IMAGES_ZIP].map((m) => m.extension).join('|')})$`,
   'i',
 );
 

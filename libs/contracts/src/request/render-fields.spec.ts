@@ -122,7 +122,7 @@ describe('parseRenderFields', () => {
     ],
     [
       'unknown option value',
-      { request_data: '{"template_data":{},"options":{"output":"html"}}' },
+      { request_data: '{"template_data":{},"options":{"output":"rtf"}}' },
       'invalid_request_structure',
       /output/,
     ],
@@ -149,6 +149,91 @@ describe('parseRenderFields', () => {
     expect(e.details).toEqual({
       errors: [{ field: 'images.logo.width_mm', problems: [expect.stringMatching(/positive/)] }],
     });
+  });
+});
+
+describe('options.output and options.image', () => {
+  const withOptions = (options: unknown) => ({
+    request_data: JSON.stringify({ template_data: {}, options }),
+  });
+
+  it.each(['pdf', 'docx', 'odt', 'html', 'txt', 'png', 'jpeg'])('accepts output %s', (output) => {
+    expect(parseRenderFields(withOptions({ output })).options.output).toBe(output);
+  });
+
+  it('refuses an unknown format naming the field and the formats', () => {
+    const e = errorOf(withOptions({ output: 'gif' }));
+    expect(e.errorType).toBe('invalid_request_structure');
+    expect(e.details).toEqual({
+      errors: [
+        {
+          field: 'options.output',
+          problems: [expect.stringMatching(/pdf, docx, odt, html, txt, png, jpeg/)],
+        },
+      ],
+    });
+  });
+
+  it('takes image options for png and jpeg', () => {
+    expect(
+      parseRenderFields(withOptions({ output: 'png', image: { dpi: 150, pages: '2-4, 7' } })).options,
+    ).toEqual({
+      output: 'png',
+      image: { dpi: 150, pages: '2-4, 7' },
+    });
+    expect(
+      parseRenderFields(withOptions({ output: 'jpeg', image: { width_px: 300, quality: 70, pages: 'all' } }))
+        .options.image,
+    ).toEqual({ width_px: 300, quality: 70, pages: 'all' });
+  });
+
+  it.each<[string, unknown, string | string[]]>([
+    ['image options without an image output', { image: { dpi: 96 } }, ['options.image', 'options.output']],
+    [
+      'image options with html',
+      { output: 'html', image: { pages: '1' } },
+      ['options.image', 'options.output'],
+    ],
+    [
+      'quality for png',
+      { output: 'png', image: { quality: 50 } },
+      ['options.image.quality', 'options.output'],
+    ],
+    ['dpi and a pixel size', { output: 'png', image: { dpi: 96, width_px: 100 } }, 'options.image.dpi'],
+  ])('refuses %s (400 naming the fields)', (_name, options, fields) => {
+    const e = errorOf(withOptions(options));
+    expect(e).toBeInstanceOf(InvalidRequestError);
+    expect(httpStatusOf(e.errorType)).toBe(400);
+    expect(Array.isArray(fields) ? e.details.fields : e.details.field).toEqual(fields);
+  });
+
+  it.each<[string, unknown, string]>([
+    ['a bad page list', { pages: '1;3' }, 'options.image.pages'],
+    ['a zero dpi', { dpi: 0 }, 'options.image.dpi'],
+    ['quality above 100', { quality: 101 }, 'options.image.quality'],
+    ['an unknown key', { colour: 'red' }, 'options.image.colour'],
+  ])('refuses %s by the schema', (_name, image, field) => {
+    const e = errorOf(withOptions({ output: 'jpeg', image }));
+    expect(e.errorType).toBe('invalid_request_structure');
+    expect(JSON.stringify(e.details)).toContain(field);
+  });
+
+  it('takes alt text and the decorative mark on an image', () => {
+    const parsed = parseRenderFields({
+      request_data: JSON.stringify({
+        template_data: {},
+        images: { logo: { data: PNG, alt: 'Logo' }, rule: { data: PNG, decorative: true } },
+      }),
+    });
+    expect(parsed.request.images).toEqual({
+      logo: { data: PNG, alt: 'Logo' },
+      rule: { data: PNG, decorative: true },
+    });
+    expect(
+      errorOf({
+        request_data: JSON.stringify({ template_data: {}, images: { logo: { data: PNG, alt: 3 } } }),
+      }).details,
+    ).toEqual({ errors: [{ field: 'images.logo.alt', problems: [expect.any(String)] }] });
   });
 });
 

@@ -28,7 +28,7 @@ import {
 } from '../payload/render-request';
 import { checkPayload, type FieldProblem, fieldsOf, isPlainObject } from '../payload/schema';
 import type { PdfOptions } from '../pdf-options';
-import type { UndefinedMode } from '../render-job';
+import { type ImageOutputOptions, isImageOutput, type UndefinedMode } from '../render-job';
 import { InvalidRequestError, MissingTemplateDataError, PayloadTooLargeError } from '../request-errors';
 import {
   type FormatDefaultsCheck,
@@ -61,6 +61,7 @@ export interface RequestOptions extends LocaleOptions {
   undefined?: UndefinedMode;
   output?: RenderOptionsPayload['output'];
   pdf?: PdfOptions;
+  image?: ImageOutputOptions;
 }
 
 export interface ParsedRenderRequest {
@@ -454,5 +455,27 @@ function optionsOf(raw: RenderOptionsPayload, maxExtraBytes?: number): RequestOp
   if (raw.undefined !== undefined) out.undefined = raw.undefined;
   if (raw.output !== undefined) out.output = raw.output;
   if (raw.pdf != null) out.pdf = parsePdfOptions(raw.pdf, 'options.pdf', { maxExtraBytes });
+  if (raw.image !== undefined) out.image = imageOptionsOf(raw.image, raw.output);
   return out;
+}
+
+/** options.image, which the schema checked: only with png or jpeg, dpi or a pixel size, quality for jpeg. */
+function imageOptionsOf(image: ImageOutputOptions, output: RequestOptions['output']): ImageOutputOptions {
+  if (!isImageOutput(output)) {
+    throw new InvalidRequestError(
+      `options.image applies to options.output "png" or "jpeg", not "${output ?? 'pdf'}"`,
+      { fields: ['options.image', 'options.output'], output: output ?? 'pdf' },
+    );
+  }
+  if (image.dpi !== undefined && (image.width_px !== undefined || image.height_px !== undefined)) {
+    throw new InvalidRequestError('options.image: give dpi or width_px / height_px, not both', {
+      field: 'options.image.dpi',
+    });
+  }
+  if (image.quality !== undefined && output !== 'jpeg') {
+    throw new InvalidRequestError('options.image.quality applies to options.output "jpeg"', {
+      fields: ['options.image.quality', 'options.output'],
+    });
+  }
+  return { ...image };
 }
