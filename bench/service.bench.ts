@@ -24,8 +24,12 @@
  *               flattens by ~1,000: it is the compiler's tiering). A service in production is past
  *               that; the figures printed here show it.
  *
+ *   formats     each output format of the pipeline's table (issue 36) on the first --rows size, 1
+ *               caller, the formats taking turns request by request; each p50 beside the PDF's.
+ *               Targets: a one-page 96-dpi png ≤ 1.15× the PDF, docx ≤ 0.25× (--formats '' skips).
+ *
  *   npx tsx bench/service.bench.ts [--requests 40] [--burst 40] [--instances N] [--rows 20,500] [--rounds 4]
- *     [--warm 3000] [--concurrency 0] [--check] [--doc invoice]
+ *     [--warm 3000] [--concurrency 0] [--check] [--doc invoice] [--formats pdf,docx,png,jpeg,odt,html,txt]
  */
 import { Queue } from 'bullmq';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -69,6 +73,8 @@ const WARM = intArg('warm', 3000);
 /** The worker's WORKER_CONCURRENCY; 0 leaves the service's default. */
 const CONCURRENCY = intArg('concurrency', 0);
 const CHECK = flag('check');
+/** Output formats compared in the formats section (the first is the reference: pdf). */
+const FORMATS = stringArg('formats', 'pdf,docx,png,jpeg,odt,html,txt').split(',').filter(Boolean);
 const WARMUP = 3;
 
 /** The corpus document (--doc, default the invoice; e.g. --doc statement --rows 1000). */
@@ -273,6 +279,36 @@ async function main(): Promise<void> {
       );
     }
     bare.stop();
+
+    // ---- formats: each row of the pipeline's table beside the PDF --------------------------
+    if (FORMATS.length) {
+      const base = corpusRequest(DOC, { rows: ROWS[0] });
+      const byFormat = new Map<string, Body>();
+      for (const output of FORMATS)
+        byFormat.set(output, await formBody({ ...base, options: { output } } as RenderRequest));
+      const times = new Map<string, number[]>(FORMATS.map((f) => [f, []]));
+      for (let i = 0; i < WARMUP + REQUESTS; i++)
+        for (const output of FORMATS) {
+          const t = await post(api.url, byFormat.get(output)!, `bench-format-${output}-${i}`);
+          if (i >= WARMUP) times.get(output)!.push(t.end - t.start);
+        }
+      const pdf = summarize(times.get('pdf') ?? times.get(FORMATS[0])!).median;
+      const targets: Record<string, number> = { png: 1.15, docx: 0.25 };
+      console.log(
+        `\n${DOC}, ${ROWS[0]} rows, each output format, 1 caller (${REQUESTS} requests each, taking turns)`,
+      );
+      for (const output of FORMATS) {
+        const s = summarize(times.get(output)!);
+        const ratio = s.median / pdf;
+        const target = targets[output];
+        const met = target === undefined || ratio <= target;
+        if (target !== undefined) ok &&= met;
+        console.log(
+          `  ${output.padEnd(5)} ${formatMs(s).padEnd(28)} ${ratio.toFixed(2)}× the pdf` +
+            (target !== undefined ? `   target ≤ ${target}×  ${met ? 'met' : 'MISSED'}` : ''),
+        );
+      }
+    }
 
     // ---- throughput: the pool alone vs the service ---------------------------------------
     const rows = ROWS[0];
