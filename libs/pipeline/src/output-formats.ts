@@ -122,14 +122,7 @@ function convertOptions(ctx: ProduceContext) {
 function convertToPdf(filled: Buffer, ctx: ProduceContext): Promise<Buffer> {
   // PDF/UA: the request's locale as the document's language, which LibreOffice writes as /Lang.
   const docx = ctx.pdf.pdfua ? withDocumentLanguage(filled, ctx.documentLocale) : filled;
-  const convert = () =>
-    ctx.converter.convert(docx, {
-      ...(ctx.jobId ? { jobId: ctx.jobId } : {}),
-      timeoutMs: ctx.timeoutMs?.(),
-      pdf: ctx.pdf,
-      // A job's item refused as beyond its time is not told to become a job.
-      ...(ctx.background ? { background: true } : {}),
-    });
+  const convert = () => ctx.converter.convert(docx, { ...convertOptions(ctx), pdf: ctx.pdf });
   return ctx.runConversion ? ctx.runConversion(convert) : convert();
 }
 
