@@ -108,7 +108,7 @@ export class JinjaModule {
         tagCount,
         unclosed,
         unjoinable,
-      } = properties ? markPropertyTags(xml) : markJinjaTags(xml);
+      } = properties ? markPropertyTags(xml) : markJinjaTags(xml, WORD_PARTS.format.elements);
       this.tagCount += tagCount;
       if (tagCount) this.zip.file(path, marked);
       const problems: TemplateProblem[] = [

@@ -1,3 +1,4 @@
+import type { FormatElements } from '../package/formats';
 import { decodeXmlText, markJinjaTags, MAX_SPLIT_PARAGRAPHS, TAG_END, TAG_START } from './tag-scanner';
 
 const para = (...texts: string[]) =>
@@ -5,6 +6,30 @@ const para = (...texts: string[]) =>
 const visible = (xml: string) => xml.replace(/<[^>]+>/g, '');
 
 describe('markJinjaTags', () => {
+  it("reads another format's elements from its description, not Word's names (DrawingML text, as in slides)", () => {
+    const drawingText: FormatElements = {
+      paragraph: 'a:p',
+      run: 'a:r',
+      text: 'a:t',
+      table: 'a:tbl',
+      row: 'a:tr',
+      cell: 'a:tc',
+    };
+    const slide =
+      '<a:p><a:r><a:t>Hi {{ na</a:t></a:r><a:r><a:rPr b="1"/><a:t>me }}!</a:t></a:r></a:p>' +
+      '<a:p><a:r><a:t>{{ ite</a:t></a:r></a:p><a:p><a:r><a:t>m }}</a:t></a:r></a:p>';
+    const { xml, tagCount, joined } = markJinjaTags(slide, drawingText);
+    expect(tagCount).toBe(2);
+    // Split across runs: joined into the first run; across paragraphs: into the first paragraph.
+    expect(xml).toBe(
+      `<a:p><a:r><a:t>Hi ${TAG_START}{ name }${TAG_END}!</a:t></a:r></a:p>` +
+        `<a:p><a:r><a:t>${TAG_START}{ item }${TAG_END}</a:t></a:r></a:p>`,
+    );
+    expect(joined).toEqual([{ tag: '{{ item }}', context: '{{ ite', paragraphs: 2 }]);
+    // Word's element names mean nothing in that format: its text is not seen at all.
+    expect(markJinjaTags('<w:p><w:r><w:t>{{ x }}</w:t></w:r></w:p>', drawingText).tagCount).toBe(0);
+  });
+
   it('marks the first and last character of each tag, across runs', () => {
     const { xml, tagCount, unclosed } = markJinjaTags(para('Hi {', '{ na', 'me }', '}!'));
     expect(tagCount).toBe(1);

@@ -1,5 +1,6 @@
 /**
- * Finds the Jinja tags (`{{ … }}`, `{% … %}`, `{# … #}`) in the text of a WordprocessingML part,
+ * Finds the Jinja tags (`{{ … }}`, `{% … %}`, `{# … #}`) in the text of an XML part (Word's by
+ * default; the elements come from the format's package description),
  * however Word split them across runs (or paragraphs: see scanText), and marks each with a private delimiter pair so that
  * docxtemplater's lexer (which supports a single delimiter pair) finds exactly these tags and
  * nothing else: a lone `{` or `}` in the document stays text.
@@ -8,6 +9,8 @@
  * `␐{ x }␑`), so the tag text docxtemplater hands to the module still says what kind of tag it is.
  * Hand-written because no library knows Jinja's tag boundaries inside OOXML runs.
  */
+
+import { WORD, type FormatElements } from '../package/formats';
 
 /** Unicode noncharacters: never in text a person typed, legal in XML 1.0. */
 export const TAG_START = '\uFDD0';
@@ -58,8 +61,39 @@ export function decodeXmlText(s: string): string {
   });
 }
 
-// Text nodes and paragraph boundaries.
-const TOKENS = /<w:t(?:\s[^>]*)?>([^<]*)<\/w:t>|<w:p[\s>/]|<\/w:p>/g;
+/** An element name as a regular expression's source (`w:t` has nothing to escape; another format might). */
+const re = (name: string): string => name.replace(/[.*+?^${}()|[\]\\]/g, '\\$&');
+
+/**
+ * What the scanner matches, built from a format's element names (the package description's
+ * `elements`): text nodes and paragraph boundaries, and the shapes of XML a split tag may be cut
+ * across. Built once per format.
+ */
+interface ScanElements {
+  tokens: RegExp;
+  paragraphStart: RegExp;
+  cellEnd: RegExp;
+  runJoin: readonly string[];
+  paragraphJoin: string;
+}
+
+const scanElementsCache = new WeakMap<FormatElements, ScanElements>();
+
+function scanElementsOf(e: FormatElements): ScanElements {
+  let built = scanElementsCache.get(e);
+  if (!built) {
+    const [t, r, p] = [e.text, e.run, e.paragraph];
+    built = {
+      tokens: new RegExp(`<${re(t)}(?:\\s[^>]*)?>([^<]*)</${re(t)}>|<${re(p)}[\\s>/]|</${re(p)}>`, 'g'),
+      paragraphStart: new RegExp(`<${re(p)}[\\s>/]`, 'g'),
+      cellEnd: new RegExp(`</${re(e.cell)}>`),
+      runJoin: [`/${t} /${r} ${r} ${t}`, `/${t} ${t}`],
+      paragraphJoin: `/${t} /${r} /${p} ${p} ${r} ${t}`,
+    };
+    scanElementsCache.set(e, built);
+  }
+  return built;
+}
 
 /**
  * How many paragraph boundaries a tag may run across before its opener counts as unclosed.
@@ -208,9 +242,9 @@ function gapShape(gap: string): string | null {
  * text (and its run) and starts another, with only whole elements between (formatting, proofing
  * marks, bookmarks). A hyperlink, field or tracked change boundary keeps the tag as Word split it.
  */
-function joinable(gap: string): boolean {
+function joinable(gap: string, e: ScanElements): boolean {
   const shape = gapShape(gap);
-  return shape === '/w:t /w:r w:r w:t' || shape === '/w:t w:t';
+  return shape !== null && e.runJoin.includes(shape);
 }
 
 /**
@@ -218,8 +252,8 @@ function joinable(gap: string): boolean {
  * and run, whole elements between (runs without text, empty paragraphs, bookmarks). Cutting it
  * is docxtpl's join: the first paragraph keeps its properties, the later one's go.
  */
-function paragraphJoinable(gap: string): boolean {
-  return gapShape(gap) === '/w:t /w:r /w:p w:p w:r w:t';
+function paragraphJoinable(gap: string, e: ScanElements): boolean {
+  return gapShape(gap) === e.paragraphJoin;
 }
 
 function contextAround(text: string, from: number, to: number): string {
@@ -228,7 +262,12 @@ function contextAround(text: string, from: number, to: number): string {
   return `${from > 30 ? '…' : ''}${before}${text.slice(from, to)}${after}${to + 30 < text.length ? '…' : ''}`;
 }
 
-export function markJinjaTags(xml: string): ScanResult {
+/**
+ * Marks the tags of one part. `elements`: the part's format's element names (the package
+ * description); Word's by default.
+ */
+export function markJinjaTags(xml: string, elements: FormatElements = WORD.elements): ScanResult {
+  const e = scanElementsOf(elements);
   const edits: number[] = []; // XML offsets whose character becomes TAG_START / TAG_END (alternating)
   const cuts: [number, number][] = []; // XML ranges that go (between the pieces of a split tag)
   const unclosed: UnclosedTag[] = [];
@@ -242,8 +281,8 @@ export function markJinjaTags(xml: string): ScanResult {
   const breaks: number[] = [];
   let full = '';
   let paragraph = 0;
-  TOKENS.lastIndex = 0;
-  for (let m = TOKENS.exec(xml); m; m = TOKENS.exec(xml)) {
+  e.tokens.lastIndex = 0;
+  for (let m = e.tokens.exec(xml); m; m = e.tokens.exec(xml)) {
     if (m[1] === undefined) {
       paragraph++;
       continue;
@@ -281,7 +320,7 @@ export function markJinjaTags(xml: string): ScanResult {
     if (pieces[first].paragraph === pieces[lastPiece].paragraph) {
       edits.push(toXml(a), toXml(b - 1));
       tagCount++;
-      if (gaps.every(([from, to]) => joinable(xml.slice(from, to)))) cuts.push(...gaps);
+      if (gaps.every(([from, to]) => joinable(xml.slice(from, to), e))) cuts.push(...gaps);
       continue;
     }
     // Across paragraphs, as docxtpl's patch_xml: the paragraphs become the first one. Where the
@@ -292,8 +331,8 @@ export function markJinjaTags(xml: string): ScanResult {
     const context = contextAround(text, at, text.length);
     const blocked = gaps.find(([from, to], k) =>
       pieces[first + k].paragraph === pieces[first + k + 1].paragraph
-        ? !joinable(xml.slice(from, to))
-        : !paragraphJoinable(xml.slice(from, to)),
+        ? !joinable(xml.slice(from, to), e)
+        : !paragraphJoinable(xml.slice(from, to), e),
     );
     if (blocked) {
       const gap = xml.slice(blocked[0], blocked[1]);
@@ -301,7 +340,7 @@ export function markJinjaTags(xml: string): ScanResult {
         tag,
         opening: text.slice(at),
         context,
-        across: /<\/w:tc>/.test(gap) ? 'table cells' : 'other',
+        across: e.cellEnd.test(gap) ? 'table cells' : 'other',
       });
       continue;
     }
@@ -309,7 +348,7 @@ export function markJinjaTags(xml: string): ScanResult {
     tagCount++;
     cuts.push(...gaps);
     const paragraphs =
-      1 + gaps.reduce((n, [from, to]) => n + (xml.slice(from, to).match(/<w:p[\s>/]/g)?.length ?? 0), 0);
+      1 + gaps.reduce((n, [from, to]) => n + (xml.slice(from, to).match(e.paragraphStart)?.length ?? 0), 0);
     joined.push({ tag, context, paragraphs });
   }
   for (const { at, paragraphEnd } of open) {
