@@ -2,8 +2,9 @@
  * Each file format the engine fills, described as data (as docxtemplater's
  * es6/file-type-config.js does): which parts of the package hold tags, chosen by their content type
  * in [Content_Types].xml rather than by path, and which XML elements the tags' placements name.
- * The lexer, parser and runtime never see a format; the docx layer and the steps above it ask
- * the description instead of matching part names.
+ * The parser and runtime never see a format, and the tag scanner only its element names
+ * (`elements`, to join a tag split across runs or paragraphs); the docx layer and the steps above
+ * it ask the description instead of matching part names.
  *
  * Word is the only entry today. A spreadsheet or slide format fits as another entry:
  *   - .xlsx: main type `…spreadsheetml.sheet.main+xml`; parts `…worksheet+xml` (templated, cells
