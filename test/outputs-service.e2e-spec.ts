@@ -3,6 +3,8 @@
  * and the command line, on the corpus invoice (Word-made, with a logo): options.output png, jpeg,
  * odt, html and txt on the synchronous endpoint, a job and a batch; options.pdf.pdfua with and
  * without the logo's alternative text; the typed 400s of an unknown output and of merged + png.
+ * Then the 35-page corpus contract (python-docx's default template, tags split across runs) and the
+ * Writer-saved document in every format through the synchronous endpoint.
  */
 import { execFileSync, spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
@@ -69,15 +71,15 @@ async function ok(res: Response): Promise<Buffer> {
   return Buffer.from(await res.arrayBuffer());
 }
 
-/** pdftoppm run directly on `pdf`'s first page at 96 dpi: the reference of the service's images. */
-function reference(pdf: Buffer): PNG {
+/** pdftoppm run directly on a page of `pdf` (the first by default) at 96 dpi: the reference of the service's images. */
+function reference(pdf: Buffer, page = 1): PNG {
   const dir = mkdtempSync(join(work, 'ref-'));
   writeFileSync(join(dir, 'in.pdf'), pdf);
   execFileSync('pdftoppm', [
     '-f',
-    '1',
+    String(page),
     '-l',
-    '1',
+    String(page),
     '-singlefile',
     '-png',
     '-r',
@@ -263,6 +265,95 @@ describe('the synchronous endpoint', () => {
     expect(res.status).toBe(400);
     const body = (await res.json()) as ErrorBody;
     expect(JSON.stringify(body)).toContain('options.output');
+  });
+});
+
+/** The words of a text as sets of letters: list labels, dot leaders and numbers aside. */
+const letterWords = (text: string) => new Set(text.match(/\p{L}+/gu) ?? []);
+
+/** Words of `expected` that `actual` lacks. */
+const missingWords = (expected: Set<string>, actual: Set<string>) =>
+  [...expected].filter((w) => !actual.has(w));
+
+describe.each([
+  // 33 pages: two of them, as a ZIP.
+  { doc: 'contract' as const, pages: '1-2', images: ['page-1.png', 'page-2.png'] },
+  // One page: "all" is that page, the image itself.
+  { doc: 'writer' as const, pages: 'all', images: ['writer.png'] },
+])('the corpus $doc through the synchronous endpoint', ({ doc, pages, images }) => {
+  const form = (options: Record<string, unknown>) => ({
+    file: corpusTemplate(doc),
+    filename: `${doc}.docx`,
+    request_data: { ...corpusRequest(doc), options },
+  });
+  const answers: Record<string, { body: Buffer; contentType: string | null; disposition: string | null }> =
+    {};
+  let pdfWords: Set<string>;
+
+  beforeAll(async () => {
+    // Every answer first, one request after the other: the checks block the event loop (pdftoppm,
+    // pdftotext, decoding), and a kept-alive socket the API closed meanwhile (its keep-alive is 5 s)
+    // would fail the next request with EPIPE. One turn of the loop first lets the client see a
+    // close that arrived during the previous block's checks.
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    for (const [name, options] of Object.entries({
+      pdf: {},
+      png: { output: 'png', image: { pages } },
+      html: { output: 'html' },
+      txt: { output: 'txt' },
+      odt: { output: 'odt' },
+    })) {
+      const res = await postRender(api.url, form(options));
+      answers[name] = {
+        body: await ok(res),
+        contentType: res.headers.get('content-type'),
+        disposition: res.headers.get('content-disposition'),
+      };
+    }
+    pdfWords = letterWords(pdfText(answers.pdf.body));
+  });
+
+  it(`png of pages "${pages}": ${images.join(', ')}, each equal to pdftoppm of the PDF of the same request`, () => {
+    const { body, contentType, disposition } = answers.png;
+    const zipped = images.length > 1;
+    expect(contentType).toBe(zipped ? 'application/zip' : 'image/png');
+    expect(disposition).toContain(zipped ? `${doc}.zip` : `${doc}.png`);
+    const files = zipped ? new PizZip(body) : undefined;
+    if (files) expect(Object.keys(files.files).sort()).toEqual(images);
+    for (const [i, name] of images.entries()) {
+      const png = PNG.sync.read(files ? files.file(name)!.asNodeBuffer() : body);
+      const ref = reference(answers.pdf.body, i + 1);
+      expect([png.width, png.height]).toEqual([ref.width, ref.height]);
+      expect(meanDifference(png, 4, ref, 4, png.width * png.height)).toBeLessThan(1);
+    }
+  });
+
+  it('html: self-contained; txt: UTF-8 holding every word of the PDF', () => {
+    walk(parse(answers.html.body.toString('utf8')) as unknown as Node, (n) => {
+      expect(n.nodeName).not.toBe('link');
+      for (const a of n.attrs ?? [])
+        if (['src', 'srcset', 'background', 'data'].includes(a.name))
+          expect(a.value).toMatch(/^data:image\//);
+    });
+    const txt = answers.txt.body.toString('utf8');
+    expect(answers.txt.contentType).toBe('text/plain; charset=utf-8');
+    expect(txt.charCodeAt(0)).not.toBe(0xfeff);
+    expect(missingWords(pdfWords, letterWords(txt))).toEqual([]);
+  });
+
+  it('odt: an OpenDocument text package holding every word of the PDF (headers and footers in its styles)', () => {
+    const zip = new PizZip(answers.odt.body);
+    expect(zip.file('mimetype')!.asText()).toBe('application/vnd.oasis.opendocument.text');
+    const text = ['content.xml', 'styles.xml']
+      .map((part) =>
+        zip
+          .file(part)!
+          .asText()
+          .replace(/<[^>]+>/g, ' '),
+      )
+      .join(' ')
+      .replace(/&(amp|lt|gt|quot|apos);/g, ' ');
+    expect(missingWords(pdfWords, letterWords(text))).toEqual([]);
   });
 });
 
