@@ -225,8 +225,9 @@ describe('npm start gives up on a part that keeps crashing', () => {
       ...env,
       PORT: String(port),
       LOG_FORMAT: 'json',
-      HEARTBEAT_TTL_MS: '100',
-      HEARTBEAT_INTERVAL_MS: '500',
+      // Each valid on its own (the loader checks across variables once each is), not together.
+      HEARTBEAT_TTL_MS: '1000',
+      HEARTBEAT_INTERVAL_MS: '2000',
     });
     const code = await start.exited;
     expect(code).toBe(1);
