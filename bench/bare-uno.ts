@@ -67,7 +67,9 @@ export async function startBareBridge(
   const lines = createInterface({ input: child.stdout });
   const next = () =>
     new Promise<Record<string, unknown>>((resolve) => lines.once('line', (l) => resolve(JSON.parse(l))));
-  const ready = await next();
+  // The bridge reports its start's progress (`starting`, every second) before `ready` or a failure.
+  let ready = await next();
+  while (ready.starting) ready = await next();
   if (!ready.ready) throw new Error(`bare bridge did not start: ${JSON.stringify(ready)}`);
   let id = 0;
   return {
