@@ -17,6 +17,7 @@ import PizZip from 'pizzip';
 import { PNG } from 'pngjs';
 
 import { corpusRequest, corpusTemplate } from '../bench/corpus';
+import { meanDifference, pdftoppmPage } from './support/page-raster';
 import {
   buildService,
   jobFinished,
@@ -72,37 +73,7 @@ async function ok(res: Response): Promise<Buffer> {
 }
 
 /** pdftoppm run directly on a page of `pdf` (the first by default) at 96 dpi: the reference of the service's images. */
-function reference(pdf: Buffer, page = 1): PNG {
-  const dir = mkdtempSync(join(work, 'ref-'));
-  writeFileSync(join(dir, 'in.pdf'), pdf);
-  execFileSync('pdftoppm', [
-    '-f',
-    String(page),
-    '-l',
-    String(page),
-    '-singlefile',
-    '-png',
-    '-r',
-    '96',
-    join(dir, 'in.pdf'),
-    join(dir, 'out'),
-  ]);
-  return PNG.sync.read(readFileSync(join(dir, 'out.png')));
-}
-
-/** Mean absolute difference per channel (0–255) of two rasters of one size. */
-function meanDifference(
-  a: { data: Uint8Array },
-  aChannels: number,
-  b: { data: Uint8Array },
-  bChannels: number,
-  pixels: number,
-) {
-  let sum = 0;
-  for (let i = 0; i < pixels; i++)
-    for (let c = 0; c < 3; c++) sum += Math.abs(a.data[i * aChannels + c] - b.data[i * bChannels + c]);
-  return sum / (pixels * 3);
-}
+const reference = (pdf: Buffer, page = 1): PNG => pdftoppmPage(pdf, page, ['-r', '96'], work);
 
 const words = (text: string) => text.split(/\s+/).filter(Boolean);
 

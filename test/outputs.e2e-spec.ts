@@ -26,6 +26,7 @@ import { MissingAltTextError, renderDocx } from '@app/engine';
 import { corpusRequest, corpusTemplate, type CorpusName } from '../bench/corpus';
 import { pdfPageCount, pdfToText } from './support/converter-fixtures';
 import { docxText } from './support/docx-text';
+import { meanDifference, pdftoppmPage } from './support/page-raster';
 
 const DOCS: CorpusName[] = ['invoice', 'contract', 'writer'];
 
@@ -51,37 +52,7 @@ afterAll(async () => {
 });
 
 /** pdftoppm run directly on the same PDF: the reference the service's images must equal. */
-function reference(doc: Buffer, page: number, args: string[]): PNG {
-  const dir = mkdtempSync(join(work, 'ref-'));
-  writeFileSync(join(dir, 'in.pdf'), doc);
-  execFileSync('pdftoppm', [
-    '-f',
-    String(page),
-    '-l',
-    String(page),
-    '-singlefile',
-    '-png',
-    ...args,
-    join(dir, 'in.pdf'),
-    join(dir, 'out'),
-  ]);
-  return PNG.sync.read(readFileSync(join(dir, 'out.png')));
-}
-
-/** Mean absolute difference per channel (0–255) of two RGB(A) rasters of one size. */
-function meanDifference(
-  a: { data: Uint8Array },
-  aChannels: number,
-  b: { data: Uint8Array },
-  bChannels: number,
-  pixels: number,
-): number {
-  let sum = 0;
-  for (let i = 0; i < pixels; i++) {
-    for (let c = 0; c < 3; c++) sum += Math.abs(a.data[i * aChannels + c] - b.data[i * bChannels + c]);
-  }
-  return sum / (pixels * 3);
-}
+const reference = (doc: Buffer, page: number, args: string[]): PNG => pdftoppmPage(doc, page, args, work);
 
 /** Text as a list of words: whitespace (pdftotext's layout, HTML's indentation) does not count. */
 function words(text: string): string[] {
