@@ -7,7 +7,7 @@
 import type { PdfOptions } from '@app/contracts';
 import { GotenbergConverter, LibreOfficePool } from '@app/converters';
 import { makeInvoiceDocx, pdfToText, SAMPLE_INVOICE } from './support/converter-fixtures';
-import { DOCX_MIME, GOTENBERG_CONVERT_ROUTE, GotenbergDouble } from './support/gotenberg-double';
+import { GotenbergDouble } from './support/gotenberg-double';
 import { pdfInfo, pdfXmp } from './support/pdf-inspect';
 
 describe('GotenbergConverter against a Gotenberg 8 double', () => {
@@ -41,22 +41,13 @@ describe('GotenbergConverter against a Gotenberg 8 double', () => {
     double.script = [];
   });
 
-  it('sends the request Gotenberg 8 documents and returns its PDF', async () => {
+  it('returns the PDF of the document it sent', async () => {
     const converter = client();
     const pdf = await converter.convert(invoice, { jobId: 'job-42' });
 
+    // The request's form, field by field: the unit spec (libs/converters/src/gotenberg-converter.spec.ts).
     expect(double.seen).toHaveLength(1);
-    const [req] = double.seen;
-    expect(req.problems).toEqual([]);
-    expect(req).toMatchObject({ method: 'POST', url: GOTENBERG_CONVERT_ROUTE, trace: 'job-42' });
-    expect(req.fields).toHaveLength(1);
-    expect(req.fields[0]).toMatchObject({ name: 'files', filename: 'document.docx', type: DOCX_MIME });
-    expect(req.fields[0].bytes!.equals(invoice)).toBe(true);
-    // Our defaults, sent explicitly: Gotenberg's own are JPEG images and (before 8.18) no refresh.
-    expect(req.sent).toEqual([
-      ['losslessImageCompression', 'true'],
-      ['updateIndexes', 'true'],
-    ]);
+    expect(double.seen[0].problems).toEqual([]);
 
     expect(pdf.subarray(0, 5).toString('latin1')).toBe('%PDF-');
     const text = pdfToText(pdf);
@@ -65,7 +56,7 @@ describe('GotenbergConverter against a Gotenberg 8 double', () => {
     expect(converter.stats()).toMatchObject({ conversions: 1, failures: 0, busy: 0, queueLength: 0 });
   });
 
-  it('sends every PDF option as the Gotenberg 8 form field of the same meaning', async () => {
+  it('every PDF option, sent as its Gotenberg 8 form field, has its effect in the PDF', async () => {
     const pdfOptions: PdfOptions = {
       pdfa: 'PDF/A-2b',
       pdfua: true,
@@ -79,28 +70,9 @@ describe('GotenbergConverter against a Gotenberg 8 double', () => {
     };
     const pdf = await client().convert(invoice, { jobId: 'opts', pdf: pdfOptions });
 
+    // The form fields sent: the unit spec. Here, their effect in the PDF LibreOffice makes.
     const [req] = double.seen;
     expect(req.problems).toEqual([]);
-    expect(req.sent).toEqual([
-      ['losslessImageCompression', 'false'],
-      ['updateIndexes', 'false'],
-      ['pdfa', 'PDF/A-2b'],
-      ['pdfua', 'true'],
-      ['quality', '70'],
-      ['reduceImageResolution', 'true'],
-      ['maxImageResolution', '150'],
-      ['nativePageRanges', '1-2,1'],
-      [
-        'metadata',
-        JSON.stringify({
-          Title: 'Contract 7',
-          Author: 'Ada',
-          Subject: 'Terms',
-          Keywords: 'a, b',
-          Creator: 'Us',
-        }),
-      ],
-    ]);
     // Read back as Gotenberg reads them, they are the caller's options.
     expect(req.pdf).toEqual({ ...pdfOptions, page_ranges: '1-2,1' });
     expect(pdfXmp(pdf)).toMatch(/pdfaid:part(="|>)2/);
