@@ -8,7 +8,7 @@
  */
 import PizZip from 'pizzip';
 
-const STYLES = 'word/styles.xml';
+import { STYLES_PART as STYLES } from '@app/ooxml';
 
 /** `de_DE` (Babel's form, options.locale) → `de-DE` (BCP 47, what w:lang and /Lang hold). */
 export function bcp47(locale: string): string {
