@@ -30,7 +30,7 @@ import {
   stringifyDataJson,
   type TypedError,
 } from '@app/contracts';
-import { createConverter, splitMinRowsOf, type PdfConverter } from '@app/converters';
+import { createConverter, preparationOf, splitMinRowsOf, type PdfConverter } from '@app/converters';
 import { formatDefaultsOf, type RenderOptions } from '@app/engine';
 import { OUTPUT_FORMATS, produceDocument, type OutputFormatRow } from '@app/pipeline';
 
@@ -193,10 +193,10 @@ export async function main(argv: string[], cwd = process.env.INIT_CWD ?? process
         // As the worker: a PDF of more table cells would not convert within the service's budget.
         prepare: {
           maxTableCells: config.conversion.tableCells,
-          ...(config.conversion.resolveTableStyles
-            ? { resolveTableStyles: true, resolveAllTableStylesFromRows: splitMinRowsOf(converterConfig) }
-            : {}),
-          ...(config.conversion.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
+          ...preparationOf({
+            ...config.conversion,
+            resolveAllTableStylesFromRows: splitMinRowsOf(converterConfig),
+          }),
         },
       },
       // Started only once the fill succeeded, and only for a format that needs it.

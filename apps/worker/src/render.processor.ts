@@ -13,6 +13,7 @@ import {
   parsePageSelection,
   parsePdfOptions,
   type PdfConverter,
+  preparationOf,
 } from '@app/converters';
 import {
   PDF_FINISH_KEY,
@@ -305,13 +306,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           // formatting, which it imports faster; the styles nothing uses left out.
           prepare: {
             ...(maxTableCells ? { maxTableCells } : {}),
-            ...(deps.resolveTableStyles
-              ? {
-                  resolveTableStyles: true,
-                  resolveAllTableStylesFromRows: deps.resolveAllTableStylesFromRows,
-                }
-              : {}),
-            ...(deps.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
+            ...preparationOf(deps),
           },
         },
         {

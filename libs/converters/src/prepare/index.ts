@@ -5,6 +5,7 @@ export {
   packagePasses,
   TABLE_STYLES,
   UNUSED_STYLES,
+  preparationOf,
   type PrepareContext,
   type PreparePass,
   type PrepareSettings,

@@ -32,6 +32,24 @@ export interface PrepareSettings {
   pruneUnusedStyles?: boolean;
 }
 
+/**
+ * The preparation a deployment's settings ask for (RESOLVE_TABLE_STYLES with the converter's
+ * SPLIT_MIN_ROWS, PRUNE_UNUSED_STYLES), as the worker and the command line both hand it to the
+ * pipeline. The cell budget is the caller's own: a job's item has another.
+ */
+export function preparationOf(settings: {
+  resolveTableStyles?: boolean;
+  resolveAllTableStylesFromRows?: number;
+  pruneUnusedStyles?: boolean;
+}): PrepareSettings {
+  return {
+    ...(settings.resolveTableStyles
+      ? { resolveTableStyles: true, resolveAllTableStylesFromRows: settings.resolveAllTableStylesFromRows }
+      : {}),
+    ...(settings.pruneUnusedStyles ? { pruneUnusedStyles: true } : {}),
+  };
+}
+
 /** What one fill's passes share: the settings, and styles.xml read and hashed once. */
 export interface PrepareContext {
   settings: PrepareSettings;
