@@ -158,7 +158,6 @@ function imageRow<F extends 'png' | 'jpeg'>(output: F): OutputFormatRow & { outp
         { ...ctx.image, format: output },
         {
           ...(ctx.maxImagePixels !== undefined ? { maxPixels: ctx.maxImagePixels } : {}),
-          ...(ctx.finishTmpDir ? { tmpDir: ctx.finishTmpDir } : {}),
           ...(ctx.timeoutMs?.() !== undefined ? { timeoutMs: ctx.timeoutMs() } : {}),
         },
       );

@@ -3,17 +3,14 @@
  * poppler's pdftoppm, so an image shows exactly what the PDF shows (on either converter's route).
  * One page answers the image; several a ZIP of page-1.png, page-2.png, … (PizZip, as batch zips).
  *
- * pdftoppm and pdfinfo run with an argument array (never a shell), a timeout, and in a directory
- * of their own that is removed afterwards.
+ * pdftoppm and pdfinfo run with an argument array (never a shell) and a timeout, reading the PDF
+ * on stdin and writing to stdout: no file is written, so there is nothing to clean up and no
+ * directory to make (about 5 ms of a thumbnail's time on this machine).
  */
-import { execFile } from 'node:child_process';
-import { mkdtemp, readFile, rm, writeFile } from 'node:fs/promises';
-import { join } from 'node:path';
+import { spawn } from 'node:child_process';
 
 import PizZip from 'pizzip';
 import { PNG } from 'pngjs';
-
-import { defaultWorkDir } from '../work-dir';
 
 import { ConversionFailedError } from '../errors';
 import {
@@ -40,8 +37,6 @@ export interface PageImageLimits {
   maxPixels?: number;
   /** Wall-clock limit of each poppler process (default 30 s). */
   timeoutMs?: number;
-  /** Parent of the job's directory (default defaultWorkDir()). */
-  tmpDir?: string;
 }
 
 export interface PageImages {
@@ -58,36 +53,75 @@ export const PAGE_IMAGE_DEFAULTS = { timeoutMs: 30_000, maxPixels: 200_000_000 }
 
 const EXTENSION: Record<ImageFormat, 'png' | 'jpg'> = { png: 'png', jpeg: 'jpg' };
 
-function run(cmd: string, args: string[], timeoutMs: number): Promise<string> {
+/** stderr's tail is all a failure message needs. */
+const MAX_STDERR = 4096;
+
+/**
+ * `cmd args` with `input` on stdin; its stdout, or a typed 502 (a timeout, an exit other than 0,
+ * more output than `maxOutput`). `signal` kills it (a speculative page no longer wanted).
+ */
+function runPoppler(
+  cmd: string,
+  args: string[],
+  input: Buffer,
+  o: { timeoutMs: number; maxOutput: number; signal?: AbortSignal },
+): Promise<Buffer> {
   return new Promise((resolve, reject) => {
-    execFile(
-      cmd,
-      args,
-      { timeout: timeoutMs, killSignal: 'SIGKILL', maxBuffer: 16 * 1024 * 1024, encoding: 'latin1' },
-      (error, stdout, stderr) => {
-        if (!error) return resolve(stdout);
-        const killed = (error as { killed?: boolean }).killed === true;
-        const why = killed
-          ? `did not finish within ${timeoutMs} ms`
-          : String(stderr).trim().split('\n').pop() || error.message;
-        reject(
-          new ConversionFailedError(`${cmd} could not read the PDF: ${why}`, {
-            backend: 'poppler',
-            reason: killed ? 'timeout' : 'poppler_error',
-          }),
-        );
-      },
-    );
+    const child = spawn(cmd, args, {
+      stdio: ['pipe', 'pipe', 'pipe'],
+      signal: o.signal,
+      killSignal: 'SIGKILL',
+    });
+    const out: Buffer[] = [];
+    let outBytes = 0;
+    let stderr = '';
+    let why: string | undefined;
+    const stop = (reason: string) => {
+      why ??= reason;
+      child.kill('SIGKILL');
+    };
+    const timer = setTimeout(() => stop(`did not finish within ${o.timeoutMs} ms`), o.timeoutMs);
+    child.stdout.on('data', (chunk: Buffer) => {
+      outBytes += chunk.length;
+      if (outBytes > o.maxOutput) return stop(`wrote more than ${o.maxOutput} bytes`);
+      out.push(chunk);
+    });
+    child.stderr.on('data', (chunk: Buffer) => {
+      stderr = (stderr + chunk.toString('latin1')).slice(-MAX_STDERR);
+    });
+    // A process that exits before reading all its input (a broken PDF) closes the pipe: not an error of ours.
+    child.stdin.on('error', () => undefined);
+    child.stdin.end(input);
+    child.on('error', (error) => {
+      clearTimeout(timer);
+      reject(error.name === 'AbortError' ? error : failure(cmd, error.message, 'poppler_error'));
+    });
+    child.on('close', (code) => {
+      clearTimeout(timer);
+      if (o.signal?.aborted) return; // 'error' has rejected with the AbortError
+      if (code === 0 && why === undefined) return resolve(Buffer.concat(out));
+      const detail = why ?? (stderr.trim().split('\n').pop() || `exit code ${code}`);
+      reject(failure(cmd, detail, why?.startsWith('did not') ? 'timeout' : 'poppler_error'));
+    });
   });
+}
+
+function failure(cmd: string, why: string, reason: string): ConversionFailedError {
+  return new ConversionFailedError(`${cmd} could not read the PDF: ${why}`, { backend: 'poppler', reason });
 }
 
 /**
  * Every page's size in points, from `pdfinfo -f 1 -l <last>` ("Page    3 size: 595.28 x 841.89 pts",
  * "Page    3 rot:   90"); a page rotated by 90° or 270° draws wide, as pdftoppm draws it.
  */
-export async function pdfPageSizes(pdfPath: string, timeoutMs: number): Promise<PageSizePt[]> {
+export async function pdfPageSizes(pdf: Buffer, timeoutMs: number): Promise<PageSizePt[]> {
   // pdfinfo clamps -l to the page count.
-  const info = await run('pdfinfo', ['-f', '1', '-l', '1000000', pdfPath], timeoutMs);
+  const info = (
+    await runPoppler('pdfinfo', ['-f', '1', '-l', '1000000', '-'], pdf, {
+      timeoutMs,
+      maxOutput: 64 * 1024 * 1024,
+    })
+  ).toString('latin1');
   const rotations = new Map<number, number>();
   for (const m of info.matchAll(/^Page\s+(\d+)\s+rot:\s+(\d+)/gm)) rotations.set(Number(m[1]), Number(m[2]));
   const sizes: PageSizePt[] = [];
@@ -105,10 +139,11 @@ export async function pdfPageSizes(pdfPath: string, timeoutMs: number): Promise<
   return sizes;
 }
 
-function pdftoppmArgs(o: PageImageOptions, page: number, pdfPath: string, outPrefix: string): string[] {
+/** pdftoppm's arguments for one page of the PDF on stdin, written to stdout. */
+function pdftoppmArgs(o: PageImageOptions, page: number): string[] {
   const args = ['-f', String(page), '-l', String(page), '-singlefile'];
-  // PNG: pdftoppm's raw PPM, encoded here (ppmToPng): its own PNG writer took ~250 ms of a
-  // 96-dpi A4 page's ~260 ms on this 2-core machine, pngjs with the Paeth filter ~30 ms.
+  // PNG: pdftoppm's raw PPM, encoded here (ppmToPng): its own PNG writer took ~110 ms of a
+  // 96-dpi A4 page's ~130 ms on this 2-core machine, pngjs ~10 ms.
   if (o.format === 'jpeg') args.push('-jpeg', '-jpegopt', `quality=${o.quality ?? DEFAULT_JPEG_QUALITY}`);
   if (o.width_px !== undefined || o.height_px !== undefined) {
     // -1 keeps the page's aspect on the side not given.
@@ -117,14 +152,16 @@ function pdftoppmArgs(o: PageImageOptions, page: number, pdfPath: string, outPre
     const dpi = String(o.dpi ?? DEFAULT_IMAGE_DPI);
     args.push('-rx', dpi, '-ry', dpi);
   }
-  args.push(pdfPath, outPrefix);
+  args.push('-');
   return args;
 }
 
 /**
  * A binary PPM (P6, 8-bit RGB, as pdftoppm writes it) as a PNG. Hand-written header parse: the
- * netpbm header is four whitespace-separated fields; pngjs does the PNG. Filter Paeth (4): 251 KB
- * for the corpus invoice's page at 96 dpi (pdftoppm's own PNG: 185 KB), in ~30 ms instead of ~250.
+ * netpbm header is four whitespace-separated fields; pngjs does the PNG. No row filter (0): a
+ * document page is mostly flat colour, so the corpus invoice's page at 96 dpi is 112 KB in ~10 ms,
+ * where Paeth (4) gave 102 KB in ~28 ms and pdftoppm's own PNG writer took ~110 ms
+ * (28 Nov 2026, this 2-core machine, 10 runs each).
  */
 export function ppmToPng(ppm: Buffer): Buffer {
   const header = /^P6\s+(\d+)\s+(\d+)\s+(\d+)\s/.exec(ppm.subarray(0, 64).toString('latin1'));
@@ -138,7 +175,7 @@ export function ppmToPng(ppm: Buffer): Buffer {
   const height = Number(header[2]);
   const png = new PNG({ width, height });
   png.data = ppm.subarray(header[0].length, header[0].length + width * height * 3);
-  return PNG.sync.write(png, { colorType: 2, inputColorType: 2, inputHasAlpha: false, filterType: 4 });
+  return PNG.sync.write(png, { colorType: 2, inputColorType: 2, inputHasAlpha: false, filterType: 0 });
 }
 
 /**
@@ -154,44 +191,51 @@ export async function pdfToPageImages(
 ): Promise<PageImages> {
   const selection = parsePageSelection(options.pages);
   const timeoutMs = limits.timeoutMs ?? PAGE_IMAGE_DEFAULTS.timeoutMs;
-  const dir = await mkdtemp(join(limits.tmpDir ?? defaultWorkDir(), 'images-'));
+  const maxPixels = limits.maxPixels ?? PAGE_IMAGE_DEFAULTS.maxPixels;
+  // Output beyond the pixels allowed (3 bytes each, and a JPEG is smaller) is a runaway process.
+  const draw = (page: number, signal?: AbortSignal) =>
+    runPoppler('pdftoppm', pdftoppmArgs(options, page), pdf, {
+      timeoutMs,
+      maxOutput: maxPixels * 3 + 1024,
+      ...(signal ? { signal } : {}),
+    }).then((out) => (options.format === 'png' ? ppmToPng(out) : out));
+
+  // A thumbnail (the first page only, the default) is drawn while pdfinfo reads the page sizes,
+  // and dropped if they refuse it: the worker has already refused (413) from the template's page
+  // size before the fill, so this one is only the exact check. It saves a process's time (~20 ms).
+  const firstOnly = !selection.all && selection.pages.length === 1 && selection.pages[0] === 1;
+  const speculation = new AbortController();
+  const first = firstOnly ? draw(1, speculation.signal) : undefined;
+  first?.catch(() => undefined); // awaited below, unless the sizes refuse the request first
+  let pages: number[];
   try {
-    const pdfPath = join(dir, 'in.pdf');
-    await writeFile(pdfPath, pdf);
-    const sizes = await pdfPageSizes(pdfPath, timeoutMs);
-    const pages = selectedPages(selection, sizes.length);
+    const sizes = await pdfPageSizes(pdf, timeoutMs);
+    pages = selectedPages(selection, sizes.length);
     checkImagePixels(
       pages.map((p) => sizes[p - 1]),
       options,
-      limits.maxPixels ?? PAGE_IMAGE_DEFAULTS.maxPixels,
+      maxPixels,
     );
-    const ext = EXTENSION[options.format];
-    // One pdftoppm per page with -singlefile: its file name is then known (a range's names are
-    // zero-padded to the page count's digits), and the pages of a list need not be contiguous.
-    const bodies: Buffer[] = [];
-    for (const page of pages) {
-      const prefix = join(dir, `page-${page}`);
-      await run('pdftoppm', pdftoppmArgs(options, page, pdfPath, prefix), timeoutMs);
-      bodies.push(
-        options.format === 'png'
-          ? ppmToPng(await readFile(`${prefix}.ppm`))
-          : await readFile(`${prefix}.${ext}`),
-      );
-    }
-    if (pages.length === 1) {
-      return {
-        body: bodies[0],
-        contentType: options.format === 'png' ? 'image/png' : 'image/jpeg',
-        extension: ext,
-        pages,
-      };
-    }
-    const zip = new PizZip();
-    pages.forEach((page, i) => zip.file(`page-${page}.${ext}`, bodies[i], { binary: true }));
-    // Stored, not deflated: PNG and JPEG are compressed already.
-    const body = zip.generate({ type: 'nodebuffer', compression: 'STORE' });
-    return { body, contentType: 'application/zip', extension: 'zip', pages };
-  } finally {
-    await rm(dir, { recursive: true, force: true });
+  } catch (error) {
+    speculation.abort();
+    throw error;
   }
+  const ext = EXTENSION[options.format];
+  // One pdftoppm per page with -singlefile: its output is one image, and the pages of a list need
+  // not be contiguous.
+  const bodies: Buffer[] = [];
+  for (const page of pages) bodies.push(await (first && page === 1 ? first : draw(page)));
+  if (pages.length === 1) {
+    return {
+      body: bodies[0],
+      contentType: options.format === 'png' ? 'image/png' : 'image/jpeg',
+      extension: ext,
+      pages,
+    };
+  }
+  const zip = new PizZip();
+  pages.forEach((page, i) => zip.file(`page-${page}.${ext}`, bodies[i], { binary: true }));
+  // Stored, not deflated: PNG and JPEG are compressed already.
+  const body = zip.generate({ type: 'nodebuffer', compression: 'STORE' });
+  return { body, contentType: 'application/zip', extension: 'zip', pages };
 }
