@@ -329,9 +329,12 @@ describe.each([
 });
 
 describe('jobs and batches', () => {
-  async function submit(requestData: object): Promise<{ res: Response; body: Record<string, unknown> }> {
+  async function submit(
+    requestData: object,
+    doc: 'invoice' | 'contract' | 'writer' = 'invoice',
+  ): Promise<{ res: Response; body: Record<string, unknown> }> {
     const form = new FormData();
-    form.append('file', new Blob([corpusTemplate('invoice')]), 'invoice.docx');
+    form.append('file', new Blob([corpusTemplate(doc)]), `${doc}.docx`);
     form.append('request_data', JSON.stringify(requestData));
     const res = await fetch(`${api.url}/api/v1/jobs`, { method: 'POST', body: form });
     return { res, body: (await res.json()) as Record<string, unknown> };
@@ -375,6 +378,51 @@ describe('jobs and batches', () => {
     }
   });
 
+  it("a job of the contract as txt: the whole agreement's text, both parties, in reading order", async () => {
+    const { res, body } = await submit(
+      { ...corpusRequest('contract'), options: { output: 'txt' } },
+      'contract',
+    );
+    expect(res.status).toBe(202);
+    const status = await jobFinished<{ status: string }>(api.url, String(body.job_id), 180_000);
+    expect(status.status).toBe('completed');
+    const result = await fetch(`${api.url}/api/v1/jobs/${String(body.job_id)}/result`);
+    const text = (await ok(result)).toString('utf8');
+    expect(result.headers.get('content-type')).toBe('text/plain; charset=utf-8');
+    expect(result.headers.get('content-disposition')).toContain('contract.txt');
+    const supplier = text.indexOf('Müller & Söhne GmbH');
+    const customer = text.indexOf('Société Générale d’Équipements S.A.');
+    expect(supplier).toBeGreaterThanOrEqual(0);
+    expect(customer).toBeGreaterThan(supplier);
+    // Two signatories at the end of a 30-odd-page agreement.
+    expect(text.lastIndexOf('Hélène Dubois-Lefèvre')).toBeGreaterThan(text.length / 2);
+  });
+
+  it('a zip batch of the Writer-saved document as jpeg: one A4 JPEG per item', async () => {
+    const request = corpusRequest('writer');
+    const { res, body } = await submit(
+      {
+        ...request,
+        output: 'zip',
+        batch: [
+          { template_data: request.template_data, filename: 'one' },
+          { template_data: { ...request.template_data, recipient: { name: 'Ada' } }, filename: 'two' },
+        ],
+        options: { output: 'jpeg', image: { dpi: 48 } },
+      },
+      'writer',
+    );
+    expect(res.status).toBe(202);
+    const status = await jobFinished<{ status: string }>(api.url, String(body.job_id), 180_000);
+    expect(status.status).toBe('completed');
+    const zip = new PizZip(await ok(await fetch(`${api.url}/api/v1/jobs/${String(body.job_id)}/result`)));
+    expect(Object.keys(zip.files).sort()).toEqual(['one.jpg', 'two.jpg']);
+    const [one, two] = ['one.jpg', 'two.jpg'].map((n) => jpeg.decode(zip.file(n)!.asNodeBuffer()));
+    for (const image of [one, two]) expect([image.width, image.height]).toEqual([397, 562]);
+    // Different data, different pictures: the items were filled each with its own.
+    expect(Buffer.compare(Buffer.from(one.data), Buffer.from(two.data))).not.toBe(0);
+  });
+
   it('a merged batch of png: 400 naming output and options.output', async () => {
     const request = corpusRequest('invoice');
     const { res, body } = await submit({
@@ -410,5 +458,28 @@ describe('the command line', () => {
     const txt = run(join(dir, 'invoice.docx'), join(dir, 'plain.json'), join(dir, 'out.txt'));
     expect(txt.status).toBe(0);
     expect(readFileSync(join(dir, 'out.txt'), 'utf8')).toContain('INV-2024-0042');
+  });
+
+  it("OUT.html of the Writer-saved document: self-contained; OUT.png of the contract's page 2", () => {
+    const dir = mkdtempSync(join(work, 'cli-'));
+    writeFileSync(join(dir, 'writer.docx'), corpusTemplate('writer'));
+    writeFileSync(join(dir, 'writer.json'), JSON.stringify(corpusRequest('writer')));
+    const html = run(join(dir, 'writer.docx'), join(dir, 'writer.json'), join(dir, 'out.html'));
+    expect(html.status).toBe(0);
+    const page = readFileSync(join(dir, 'out.html'), 'utf8');
+    expect(page).toContain('Zoë O’Brien-Müller');
+    walk(parse(page) as unknown as Node, (n) => {
+      for (const a of n.attrs ?? []) if (a.name === 'src') expect(a.value).toMatch(/^data:image\//);
+    });
+    writeFileSync(join(dir, 'contract.docx'), corpusTemplate('contract'));
+    writeFileSync(
+      join(dir, 'contract.json'),
+      JSON.stringify({ ...corpusRequest('contract'), options: { image: { pages: '2', dpi: 48 } } }),
+    );
+    const png = run(join(dir, 'contract.docx'), join(dir, 'contract.json'), join(dir, 'out.png'));
+    expect(png.stderr).toBe('');
+    expect(png.status).toBe(0);
+    const image = PNG.sync.read(readFileSync(join(dir, 'out.png')));
+    expect([image.width, image.height]).toEqual([397, 562]);
   });
 });
