@@ -10,12 +10,18 @@ export function stringArg(name: string, fallback: string): string {
   return raw(name) ?? fallback;
 }
 
-/** A positive integer option, or the fallback when it is absent. */
+/**
+ * A positive integer option, or the fallback when it is absent. An option whose fallback is 0
+ * (0 meaning "the service's default", as --concurrency) takes 0 too.
+ */
 export function intArg(name: string, fallback: number): number {
   const text = raw(name);
   if (text === undefined) return fallback;
   const n = Number(text);
-  if (!Number.isInteger(n) || n <= 0) throw new Error(`--${name} needs a positive integer`);
+  const least = fallback === 0 ? 0 : 1;
+  if (!Number.isInteger(n) || n < least) {
+    throw new Error(`--${name} needs a ${least === 0 ? 'non-negative' : 'positive'} integer`);
+  }
   return n;
 }
 
