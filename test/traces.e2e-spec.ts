@@ -12,7 +12,6 @@ import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
 import {
   buildService,
   ManagedProcess,
-  postRender,
   RedisServer,
   RunningApi,
   startApi,

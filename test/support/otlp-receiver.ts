@@ -67,14 +67,11 @@ export class OtlpReceiver {
   /** Export requests received (bodies that parsed or not). */
   requests = 0;
 
-  private constructor(
-    private readonly server: Server,
-    readonly url: string,
-  ) {}
+  private readonly server: Server;
+  url = '';
 
-  static async start(): Promise<OtlpReceiver> {
-    let receiver: OtlpReceiver | undefined;
-    const server = createServer((req, res) => {
+  private constructor() {
+    this.server = createServer((req, res) => {
       const chunks: Buffer[] = [];
       req.on('data', (c: Buffer) => chunks.push(c));
       req.on('end', () => {
@@ -82,19 +79,23 @@ export class OtlpReceiver {
           res.writeHead(404).end();
           return;
         }
-        receiver!.requests++;
+        this.requests++;
         try {
-          receiver!.add(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest);
+          this.add(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest);
           res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
         } catch {
           res.writeHead(400).end();
         }
       });
     });
-    server.listen(0, '127.0.0.1');
-    await once(server, 'listening');
-    const { port } = server.address() as AddressInfo;
-    receiver = new OtlpReceiver(server, `http://127.0.0.1:${port}`);
+  }
+
+  static async start(): Promise<OtlpReceiver> {
+    const receiver = new OtlpReceiver();
+    receiver.server.listen(0, '127.0.0.1');
+    await once(receiver.server, 'listening');
+    const { port } = receiver.server.address() as AddressInfo;
+    receiver.url = `http://127.0.0.1:${port}`;
     return receiver;
   }
 
