@@ -1,7 +1,8 @@
 /**
  * An OTLP/HTTP trace receiver on loopback for the traces test and the service bench: accepts
  * POST /v1/traces in OTLP's JSON encoding (the exporters' OTEL_EXPORTER_OTLP_PROTOCOL=http/json)
- * and keeps each span flattened, with its service's name. Anything else is answered 404.
+ * and keeps each span flattened, with its service's name; protobuf exports are only counted.
+ * Anything else is answered 404.
  */
 import { once } from 'node:events';
 import { createServer, type Server } from 'node:http';
@@ -64,8 +65,9 @@ function attributesOf(list: KeyValue[] | undefined): Record<string, string | num
 
 export class OtlpReceiver {
   readonly spans: ReceivedSpan[] = [];
-  /** Export requests received (bodies that parsed or not). */
+  /** Export requests received (bodies that parsed or not, protobuf ones included), and their bytes. */
   requests = 0;
+  bytes = 0;
 
   private readonly server: Server;
   url = '';
@@ -80,6 +82,12 @@ export class OtlpReceiver {
           return;
         }
         this.requests++;
+        this.bytes += Buffer.concat(chunks).length;
+        // Protobuf (the exporters' default) is counted, not decoded: the bench needs only the load.
+        if (!String(req.headers['content-type'] ?? '').includes('json')) {
+          res.writeHead(200, { 'content-type': 'application/x-protobuf' }).end();
+          return;
+        }
         try {
           this.add(JSON.parse(Buffer.concat(chunks).toString('utf8')) as ExportRequest);
           res.writeHead(200, { 'content-type': 'application/json' }).end('{}');
