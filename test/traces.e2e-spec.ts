@@ -6,6 +6,9 @@
  * trace's ids. Without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry module is loaded at all.
  */
 import { spawnSync } from 'node:child_process';
+import { once } from 'node:events';
+import { createServer, type Server } from 'node:http';
+import type { AddressInfo } from 'node:net';
 import { join } from 'node:path';
 import { buildDocx, p, table } from './support/docx-builder';
 import { OtlpReceiver, type ReceivedSpan } from './support/otlp-receiver';
@@ -24,6 +27,7 @@ import {
 jest.setTimeout(90_000);
 
 const RENDER_SPAN = 'POST /api/v1/process-template-document';
+const JOBS_SPAN = 'POST /api/v1/jobs';
 const ERROR = 2; // OTLP's StatusCode ERROR
 const SERVER = 2; // OTLP's SpanKind SERVER
 const CONSUMER = 5;
@@ -42,10 +46,23 @@ let redis: RedisServer;
 let receiver: OtlpReceiver;
 let api: RunningApi;
 let worker: ManagedProcess;
+/** Answers every webhook 204, counting them. */
+let hooks: Server;
+let hookPort = 0;
+let hooksReceived = 0;
 
 beforeAll(async () => {
   buildService();
   [redis, receiver] = await Promise.all([RedisServer.start(), OtlpReceiver.start()]);
+  hooks = createServer((req, res) => {
+    req.resume();
+    req.on('end', () => {
+      hooksReceived++;
+      res.writeHead(204).end();
+    });
+  }).listen(0, '127.0.0.1');
+  await once(hooks, 'listening');
+  hookPort = (hooks.address() as AddressInfo).port;
   const env = testEnv(redis.url, {
     QUEUE_PREFIX: '{traces}',
     OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
@@ -53,6 +70,8 @@ beforeAll(async () => {
     OTEL_BSP_SCHEDULE_DELAY: '50',
     SPLIT_MIN_ROWS: '60',
     SPLIT_PART_PAGES: '2',
+    WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
+    WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${hookPort}`,
   });
   [worker, api] = await Promise.all([startWorker(env), startApi(env)]);
 });
@@ -61,16 +80,15 @@ afterAll(async () => {
   await stopAll(api, worker);
   await stopAll(redis);
   await receiver?.close();
+  hooks?.close();
 });
 
 /** The trace of the request with this X-Request-Id, once `names` have all arrived. */
-async function traceOf(requestId: string, names: string[]): Promise<ReceivedSpan[]> {
+async function traceOf(requestId: string, names: string[], rootName = RENDER_SPAN): Promise<ReceivedSpan[]> {
   let spans: ReceivedSpan[] = [];
   await waitUntil(
     () => {
-      const root = receiver.spans.find(
-        (s) => s.name === RENDER_SPAN && s.attributes.request_id === requestId,
-      );
+      const root = receiver.spans.find((s) => s.name === rootName && s.attributes.request_id === requestId);
       spans = root ? receiver.trace(root.traceId) : [];
       return names.every((n) => spans.some((s) => s.name === n));
     },
@@ -195,6 +213,40 @@ it("a failed job's span is an error carrying its error_type", async () => {
   // The API's span says how the request ended too.
   expect(root.statusCode).toBe(ERROR);
   expect(root.attributes.error_type).toBe('undefined_variable');
+});
+
+it("an asynchronous job: its items, its assembling and its webhook in the submission's trace", async () => {
+  const requestId = 'trace-job-1';
+  const form = new FormData();
+  form.append('file', new Blob([buildDocx({ body: [p('Hello {{ name }}')] })]), 'hello.docx');
+  form.append(
+    'request_data',
+    JSON.stringify({ template_data: { name: SECRET_NAME }, options: { output: 'docx' } }),
+  );
+  form.append('webhook_url', `http://127.0.0.1:${hookPort}/hooks/docgen?token=tok_SIGNATURE_123`);
+  const res = await fetch(`${api.url}/api/v1/jobs`, {
+    method: 'POST',
+    headers: { 'x-request-id': requestId },
+    body: form,
+  });
+  expect(res.status).toBe(202);
+
+  const spans = await traceOf(requestId, ['render job', 'assemble', 'webhook'], JOBS_SPAN);
+  const root = one(spans, JOBS_SPAN);
+  expect(root.parentSpanId).toBe('');
+  const item = one(spans, 'render job');
+  const assemble = one(spans, 'assemble');
+  const webhook = one(spans, 'webhook');
+  expect([item.parentSpanId, assemble.parentSpanId]).toEqual([root.spanId, root.spanId]);
+  expect(webhook.parentSpanId).toBe(assemble.spanId);
+  expect(webhook.statusCode).not.toBe(ERROR);
+  expect(hooksReceived).toBeGreaterThanOrEqual(1);
+  // The webhook's host only: neither its path nor its query (a receiver's token).
+  expect(webhook.attributes['server.address']).toBe(`127.0.0.1:${hookPort}`);
+  const everything = JSON.stringify(spans);
+  expect(everything).not.toContain('tok_SIGNATURE_123');
+  expect(everything).not.toContain('/hooks/docgen');
+  expect(everything).not.toContain(SECRET_NAME);
 });
 
 it('without OTEL_EXPORTER_OTLP_ENDPOINT no OpenTelemetry SDK module is loaded and spans are plain calls', () => {
