@@ -46,10 +46,18 @@ module.exports = {
       to: { path: `${ENGINE}(${ABOVE(i).join('|')})` },
     })),
     {
+      name: 'telemetry-imports-no-library',
+      severity: 'error',
+      comment:
+        'libs/telemetry (traces) stands under every library and app: it imports none of them, so any of them may use withSpan.',
+      from: { path: '^libs/telemetry/' },
+      to: { path: '^(apps|libs)/', pathNot: '^libs/telemetry/' },
+    },
+    {
       name: 'pipeline-imports-engine-converters-contracts-config-logging',
       severity: 'error',
       comment:
-        'libs/pipeline (the document pipeline) builds on engine, converters, contracts, config and logging only; never on an app or the queue.',
+        'libs/pipeline (the document pipeline) builds on engine, converters, contracts, config, logging and telemetry only; never on an app or the queue.',
       from: { path: '^libs/pipeline/' },
       to: { path: '^(apps/|libs/queue/)' },
     },

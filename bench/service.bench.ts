@@ -28,7 +28,12 @@
  *               caller, the formats taking turns request by request; each p50 beside the PDF's.
  *               Targets: a one-page 96-dpi png ≤ 1.15× the PDF, docx ≤ 0.25× (--formats '' skips).
  *
- *   npx tsx bench/service.bench.ts [--requests 40] [--burst 40] [--instances N] [--rows 20,500] [--rounds 4]
+ *   tracing     with --tracing: a second API and worker (their own queue prefix, same Redis) export
+ *               traces (OTLP/HTTP, protobuf, the SDK's defaults) to a receiver on loopback; 1 caller
+ *               on the first --rows size, requests alternating between the service without traces
+ *               and the traced one; both p50s side by side (issue 40).
+ *
+ *   npx tsx bench/service.bench.ts [--tracing] [--requests 40] [--burst 40] [--instances N] [--rows 20,500] [--rounds 4]
  *     [--warm 3000] [--concurrency 0] [--check] [--doc invoice] [--formats pdf,docx,png,jpeg,odt,html,txt]
  */
 import { Queue } from 'bullmq';
@@ -52,6 +57,7 @@ import {
   stopAll,
   testEnv,
 } from '../test/service-harness';
+import { OtlpReceiver } from '../test/support/otlp-receiver';
 import { flag, intArg, stringArg } from './args';
 import { SERVICE_EXPORT, startBareBridge } from './bare-uno';
 import { corpusRequest, corpusTemplate, type CorpusName } from './corpus';
@@ -73,6 +79,8 @@ const WARM = intArg('warm', 3000);
 /** The worker's WORKER_CONCURRENCY; 0 leaves the service's default. */
 const CONCURRENCY = intArg('concurrency', 0);
 const CHECK = flag('check');
+/** Latency with traces on beside off (a second, traced service). */
+const TRACING = flag('tracing');
 /** Output formats compared in the formats section (the first is the reference: pdf). */
 const FORMATS = stringArg('formats', 'pdf,docx,png,jpeg,odt,html,txt').split(',').filter(Boolean);
 const WARMUP = 3;
@@ -168,6 +176,9 @@ async function main(): Promise<void> {
   let worker: ManagedProcess | undefined;
   let api: RunningApi | undefined;
   let queue: Queue | undefined;
+  let receiver: OtlpReceiver | undefined;
+  let tracedWorker: ManagedProcess | undefined;
+  let tracedApi: RunningApi | undefined;
   let ok = true;
   try {
     redis = await RedisServer.start();
@@ -310,6 +321,45 @@ async function main(): Promise<void> {
       }
     }
 
+    // ---- tracing: the same requests to a traced service, alternating -----------------------
+    if (TRACING) {
+      receiver = await OtlpReceiver.start();
+      const tracedEnv = {
+        ...env,
+        QUEUE_PREFIX: '{traced}',
+        OTEL_EXPORTER_OTLP_ENDPOINT: receiver.url,
+        OTEL_SERVICE_NAME: 'docgen-bench',
+      };
+      [tracedWorker, tracedApi] = await Promise.all([
+        startWorker(tracedEnv, 'traced-worker'),
+        startApi(tracedEnv, 'traced-api'),
+      ]);
+      const body = bodies.get(ROWS[0])!;
+      const off: number[] = [];
+      const on: number[] = [];
+      for (let i = 0; i < WARMUP + REQUESTS; i++) {
+        // Each goes first every other time: neither always follows the other's conversion.
+        const order = i % 2 === 0 ? ['off', 'on'] : ['on', 'off'];
+        for (const which of order) {
+          const url = which === 'on' ? tracedApi.url : api.url;
+          const t = await post(url, body, `bench-tracing-${which}-${i}`);
+          if (i >= WARMUP) (which === 'on' ? on : off).push(t.end - t.start);
+        }
+      }
+      const sOff = summarize(off);
+      const sOn = summarize(on);
+      console.log(
+        `\n${DOC}, ${ROWS[0]} rows, traces off and on, 1 caller (${REQUESTS} requests each, alternating)`,
+      );
+      console.log(`  traces off (no OTEL_EXPORTER_OTLP_ENDPOINT)   ${formatMs(sOff)}`);
+      console.log(`  traces on (OTLP/HTTP protobuf to loopback)    ${formatMs(sOn)}`);
+      console.log(
+        `  p50 on ÷ off ${(sOn.median / sOff.median).toFixed(3)}×; the receiver got ${receiver.requests} ` +
+          `export request(s), ${receiver.bytes} bytes`,
+      );
+      await stopAll(tracedApi, tracedWorker);
+    }
+
     // ---- throughput: the pool alone vs the service ---------------------------------------
     const rows = ROWS[0];
     const filled = renderDocx(template, corpusRequest(DOC, { rows }) as RenderRequest, {
@@ -402,8 +452,9 @@ async function main(): Promise<void> {
     }
   } finally {
     await queue?.close();
-    await stopAll(api, worker);
+    await stopAll(api, worker, tracedApi, tracedWorker);
     await stopAll(redis);
+    await receiver?.close();
     await rm(dir, { recursive: true, force: true });
   }
   console.log(`\nfinished ${new Date().toISOString()}`);

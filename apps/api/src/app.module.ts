@@ -1,4 +1,5 @@
-import { DynamicModule, Module } from '@nestjs/common';
+import { DynamicModule, Module, type OnApplicationShutdown } from '@nestjs/common';
+import { stopTelemetry } from '@app/telemetry';
 import { APP_FILTER } from '@nestjs/core';
 import { BoardModule } from './board/board.module';
 import { ConfigModule } from './config/config.module';
@@ -15,7 +16,12 @@ import { PlaygroundModule } from './playground/playground.module';
 import { VersionModule } from './version/version.module';
 
 @Module({})
-export class AppModule {
+export class AppModule implements OnApplicationShutdown {
+  /** The last spans leave before the process does (nothing while traces are off). */
+  async onApplicationShutdown(): Promise<void> {
+    await stopTelemetry().catch(() => undefined);
+  }
+
   static forRoot(settings: ApiSettings): DynamicModule {
     return {
       module: AppModule,

@@ -13,6 +13,7 @@ import { type ApiSettings, loadApiSettings } from './config/settings';
 import { setupOpenApi } from './docs/openapi';
 import { API_PATHS } from '@app/contracts';
 import { installMemoryProbe } from '@app/logging';
+import { startTelemetry } from '@app/telemetry';
 
 async function bootstrap(): Promise<void> {
   let settings: ApiSettings;
@@ -23,6 +24,8 @@ async function bootstrap(): Promise<void> {
     process.exit(1);
   }
   installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
+  // Traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
+  const tracing = startTelemetry('docgen-api');
   const app = await NestFactory.create<NestExpressApplication>(AppModule.forRoot(settings), {
     // multipart is parsed by multer on the one route that takes a body
     bodyParser: false,
@@ -31,6 +34,7 @@ async function bootstrap(): Promise<void> {
   });
   const logger = app.get(Logger);
   app.useLogger(logger);
+  if (tracing) logger.log('traces on: spans are exported over OTLP', 'Api');
   app.disable('x-powered-by');
   app.set('etag', false);
   app.enableShutdownHooks();

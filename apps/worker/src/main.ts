@@ -28,6 +28,7 @@ import { createAsyncWorkers } from './jobs/async-workers';
 import { createWorkerHttpServer, listen, type WorkerReadiness } from './worker-http';
 import { WorkerMetrics } from './worker-metrics';
 import { loadWorkerSettings, type WorkerSettings } from './settings';
+import { startTelemetry, stopTelemetry } from '@app/telemetry';
 
 function settingsOrExit(): WorkerSettings {
   try {
@@ -42,6 +43,8 @@ async function main(): Promise<void> {
   const settings = settingsOrExit();
   const { converter: converterConfig, conversion } = settings;
   installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
+  // Traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
+  const tracing = startTelemetry('docgen-worker');
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const logger = pino(pinoOptions(settings.logging, 'worker')).child({ workerId });
   const log = (message: string) => logger.info(message);
@@ -55,6 +58,7 @@ async function main(): Promise<void> {
   // One job more than the converter runs at once: that job is filled (and its payload read) while
   // the others convert, so no LibreOffice instance waits for a fill between two documents.
   const concurrency = settings.worker.concurrency ?? converter.capacity + 1;
+  if (tracing) log('traces on: spans are exported over OTLP');
   log(
     `converter ${converter.name} (capacity ${converter.capacity}${converter.setup ? `, ${converter.setup}` : ''}), concurrency ${concurrency}`,
   );
@@ -191,6 +195,7 @@ async function main(): Promise<void> {
     redis.disconnect();
     queueRedis.disconnect();
     http.close();
+    await stopTelemetry().catch(() => undefined); // the last spans
     log('stopped');
     process.exit(0);
   };

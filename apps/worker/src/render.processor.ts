@@ -42,6 +42,7 @@ import type { FillPool } from './fill/fill-pool';
 import { openRenderPayload, type RenderPayload } from '@app/contracts';
 import { jobContext } from './job-context';
 import type { WorkerMetrics } from './worker-metrics';
+import { recordQueueWait, type SpanHandle, withSpan } from '@app/telemetry';
 
 /** What runs the jobs: this worker's id, its Redis connection (payloads, replies), log and metrics. */
 export interface WorkerHandle {
@@ -199,11 +200,29 @@ export function createRenderProcessor(deps: ProcessorDeps) {
   return function processRenderJob(job: Job): Promise<RenderJobResult> {
     const requestId = job.data.requestId;
     const jobId = String(job.id);
+    const traceparent = job.data.traceparent;
+    // From the API's enqueueing (BullMQ's timestamp, the API host's clock) to this attempt's start.
+    recordQueueWait(traceparent, job.timestamp, { 'job.id': jobId, 'job.attempt': job.attemptsStarted });
     // Lines of the converter (which knows nothing of jobs) find the request id here.
-    return jobContext.run({ requestId, jobId }, () => runJob(job, logger.child({ requestId, jobId })));
+    return jobContext.run({ requestId, jobId }, () =>
+      withSpan('render job', (span) => runJob(job, logger.child({ requestId, jobId }), span), {
+        kind: 'consumer',
+        traceparent,
+        attributes: {
+          'job.id': jobId,
+          'job.attempt': job.attemptsStarted,
+          'job.background': job.data.background !== undefined,
+          output: job.data.options.output ?? 'pdf',
+          template_bytes: job.data.templateBytes,
+          request_bytes: job.data.requestBytes,
+          image_count: job.data.imageCount,
+          'worker.id': worker.id,
+        },
+      }),
+    );
   };
 
-  async function runJob(job: Job, log: Logger): Promise<RenderJobResult> {
+  async function runJob(job: Job, log: Logger, span: SpanHandle): Promise<RenderJobResult> {
     const { requestId, templateDigest, options } = job.data;
     // Ids and sizes only: template data and images never reach the log.
     log.info(
@@ -334,6 +353,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const frame = encodeReply({ jobId: String(job.id), contentType, body: result });
       await pushReply(redis, job.data.replyKey, frame, replyTtlMs(job.data, budget), job.data.requestKey);
       metrics?.jobs.inc({ outcome: 'success' });
+      span.setAttributes({ result_bytes: result.length });
       log.info(
         {
           bytes: result.length,
@@ -356,6 +376,8 @@ export function createRenderProcessor(deps: ProcessorDeps) {
       const retry = !(failure instanceof UnrecoverableError);
       const errorType = e instanceof TypedError ? e.errorType : decodeErrorType(failure.message);
       metrics?.jobs.inc({ outcome: errorType });
+      span.fail(errorType);
+      span.setAttributes({ retry });
       const detail =
         e instanceof TypedError
           ? `${e.errorType}: ${e.message}`

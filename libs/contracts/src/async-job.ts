@@ -87,6 +87,8 @@ export interface AssembleJob {
   output: AsyncOutput;
   /** File names of the items in a ZIP, by index. */
   itemNames?: string[];
+  /** The W3C traceparent of the request that submitted the job; absent while traces are off. */
+  traceparent?: string;
 }
 
 /** The data of a webhook delivery job: the same id and body on every attempt. */
@@ -96,6 +98,8 @@ export interface WebhookDeliveryJob {
   /** webhook-id: one per event, so receivers drop repeated deliveries. */
   webhookId: string;
   body: string;
+  /** The W3C traceparent of the job's assembling; absent while traces are off. */
+  traceparent?: string;
 }
 
 /** The job's status URL path, and its result's. */

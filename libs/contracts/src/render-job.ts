@@ -111,6 +111,11 @@ export interface RenderJob {
    */
   requestId: string;
   /**
+   * The W3C traceparent of the span that queued the job (docs/operations.md, "Traces"): the
+   * worker's spans continue its trace. Absent while traces are off.
+   */
+  traceparent?: string;
+  /**
    * Redis keys of the template (.docx bytes) and of the request (JSON: template_data, images).
    * The template's key is its digest's (templateKey): requests with the same bytes share it, so a
    * template sent over and over crosses Redis once per PAYLOAD_TTL_MS, not with every request.

@@ -8,6 +8,7 @@
  */
 import { hostname } from 'node:os';
 import pino, { type LoggerOptions } from 'pino';
+import { traceLogFields, tracingRequested } from '@app/telemetry';
 import type { LoggingSettings } from './settings';
 
 /** LOG_LEVEL uses NestJS's names; pino calls `log` `info`. */
@@ -29,6 +30,9 @@ export function pinoOptions(logging: LoggingSettings, service: 'api' | 'worker')
     level: PINO_LEVEL[logging.level],
     base: { service, pid: process.pid, host: hostname() },
     timestamp: pino.stdTimeFunctions.isoTime,
+    // With traces on, each line written inside a span carries its trace_id and span_id; without,
+    // no mixin runs at all.
+    ...(tracingRequested() ? { mixin: traceLogFields } : {}),
     // Text levels read better in log stores than pino's numbers; pino-pretty wants the numbers.
     ...(pretty
       ? {

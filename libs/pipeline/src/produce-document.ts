@@ -14,6 +14,7 @@ import {
   type ProduceContext,
   type RowResult,
 } from './output-formats';
+import { withSpan } from '@app/telemetry';
 
 /**
  * The engine's fill options that are plain data (they cross to a fill thread): limits, the
@@ -111,11 +112,20 @@ export function fillDocument(
 /** `row`'s result from the filled .docx: its source row's first, then its conversion and finishing. */
 async function resultOf(row: OutputFormatRow, docx: Buffer, ctx: ProduceContext): Promise<RowResult> {
   const input = row.from !== undefined ? (await resultOf(outputFormatOf(row.from), docx, ctx)).body : docx;
-  const made = await row.convert(input, ctx);
+  // A span for what takes time: the converter's work and each finishing step (docs/operations.md, "Traces").
+  const made = row.needsConverter
+    ? await withSpan('convert', () => row.convert(input, ctx), {
+        attributes: { output: row.output, input_bytes: input.length },
+      })
+    : await row.convert(input, ctx);
   const result: RowResult = Buffer.isBuffer(made)
     ? { body: made, contentType: row.contentType, extension: row.extension }
     : made;
-  for (const step of row.finish) if (step.applies(ctx)) result.body = await step.run(result.body, ctx);
+  for (const step of row.finish) {
+    if (!step.applies(ctx)) continue;
+    const body = result.body;
+    result.body = await withSpan('finish', () => step.run(body, ctx), { attributes: { step: step.name } });
+  }
   return result;
 }
 
@@ -147,13 +157,19 @@ export async function produceDocument(
     prepare: settings.prepare ?? {},
   };
   const t0 = performance.now();
-  let docx: Buffer;
-  if (deps.offLoop && parsed.requestJson !== undefined) {
-    docx = await deps.offLoop.fill(template, parsed.requestJson, job);
-  } else {
-    if (!parsed.request) throw new Error('produceDocument: no parsed request and no fill thread to parse it');
-    docx = fillDocument(template, parsed.request, job, deps);
-  }
+  const docx = await withSpan(
+    'fill',
+    async (span): Promise<Buffer> => {
+      if (deps.offLoop && parsed.requestJson !== undefined) {
+        span.setAttributes({ fill_thread: true });
+        return deps.offLoop.fill(template, parsed.requestJson, job);
+      }
+      if (!parsed.request)
+        throw new Error('produceDocument: no parsed request and no fill thread to parse it');
+      return fillDocument(template, parsed.request, job, deps);
+    },
+    { attributes: { output: row.output, template_bytes: template.length } },
+  );
   const t1 = performance.now();
   deps.onFilled?.(t1 - t0);
   const { converter, compiledTemplates: _c, offLoop: _o, onFilled: _f, ...rest } = deps;

@@ -60,6 +60,7 @@ import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
 import { VALIDATION_FAILED_REF } from '../docs/answer-schemas';
 import { ErrorResponse } from '../docs/error-response';
+import { inRequestSpan } from '../tracing/request-span';
 
 /** Every content type the endpoint answers a document with (docs/outputs.md). */
 const RESULT_MEDIA = [...Object.values(OUTPUT_MEDIA).map((m) => m.contentType), PAGE_IMAGES_ZIP.contentType];
@@ -132,6 +133,14 @@ export class DocumentsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @UploadedFile() file: UploadedTemplate | undefined,
+  ): Promise<StreamableFile | ValidationFailedBody> {
+    return inRequestSpan(req, () => this.render(req, res, file));
+  }
+
+  private async render(
+    req: Request,
+    res: Response,
+    file: UploadedTemplate | undefined,
   ): Promise<StreamableFile | ValidationFailedBody> {
     if (!req.is('multipart/form-data')) {
       throw new InvalidRequestError(

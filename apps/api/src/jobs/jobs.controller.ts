@@ -56,6 +56,7 @@ import {
   JOB_STATUS_SCHEMA,
   type JobAccepted,
 } from '../docs/jobs.openapi';
+import { inRequestSpan } from '../tracing/request-span';
 
 const JOB_ID_PARAM = ApiParam({ name: 'id', description: 'The job_id of the 202 answer (128 random bits)' });
 
@@ -99,6 +100,14 @@ export class JobsController {
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
     @UploadedFile() file: UploadedTemplate | undefined,
+  ): Promise<JobAccepted> {
+    return inRequestSpan(req, () => this.accept(req, res, file));
+  }
+
+  private async accept(
+    req: Request,
+    res: Response,
+    file: UploadedTemplate | undefined,
   ): Promise<JobAccepted> {
     const { parsed, digest } = this.check(req, file);
     if (parsed.webhookUrl !== undefined) await this.checkWebhook(parsed.webhookUrl);

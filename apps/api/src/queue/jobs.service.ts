@@ -30,6 +30,7 @@ import {
 } from '@app/contracts';
 import { type RenderRequest, stringifyDataJson } from '@app/engine';
 import { connectRedis, JobFlows, JobRecordStore, onRedisError, type RedisConnection } from '@app/queue';
+import { currentTraceparent } from '@app/telemetry';
 
 /** How long an unfinished job's record and payload are kept: a day, or RESULT_TTL_S if longer. */
 const MIN_PENDING_TTL_MS = 24 * 3600 * 1000;
@@ -129,11 +130,14 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
     };
     // As the synchronous path writes it: `9.0` stays a float across the queue (json-numbers.ts).
     const requestJsons = input.requests.map((request) => stringifyDataJson(request));
+    // The items' and the assembling's spans continue the submitting request's trace (traces on).
+    const traceparent = currentTraceparent();
     const items = input.requests.map((request, index): RenderJob => {
       const requestKey = this.jobs.itemRequestKey(jobId, index);
       const requestJson = requestJsons[index];
       return {
         requestId: input.requestId,
+        ...(traceparent ? { traceparent } : {}),
         templateKey,
         requestKey,
         templateDigest: input.templateDigest,
@@ -152,7 +156,13 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       await this.jobs.create(jobId, { record, template: input.template, requestJsons }, ttl);
       await this.flows.add(
         jobId,
-        { jobId, total, output: input.output, ...(input.itemNames ? { itemNames: input.itemNames } : {}) },
+        {
+          jobId,
+          total,
+          output: input.output,
+          ...(input.itemNames ? { itemNames: input.itemNames } : {}),
+          ...(traceparent ? { traceparent } : {}),
+        },
         items,
       );
     } catch (e) {

@@ -41,6 +41,7 @@ import {
   Watchdog,
   WorkerRegistry,
 } from '@app/queue';
+import { currentTraceparent, withSpan } from '@app/telemetry';
 
 export type { RenderJob } from '@app/contracts';
 export { QUEUE_STATES, type QueueState } from '@app/queue';
@@ -188,7 +189,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       // While the reply connection is away the reply waits in the list (with its TTL).
       replyKey: this.replies.key,
     };
-    job.admittedAt = await this.admit(job, input.template, requestJson, signal);
+    // The worker's spans continue the request's trace (absent while traces are off).
+    const traceparent = currentTraceparent();
+    if (traceparent) job.traceparent = traceparent;
+    job.admittedAt = await withSpan('admission', () => this.admit(job, input.template, requestJson, signal), {
+      attributes: { 'job.id': jobId, template_bytes: input.template.length, request_bytes: job.requestBytes },
+    });
     const started = Date.now();
     let replied = false;
     // Listen before adding, so a fast worker's answer is not missed.

@@ -38,6 +38,7 @@ import {
 } from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
+import { currentTraceparent, type SpanHandle, withSpan } from '@app/telemetry';
 
 const run = promisify(execFile);
 
@@ -95,7 +96,16 @@ export function zipItems(items: Array<{ name: string; body: Buffer }>): Buffer {
 
 export function createAssembleProcessor(deps: AssembleDeps) {
   const jobs = new JobRecordStore(deps.redis, deps.names);
-  return async function assemble(job: AssembleJobHandle): Promise<{ bytes: number }> {
+  return function assemble(job: AssembleJobHandle): Promise<{ bytes: number }> {
+    // The job's last step, in the trace of the request that submitted it.
+    return withSpan('assemble', (span) => assembleJob(job, span), {
+      kind: 'consumer',
+      traceparent: job.data.traceparent,
+      attributes: { 'job.id': job.data.jobId, 'job.items': job.data.total, output: job.data.output },
+    });
+  };
+
+  async function assembleJob(job: AssembleJobHandle, span: SpanHandle): Promise<{ bytes: number }> {
     const { jobId, total, output } = job.data;
     const cleanup = () => jobs.deleteItems(jobId, total).catch(() => 0);
     const log = deps.logger.child({ jobId });
@@ -115,6 +125,7 @@ export function createAssembleProcessor(deps: AssembleDeps) {
         await job.removeUnprocessedChildren().catch(() => undefined);
         const index = indexOfChildKey(failedKeys[0]);
         const error = decodeFailure(failedChildren[failedKeys[0]]).toBody();
+        span.fail(error.error_type);
         if (output !== 'single') error.details = { ...error.details, item_index: index };
         deps.metrics?.batchItems.inc({ outcome: 'failed' }, failedKeys.length);
         await finish(job, record, { error });
@@ -186,7 +197,7 @@ export function createAssembleProcessor(deps: AssembleDeps) {
       await cleanup();
       throw new UnrecoverableError(JSON.stringify(error));
     }
-  };
+  }
 
   /** Writes the result and the record with RESULT_TTL_S, then queues the webhook if one was asked for. */
   async function finish(
@@ -210,12 +221,15 @@ export function createAssembleProcessor(deps: AssembleDeps) {
         ...('error' in outcome ? { error: outcome.error } : {}),
       },
     };
+    const traceparent = currentTraceparent();
     // The job id makes a second run of this parent (after a crash) add no second delivery.
     await deps.webhooks.add({
       jobId,
       url: record.webhook_url,
       webhookId: `msg_${jobId}`,
       body: JSON.stringify(event),
+      // The delivery's span continues this job's trace.
+      ...(traceparent ? { traceparent } : {}),
     });
   }
 }

@@ -8,6 +8,7 @@ import { deliverWebhook } from '@app/contracts';
 import { UnrecoverableError, type WebhookJobHandle } from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
+import { type SpanHandle, withSpan } from '@app/telemetry';
 
 export interface WebhookDeps {
   secret: string;
@@ -18,7 +19,20 @@ export interface WebhookDeps {
 }
 
 export function createWebhookProcessor(deps: WebhookDeps) {
-  return async function deliver(job: WebhookJobHandle): Promise<{ status: number }> {
+  return function deliver(job: WebhookJobHandle): Promise<{ status: number }> {
+    // The URL's host only, in the span as in the log lines.
+    return withSpan('webhook', (span) => deliverOnce(job, span), {
+      kind: 'client',
+      traceparent: job.data.traceparent,
+      attributes: {
+        'job.id': job.data.jobId,
+        'server.address': hostOf(job.data.url),
+        'webhook.attempt': job.attemptsMade + 1,
+      },
+    });
+  };
+
+  async function deliverOnce(job: WebhookJobHandle, span: SpanHandle): Promise<{ status: number }> {
     const { jobId, url, webhookId, body } = job.data;
     const log = deps.logger.child({ jobId, webhookId });
     const attempt = job.attemptsMade + 1;
@@ -34,19 +48,30 @@ export function createWebhookProcessor(deps: WebhookDeps) {
     const host = new URL(url).host;
     if (result.outcome === 'delivered') {
       deps.metrics?.webhookDeliveries.inc({ outcome: 'delivered' });
+      span.setAttributes({ 'http.response.status_code': result.status });
       log.info(`webhook of job ${jobId} delivered to ${host} (attempt ${attempt}, ${result.status})`);
       return { status: result.status };
     }
     if (result.outcome === 'refused') {
       deps.metrics?.webhookDeliveries.inc({ outcome: 'refused' });
+      span.fail('webhook_refused');
       log.warn(`webhook of job ${jobId} refused: ${result.reason}`);
       throw new UnrecoverableError(result.reason);
     }
     const last = attempt >= (job.opts.attempts ?? 1);
     deps.metrics?.webhookDeliveries.inc({ outcome: last ? 'exhausted' : 'retried' });
+    span.fail('webhook_failed');
     log.warn(
       `webhook of job ${jobId} to ${host} failed (attempt ${attempt}${last ? ', the last' : ''}): ${result.reason}`,
     );
     throw new Error(result.reason);
-  };
+  }
+}
+
+function hostOf(url: string): string {
+  try {
+    return new URL(url).host;
+  } catch {
+    return '';
+  }
 }

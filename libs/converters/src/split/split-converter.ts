@@ -40,6 +40,7 @@ import type { ConvertOptions, ConverterHealth, ConverterStats, PdfConverter } fr
 import type { ExportTarget } from '../pdf-options';
 import { BUDGET_DEFAULTS, type BudgetSettings, wholeConversionRefusal } from './conversion-budget';
 import { isWholeReason, planPartsOrWhy, type PartSpec, type SplitPlan, type WholeReason } from './docx-parts';
+import { withSpan } from '@app/telemetry';
 
 const run = promisify(execFile);
 
@@ -425,7 +426,12 @@ class PartedConversion {
       last: spec.end === this.plan.rows,
     };
     const docx = this.plan.build(spec);
-    const result = this.pool.convertPart(docx, { ...this.options, timeoutMs: this.remaining() }, part);
+    // One span per part (speculative ones included: they take an instance's time too).
+    const result = withSpan(
+      'convert part',
+      () => this.pool.convertPart(docx, { ...this.options, timeoutMs: this.remaining() }, part),
+      { attributes: { 'part.start_row': spec.start, 'part.end_row': spec.end, 'part.last': part.last } },
+    );
     const task = { spec, result };
     const earlier = this.tasks.get(key(spec));
     // run() drops the failures of the tasks it still holds; one replaced here is dropped now.

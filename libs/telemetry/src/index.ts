@@ -1,0 +1,15 @@
+export {
+  currentTraceparent,
+  errorTypeOf,
+  NOOP_SPAN,
+  recordQueueWait,
+  type SpanAttributes,
+  type SpanHandle,
+  type SpanOptions,
+  startTelemetry,
+  stopTelemetry,
+  telemetryOn,
+  traceLogFields,
+  tracingRequested,
+  withSpan,
+} from './telemetry';
