@@ -1,7 +1,12 @@
 import PizZip from 'pizzip';
 import { httpStatusOf, type TypedError } from '@app/contracts';
 import { buildDocx, p, table } from '../../../../test/support/docx-builder';
+import { Value } from '@sinclair/typebox/value';
 import { renderDocx } from '../render';
+import { inspectTemplate } from '../inspect/inspect-template';
+import { TemplateInspectionSchema } from '../inspect/inspection-schema';
+import { lintDocxTemplate } from '../lint/lint-template';
+import { LintReportSchema } from '../lint/lint-report';
 import { TemplateRuntimeError } from '../errors';
 import { SIGNATURE_PLACE_URI } from './signature-fields';
 
@@ -76,5 +81,60 @@ describe('signature_field()', () => {
     expect(e).toBeInstanceOf(TemplateRuntimeError);
     expect(httpStatusOf(e.errorType)).toBe(422);
     expect(e.message).toContain(message);
+  });
+});
+
+describe('signature fields in inspect-template and lint', () => {
+  const template = buildDocx([
+    p("Seller: {{ signature_field('seller', width_mm=60, height_mm=25) }}"),
+    p('{%p for s in signers %}'),
+    p("{{ s }}: {{ signature_field('signer_' ~ loop.index, 50) }}"),
+    p('{%p endfor %}'),
+  ]);
+
+  it('inspect-template lists each place: name (null when computed) and size', () => {
+    const inspection = inspectTemplate(template);
+    expect(Value.Check(TemplateInspectionSchema, inspection)).toBe(true);
+    expect(inspection.signature_fields.map(({ location: _l, ...f }) => f)).toEqual([
+      {
+        name: 'seller',
+        width_mm: 60,
+        height_mm: 25,
+        tag: "{{ signature_field('seller', width_mm=60, height_mm=25) }}",
+      },
+      { name: null, width_mm: 50, height_mm: 25, tag: "{{ signature_field('signer_' ~ loop.index, 50) }}" },
+    ]);
+    // Not a variable of the data.
+    expect(inspection.variables.map((v) => v.path).filter((v) => v.includes('signature'))).toEqual([]);
+    expect(inspection.variables.map((v) => v.path)).toContain('signers');
+  });
+
+  it('lint passes good calls and flags a missing name, a size that is not a number and a name used twice', () => {
+    expect(lintDocxTemplate(template).errors).toEqual([]);
+    const report = lintDocxTemplate(
+      buildDocx([
+        p('{{ signature_field() }}'),
+        p("{{ signature_field('a', width_mm='wide') }}"),
+        p("{{ signature_field('b', colour='red') }}"),
+        p("{{ signature_field('c') }} and {{ signature_field('c') }}"),
+      ]),
+    );
+    expect(Value.Check(LintReportSchema, report)).toBe(true);
+    expect(report.errors.map((e) => [e.code, e.error_type, e.line_number, e.message])).toEqual([
+      ['bad_signature_field', 'invalid_expression', 1, 'signature_field: the field name is missing'],
+      [
+        'bad_signature_field',
+        'invalid_expression',
+        2,
+        'signature_field: width_mm must be a number from 10 to 250 (millimetres)',
+      ],
+      ['bad_signature_field', 'invalid_expression', 3, 'signature_field: unknown argument colour'],
+      [
+        'bad_signature_field',
+        'invalid_expression',
+        4,
+        "signature_field: the signature field 'c' is placed twice; a document holds each once",
+      ],
+    ]);
   });
 });
