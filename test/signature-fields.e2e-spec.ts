@@ -12,12 +12,14 @@ import { mkdtempSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
+import { PDFDocument } from 'pdf-lib';
+
 import { LibreOfficePool } from '@app/converters';
 import { produceDocument, type SignRequest } from '@app/pipeline';
 import type { PdfOptions } from '@app/contracts';
 
 import { buildDocx, p, table } from './support/docx-builder';
-import { qpdfCheck } from './support/pdf-inspect';
+import { pdfXmp, qpdfCheck } from './support/pdf-inspect';
 
 const MM = 72 / 25.4;
 const TOLERANCE = 2 * MM;
@@ -165,6 +167,24 @@ describe('signature_field places in the PDF LibreOffice makes', () => {
     expect(unsigned.asked).toBeUndefined();
     expect(unsigned.pdf.includes(MARKER_HOST)).toBe(false);
     expect(qpdfCheck(unsigned.pdf)).toMatch(/No syntax or stream encoding errors/);
+  }, 60_000);
+
+  it('beside PDF/A, a watermark and a prepended page: the places move by the prepended page, PDF/A stays', async () => {
+    const cover = await PDFDocument.create();
+    cover.addPage([595, 842]);
+    const prepend = Buffer.from(await cover.save()).toString('base64');
+    const plain = await produce(onePage(tag), { signature: { profile: 'test', field: 'seller' } });
+    const finished = await produce(onePage(tag), {
+      pdfa: 'PDF/A-2b',
+      watermark: { text: 'DRAFT', opacity: 0.2 },
+      prepend: [{ data: prepend }],
+      signature: { profile: 'test', field: 'seller' },
+    });
+    expect(finished.asked!.visible).toEqual({ ...plain.asked!.visible, page: 2 });
+    expect(finished.asked!.emptyFields.map((f) => f.page)).toEqual([2, 2, 2, 2]);
+    expect(finished.pdf.includes(MARKER_HOST)).toBe(false);
+    expect(pdfXmp(finished.pdf)).toMatch(/pdfaid:part[^0-9]*2/);
+    expect(qpdfCheck(finished.pdf)).toMatch(/No syntax or stream encoding errors/);
   }, 60_000);
 
   it('a field the document does not hold: 422 signature_field_not_found naming it and those it holds', async () => {
