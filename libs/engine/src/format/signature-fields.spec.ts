@@ -76,6 +76,7 @@ describe('signature_field()', () => {
     ["{{ signature_field('a.b') }}", 'letters, digits, _ or -'],
     ["{{ signature_field('s', width_mm='wide') }}", 'width_mm must be a number from 10 to 250'],
     ["{{ signature_field('s', height_mm=5) }}", 'height_mm must be a number from 10 to 250'],
+    ["{{ signature_field('s', colour='red') }}", 'unknown argument colour'],
   ])('%s: a typed 422 naming the problem', (tag, message) => {
     const e = failure(() => rendered([p(tag)]));
     expect(e).toBeInstanceOf(TemplateRuntimeError);

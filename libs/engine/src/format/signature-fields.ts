@@ -73,6 +73,8 @@ export const signatureField: FilterFn = (st: RenderState, v, a, k) => {
   const problem = signatureFieldNameProblem(v);
   if (problem) throw new FormatValueError(FILTER, v, problem);
   const name = v as string;
+  const unknown = Object.keys(k).find((key) => key !== 'width_mm' && key !== 'height_mm');
+  if (unknown !== undefined) throw new FormatValueError(FILTER, name, `unknown argument ${unknown}`);
   const widthMm = mm(FILTER, name, 'width_mm', arg(a, k, 0, 'width_mm', SIGNATURE_FIELD_DEFAULT_MM.width));
   const heightMm = mm(
     FILTER,
