@@ -1,4 +1,4 @@
-import { PDFArray, PDFDocument, PDFName, PDFString } from 'pdf-lib';
+import { PDFArray, PDFDict, PDFDocument, PDFName, PDFString } from 'pdf-lib';
 import { httpStatusOf } from '@app/contracts';
 import {
   checkSignatureField,
@@ -58,6 +58,43 @@ describe('signature places in a PDF', () => {
     expect(first.size()).toBe(1);
     expect(doc.getPage(1).node.lookup(PDFName.of('Annots'))).toBeUndefined();
     expect(await findSignaturePlaces(unmarked)).toEqual([]);
+  });
+
+  it('in a tagged PDF, turns the Link element of a dropped link into a Figure with alt text, without its OBJR', async () => {
+    const doc = await PDFDocument.create();
+    const page = doc.addPage([595, 842]);
+    const link = (uri: string) =>
+      doc.context.register(
+        doc.context.obj({
+          Type: 'Annot',
+          Subtype: 'Link',
+          Rect: [10, 10, 100, 50],
+          A: { Type: 'Action', S: 'URI', URI: PDFString.of(uri) },
+        }),
+      );
+    const place = link(`${SIGNATURE_PLACE_URI}seller`);
+    const other = link('https://example.com/');
+    page.node.set(PDFName.of('Annots'), doc.context.obj([place, other]));
+    const elem = (annot: typeof place) =>
+      doc.context.register(
+        doc.context.obj({ Type: 'StructElem', S: 'Link', K: [0, { Type: 'OBJR', Obj: annot }] }),
+      );
+    const placeElem = elem(place);
+    const otherElem = elem(other);
+    const root = doc.context.obj({
+      Type: 'StructTreeRoot',
+      K: doc.context.obj({ Type: 'StructElem', S: 'Document', K: [placeElem, otherElem] }),
+    });
+    doc.catalog.set(PDFName.of('StructTreeRoot'), root);
+    const { pdf } = await takeSignaturePlaces(Buffer.from(await doc.save({ useObjectStreams: false })));
+    const out = await PDFDocument.load(pdf);
+    const retagged = out.context.lookup(placeElem, PDFDict);
+    expect(retagged.get(PDFName.of('S'))).toBe(PDFName.of('Figure'));
+    expect(retagged.lookup(PDFName.of('Alt'), PDFString).decodeText()).toBe('Signature field seller');
+    expect(retagged.lookup(PDFName.of('K'), PDFArray).size()).toBe(1);
+    const kept = out.context.lookup(otherElem, PDFDict);
+    expect(kept.get(PDFName.of('S'))).toBe(PDFName.of('Link'));
+    expect(kept.lookup(PDFName.of('K'), PDFArray).size()).toBe(2);
   });
 
   it('leaves a PDF without markers as it is, byte for byte', async () => {

@@ -49,6 +49,8 @@ interface Scan {
   places: SignaturePlace[];
   /** Each page's /Annots with the place markers, to rewrite without them. */
   marked: Array<{ annots: PDFArray; owner: PDFDict; keep: unknown[]; drop: PDFRef[] }>;
+  /** The dropped links' names, by their object (to retag their structure elements). */
+  dropped: Map<PDFRef, string>;
 }
 
 async function scan(pdf: Buffer): Promise<Scan | undefined> {
@@ -56,6 +58,7 @@ async function scan(pdf: Buffer): Promise<Scan | undefined> {
   const doc = await PDFDocument.load(pdf, { updateMetadata: false, ignoreEncryption: true });
   const places: SignaturePlace[] = [];
   const marked: Scan['marked'] = [];
+  const dropped = new Map<PDFRef, string>();
   doc.getPages().forEach((page, i) => {
     const annots = page.node.lookup(PDFName.of('Annots'));
     if (!(annots instanceof PDFArray)) return;
@@ -71,11 +74,63 @@ async function scan(pdf: Buffer): Promise<Scan | undefined> {
         continue;
       }
       places.push({ name, page: i + 1, rect });
-      if (entry instanceof PDFRef) drop.push(entry);
+      if (entry instanceof PDFRef) {
+        drop.push(entry);
+        dropped.set(entry, name);
+      }
     }
     if (keep.length !== annots.size()) marked.push({ annots, owner: page.node, keep, drop });
   });
-  return { doc, places, marked };
+  return { doc, places, marked, dropped };
+}
+
+// Structure elements visited at most: a tagged document of thousands of pages stays well under.
+const MAX_STRUCT_NODES = 1_000_000;
+
+/**
+ * In a tagged PDF LibreOffice wraps the place's picture in a /Link structure element whose
+ * object reference (OBJR) is the link we drop: the reference goes with it, and the element
+ * becomes a /Figure with alternative text (a Link without its annotation is not valid PDF/UA).
+ */
+function retagPlaces(doc: PDFDocument, dropped: Map<PDFRef, string>): void {
+  const root = doc.catalog.lookup(PDFName.of('StructTreeRoot'));
+  if (!(root instanceof PDFDict) || dropped.size === 0) return;
+  const K = PDFName.of('K');
+  const seen = new Set<PDFRef>();
+  const stack: unknown[] = [root.get(K)];
+  let visited = 0;
+  while (stack.length && visited++ < MAX_STRUCT_NODES) {
+    let node = stack.pop();
+    if (node instanceof PDFRef) {
+      if (seen.has(node)) continue;
+      seen.add(node);
+      node = doc.context.lookup(node);
+    }
+    if (node instanceof PDFArray) {
+      for (let i = 0; i < node.size(); i++) stack.push(node.get(i));
+      continue;
+    }
+    if (!(node instanceof PDFDict)) continue;
+    const kids = node.get(K);
+    const list = kids instanceof PDFArray ? kids.asArray() : kids ? [kids] : [];
+    const name = list.map((kid) => objrTarget(doc, kid, dropped)).find((n) => n !== undefined);
+    if (name !== undefined) {
+      const rest = list.filter((kid) => objrTarget(doc, kid, dropped) === undefined);
+      if (rest.length) node.set(K, doc.context.obj(rest as never[]));
+      else node.delete(K);
+      node.set(PDFName.of('S'), PDFName.of('Figure'));
+      node.set(PDFName.of('Alt'), PDFString.of(`Signature field ${name}`));
+    }
+    for (const kid of list) stack.push(kid);
+  }
+}
+
+/** The dropped link an OBJR kid points at, by its place's name. */
+function objrTarget(doc: PDFDocument, kid: unknown, dropped: Map<PDFRef, string>): string | undefined {
+  const dict = kid instanceof PDFRef ? doc.context.lookup(kid) : kid;
+  if (!(dict instanceof PDFDict) || dict.get(PDFName.of('Type')) !== PDFName.of('OBJR')) return undefined;
+  const obj = dict.get(PDFName.of('Obj'));
+  return obj instanceof PDFRef ? dropped.get(obj) : undefined;
 }
 
 /** The signature places of a PDF LibreOffice made, in page order. */
@@ -95,6 +150,7 @@ export async function takeSignaturePlaces(pdf: Buffer): Promise<{ pdf: Buffer; p
     else owner.set(PDFName.of('Annots'), found.doc.context.obj(keep as never[]));
     for (const ref of drop) found.doc.context.delete(ref);
   }
+  retagPlaces(found.doc, found.dropped);
   // No object streams: the PDF stays as LibreOffice writes it for the finishing after us.
   const bytes = await found.doc.save({ useObjectStreams: false, updateFieldAppearances: false });
   return { pdf: Buffer.from(bytes), places: found.places };
