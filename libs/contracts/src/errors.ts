@@ -35,6 +35,11 @@ export const ERROR_CATALOGUE = {
   // options.pdf's files (docs/pdf.md)
   invalid_pdf_input: 422,
   invalid_einvoice: 422,
+  // signing (docs/pdf.md)
+  /** options.pdf.signature on a deployment whose worker has no signer bound. */
+  signing_not_configured: 400,
+  /** options.pdf.signature.field names no signature_field of the document. */
+  signature_field_not_found: 422,
   // outputs beyond PDF (docs/outputs.md)
   page_out_of_range: 422,
   missing_alt_text: 422,

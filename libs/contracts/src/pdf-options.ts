@@ -206,6 +206,63 @@ export const PdfFacturXSchema = strict(
 );
 export type PdfFacturX = Static<typeof PdfFacturXSchema>;
 
+export const SIGNATURE_LEVELS = ['B-B', 'B-T', 'B-LT', 'B-LTA'] as const;
+export type SignatureLevel = (typeof SIGNATURE_LEVELS)[number];
+/** A signature field's name: the engine's signature_field() names (letters, digits, _ and -). */
+export const SIGNATURE_FIELD_PATTERN = '^[A-Za-z0-9_-]{1,64}$';
+const MAX_SIGNATURE_TEXT = 200;
+const signatureText = (description: string) =>
+  Type.Optional(text({ minLength: 1, maxLength: MAX_SIGNATURE_TEXT, ...NO_CONTROL, description }));
+
+export const PdfSignatureAppearanceSchema = strict(
+  'an appearance field',
+  {
+    image: file(
+      'A PNG, base64 (a handwritten signature or a seal), drawn in the field beside the signer, date and reason',
+    ),
+  },
+  { problem: 'must be an object' },
+);
+
+export const PdfSignatureSchema = strict(
+  'a signature field',
+  {
+    profile: text({
+      minLength: 1,
+      maxLength: 100,
+      ...VISIBLE,
+      description:
+        "The operator's signing profile (docs/configuration.md); keys never travel in requests. Unknown: 400.",
+    }),
+    level: Type.Optional(
+      OneOf(SIGNATURE_LEVELS, {
+        description:
+          'PAdES baseline level; default B-T when the profile has a time-stamping authority, else B-B.',
+      }),
+    ),
+    reason: signatureText('Why the document is signed (/Reason).'),
+    location: signatureText('Where it is signed (/Location).'),
+    contact_info: signatureText("The signer's contact (/ContactInfo)."),
+    field: Type.Optional(
+      text({
+        pattern: SIGNATURE_FIELD_PATTERN,
+        patternProblem: 'must be a signature_field name: 1 to 64 letters, digits, _ or -',
+        description:
+          "The template's {{ signature_field('name') }} signed with a visible appearance; without it the " +
+          'signature is invisible. A name the document does not hold: 422 signature_field_not_found.',
+      }),
+    ),
+    appearance: Type.Optional(PdfSignatureAppearanceSchema),
+  },
+  {
+    description:
+      "A PAdES signature with the operator's profile, applied last (after watermark, prepend/append, " +
+      'attachments and Factur-X). Every signature_field of the template not signed stays an empty ' +
+      'signature field. Not with `encryption`, and only for a PDF output: 400 (docs/pdf.md).',
+  },
+);
+export type PdfSignature = Static<typeof PdfSignatureSchema>;
+
 const PDF_OPTION_PROPERTIES = {
   pdfa: Type.Optional(OneOf(PDFA_LEVELS, { description: 'Archival PDF/A.' })),
   pdfua: flag('Tagged, accessible PDF/UA.'),
@@ -253,13 +310,14 @@ const PDF_OPTION_PROPERTIES = {
     }),
   ),
   facturx: Type.Optional(PdfFacturXSchema),
+  signature: Type.Optional(PdfSignatureSchema),
 };
 
 export const PdfOptionsSchema = strict('a PDF option', PDF_OPTION_PROPERTIES, {
   $id: 'PdfOptions',
   description:
     'How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields; ' +
-    'encryption, watermark, prepend, append, attachments and facturx are done on the PDF afterwards, the same ' +
+    'encryption, watermark, prepend, append, attachments, facturx and signature are done on the PDF afterwards, the same ' +
     'for both: docs/pdf.md). An unknown field or a bad value: 400 invalid_request_structure naming it.',
   problem: 'must be an object',
 });
@@ -285,6 +343,8 @@ export const PDF_FINISH_FIELDS = [
   'append',
   'attachments',
   'facturx',
+  // The profile's name and the appearance image: no key, but the caller's, like the others.
+  'signature',
 ] as const;
 export type PdfFinishOptions = Pick<PdfOptions, (typeof PDF_FINISH_FIELDS)[number]>;
 

@@ -30,6 +30,22 @@ export class InvalidEInvoiceError extends TypedError {
   }
 }
 
+/** options.pdf.signature.field names a place the document does not hold (422; details.requested, details.fields). */
+export class SignatureFieldNotFoundError extends TypedError {
+  readonly errorType = 'signature_field_not_found';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
+/** options.pdf.signature, and this deployment's worker has no signer (no signing profiles): 400. */
+export class SigningNotConfiguredError extends TypedError {
+  readonly errorType = 'signing_not_configured';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
 /**
  * A document that would be converted whole (split conversion cannot cut it) and whose size
  * predicts more time than its conversion has (split/conversion-budget.ts): refused before

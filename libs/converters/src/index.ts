@@ -19,6 +19,15 @@ export {
 export { defaultWorkDir } from './work-dir';
 export * from './pdf-converter';
 export * from './pdf-options';
+export {
+  checkSignatureField,
+  findSignaturePlaces,
+  pdfPageCount,
+  removePlaceMarkers,
+  SIGNATURE_PLACE_URI,
+  takeSignaturePlaces,
+  type SignaturePlace,
+} from './outputs/signature-places';
 export { DEFAULT_BRIDGE_SCRIPT, DEFAULT_PYTHON, DEFAULT_SOFFICE } from './libreoffice-instance';
 export {
   GotenbergConverter,

@@ -42,9 +42,9 @@ export interface FinishOptions {
   log?: (message: string) => void;
 }
 
-/** Whether options.pdf asks for anything done after conversion. */
+/** Whether options.pdf asks for anything this process does after conversion (signing is its own step). */
 export function needsFinishing(options: PdfOptions | undefined): boolean {
-  return !!options && PDF_FINISH_FIELDS.some((key) => options[key] !== undefined);
+  return !!options && PDF_FINISH_FIELDS.some((key) => key !== 'signature' && options[key] !== undefined);
 }
 
 /** Keeps stderr's tail only: the `step` lines and an exception's last line are what is read. */

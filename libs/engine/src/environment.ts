@@ -9,6 +9,7 @@ import type PizZip from 'pizzip';
 import type { RenderRequest } from '@app/contracts';
 import type { ContentWriter } from './docx/content-writer';
 import { FORMAT_FILTERS } from './format/filters';
+import { SIGNATURE_FILTERS } from './format/signature-fields';
 import { RICH_FILTERS } from './rich/rich-value';
 import { jinjaEnvironment } from './runtime/environment';
 import type { Environment, FilterFn, RenderState, TestFn } from './runtime/ops';
@@ -47,11 +48,11 @@ export interface EnvironmentOptions {
 
 /**
  * The engine's built-ins — Jinja's filters and tests, rich content's (`html`, `markdown`, …) and
- * the formatting filters (Babel's names, num2words, barcodes) — with the caller's added.
+ * the formatting filters (Babel's names, num2words, barcodes), signature_field — with the caller's added.
  */
 export function createEnvironment(options: EnvironmentOptions = {}): EngineEnvironment {
   const runtime = jinjaEnvironment({
-    filters: [RICH_FILTERS, FORMAT_FILTERS, ...(options.filters ? [options.filters] : [])],
+    filters: [RICH_FILTERS, FORMAT_FILTERS, SIGNATURE_FILTERS, ...(options.filters ? [options.filters] : [])],
     tests: options.tests ? [options.tests] : [],
   });
   return Object.freeze({

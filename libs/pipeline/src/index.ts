@@ -2,11 +2,14 @@ export {
   OUTPUT_FORMATS,
   outputFormatOf,
   PDF_FINISH,
+  SIGNATURE_PLACES_STEP,
+  SIGNATURE_STEP,
   sourceRowOf,
   type FinishStep,
   type OutputFormatRow,
   type ProduceContext,
   type RowResult,
+  type SignRequest,
 } from './output-formats';
 export {
   fillDocument,

@@ -4,6 +4,7 @@ import {
   OUTPUT_FORMATS,
   outputFormatOf,
   PDF_FINISH,
+  SIGNATURE_STEP,
   sourceRowOf,
   type OutputFormatRow,
   type ProduceContext,
@@ -25,7 +26,7 @@ describe('the output formats table', () => {
     });
     expect(pdf.prepare).toBe(LIBREOFFICE_PREPARE);
     expect(pdf.prepare[0]).toBe(CELL_BUDGET);
-    expect(pdf.finish.map((s) => s.name)).toEqual(['pdf_finish']);
+    expect(pdf.finish.map((s) => s.name)).toEqual(['signature_places', 'pdf_finish', 'signature']);
     expect(pdf.from).toBeUndefined();
   });
 
@@ -62,6 +63,17 @@ describe('the output formats table', () => {
     expect(PDF_FINISH.applies(ctx({}))).toBe(false);
     expect(PDF_FINISH.applies(ctx({ pdfa: 'PDF/A-2b' }))).toBe(false);
     expect(PDF_FINISH.applies(ctx({ watermark: { text: 'DRAFT' } }))).toBe(true);
+    // Signing is its own step, after this one: it starts no finishing process.
+    expect(PDF_FINISH.applies(ctx({ signature: { profile: 'company' } }))).toBe(false);
+    expect(SIGNATURE_STEP.applies(ctx({ signature: { profile: 'company' } }))).toBe(true);
+    expect(SIGNATURE_STEP.applies(ctx({ watermark: { text: 'DRAFT' } }))).toBe(false);
+  });
+
+  it('without a signer bound, a request with a signature is 400 signing_not_configured', async () => {
+    const ctx = { pdf: { signature: { profile: 'company' } } } as ProduceContext;
+    const error = await SIGNATURE_STEP.run(Buffer.from('%PDF-1.7'), ctx).catch((e: unknown) => e);
+    expect((error as InvalidRequestError).errorType).toBe('signing_not_configured');
+    expect(httpStatusOf((error as InvalidRequestError).errorType)).toBe(400);
   });
 
   it("finds a derived row's source: a row made from the pdf row's result starts from the pdf row's fill", () => {

@@ -16,6 +16,7 @@ import {
   OUTPUT_MEDIA,
   type OutputFormat,
   type PdfOptions,
+  type SignatureLevel,
 } from '@app/contracts';
 import {
   convertDocument,
@@ -26,8 +27,29 @@ import {
   pdfToPageImages,
   type PdfConverter,
   type PreparePass,
+  checkSignatureField,
+  pdfPageCount,
+  type SignaturePlace,
+  SigningNotConfiguredError,
+  takeSignaturePlaces,
   withDocumentLanguage,
 } from '@app/converters';
+
+/**
+ * What the signing step asks of the signer (libs/signing's signPdf, bound by the worker): the
+ * request's options.pdf.signature in the signer's terms, with the template's places.
+ */
+export interface SignRequest {
+  profile: string;
+  level?: SignatureLevel;
+  reason?: string;
+  location?: string;
+  contactInfo?: string;
+  /** options.pdf.signature.field's place, signed with a visible appearance. */
+  visible?: SignaturePlace & { image?: Buffer };
+  /** The template's other places: empty signature fields, to be signed later. */
+  emptyFields: SignaturePlace[];
+}
 
 /** What one production of a document hands the rows' conversion and finishing steps. */
 export interface ProduceContext {
@@ -56,6 +78,16 @@ export interface ProduceContext {
    * template's own language stays.
    */
   documentLocale?: string;
+  /**
+   * Signs the finished PDF (options.pdf.signature); the worker binds it to libs/signing. Without
+   * it a request with a signature is 400 signing_not_configured.
+   */
+  sign?: (pdf: Buffer, request: SignRequest) => Promise<Buffer>;
+  /**
+   * The template's signature places (signature_field), set by SIGNATURE_PLACES_STEP from the
+   * converter's PDF and read by SIGNATURE_STEP: pages of the converted document, from 1.
+   */
+  signaturePlaces?: SignaturePlace[];
 }
 
 /** What a row's conversion made when its media type depends on the result (one page or a ZIP). */
@@ -106,6 +138,58 @@ export const PDF_FINISH: FinishStep = {
       tmpDir: ctx.finishTmpDir,
       ...(ctx.log ? { log: ctx.log } : {}),
     }),
+};
+
+/**
+ * The template's signature places, read off the converter's own PDF, and their marker links
+ * dropped, so that a PDF of a template with signature_field and no signing holds no stray link.
+ * Before PDF_FINISH rather than after: encryption would hide the markers, and a caller's
+ * prepended or appended PDF can then never bring a place of its own.
+ */
+export const SIGNATURE_PLACES_STEP: FinishStep = {
+  name: 'signature_places',
+  // Always: a PDF without the marker's bytes costs one search, not a parse.
+  applies: () => true,
+  run: async (pdf, ctx) => {
+    const { pdf: unmarked, places } = await takeSignaturePlaces(pdf);
+    ctx.signaturePlaces = places;
+    return unmarked;
+  },
+};
+
+/**
+ * options.pdf.signature: the signer's, last, on the finished PDF (after watermark, prepend/append,
+ * attachments and Factur-X). The places move by the pages prepended before the document.
+ */
+export const SIGNATURE_STEP: FinishStep = {
+  name: 'signature',
+  applies: (ctx) => ctx.pdf.signature !== undefined,
+  run: async (pdf, ctx) => {
+    const signature = ctx.pdf.signature!;
+    if (!ctx.sign)
+      throw new SigningNotConfiguredError(
+        'options.pdf.signature: this service has no signing profiles configured',
+        { field: 'options.pdf.signature' },
+      );
+    const own = ctx.signaturePlaces ?? [];
+    if (signature.field !== undefined) checkSignatureField(signature.field, own);
+    let shift = 0;
+    for (const file of ctx.pdf.prepend ?? []) shift += await pdfPageCount(Buffer.from(file.data, 'base64'));
+    const places = own.map((p) => ({ ...p, page: p.page + shift }));
+    const visible = places.find((p) => p.name === signature.field);
+    const image = signature.appearance?.image;
+    return ctx.sign(pdf, {
+      profile: signature.profile,
+      ...(signature.level ? { level: signature.level } : {}),
+      ...(signature.reason !== undefined ? { reason: signature.reason } : {}),
+      ...(signature.location !== undefined ? { location: signature.location } : {}),
+      ...(signature.contact_info !== undefined ? { contactInfo: signature.contact_info } : {}),
+      ...(visible
+        ? { visible: { ...visible, ...(image ? { image: Buffer.from(image, 'base64') } : {}) } }
+        : {}),
+      emptyFields: places.filter((p) => p !== visible),
+    });
+  },
 };
 
 /** The conversion's own options: the request id, the time left, a job's item. */
@@ -175,7 +259,7 @@ export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & {
     fillCompression: 'STORE',
     prepare: LIBREOFFICE_PREPARE,
     convert: convertToPdf,
-    finish: [PDF_FINISH],
+    finish: [SIGNATURE_PLACES_STEP, PDF_FINISH, SIGNATURE_STEP],
   },
   docx: {
     output: 'docx',

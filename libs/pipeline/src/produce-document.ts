@@ -66,7 +66,7 @@ export interface PipelineSettings {
 
 export interface PipelineDeps extends Omit<
   ProduceContext,
-  'converter' | 'pdf' | 'image' | 'maxImagePixels' | 'documentLocale'
+  'converter' | 'pdf' | 'image' | 'maxImagePixels' | 'documentLocale' | 'signaturePlaces'
 > {
   /** The converter, or a maker of it called only when a row needs one (after the fill). */
   converter?: PdfConverter | (() => PdfConverter);

@@ -105,6 +105,15 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
       'options.pdf.facturx.xml must have the root rsm:CrossIndustryInvoice in urn:un:unece:uncefact:data:standard:CrossIndustryInvoice:100',
     details: { field: 'options.pdf.facturx.xml' },
   },
+  signing_not_configured: {
+    message: 'options.pdf.signature: this service has no signing profiles configured',
+    details: { field: 'options.pdf.signature' },
+  },
+  signature_field_not_found: {
+    message:
+      'options.pdf.signature.field: the document has no signature field "buyer"; it holds "seller", "witness"',
+    details: { field: 'options.pdf.signature.field', requested: 'buyer', fields: ['seller', 'witness'] },
+  },
   page_out_of_range: {
     message: 'options.image.pages names page 4, but the document has 3 pages',
     details: { field: 'options.image.pages', pageCount: 3, pages: [4] },

@@ -61,6 +61,15 @@ function fileProblem(v: unknown, maxBytes: number, pdf = false): string | undefi
   return undefined;
 }
 
+/** A base64 PNG the schema accepted: its decoded size and its signature bytes. */
+function pngProblem(v: unknown, maxBytes: number): string | undefined {
+  const problem = fileProblem(v, maxBytes);
+  if (problem || typeof v !== 'string' || base64Size(v) === undefined) return problem;
+  if (!Buffer.from(v.slice(0, 12), 'base64').subarray(0, 8).equals(PNG_SIGNATURE)) return 'is not a PNG';
+  return undefined;
+}
+const PNG_SIGNATURE = Buffer.from([0x89, 0x50, 0x4e, 0x47, 0x0d, 0x0a, 0x1a, 0x0a]);
+
 /** Items of a list that are objects, with their index. */
 function objectsOf(list: unknown): Array<[Record<string, unknown>, number]> {
   return Array.isArray(list)
@@ -92,6 +101,8 @@ function valueProblems(v: Record<string, unknown>, maxBytes: number): Array<[str
   for (const [item, i] of objectsOf(v.attachments))
     out.push([`attachments[${i}].data`, fileProblem(item.data, maxBytes)]);
   if (isPlainObject(v.facturx)) out.push(['facturx.xml', fileProblem(v.facturx.xml, maxBytes)]);
+  if (isPlainObject(v.signature) && isPlainObject(v.signature.appearance))
+    out.push(['signature.appearance.image', pngProblem(v.signature.appearance.image, maxBytes)]);
   return out;
 }
 
@@ -105,6 +116,16 @@ function conformanceProblems(v: Record<string, unknown>): Array<[string, string]
     out.push(['attachments', `${pdfa} forbids embedded files: use "PDF/A-3b" or no pdfa`]);
   if (has(v, 'encryption') && (pdfa !== undefined || has(v, 'facturx')))
     out.push(['encryption', 'PDF/A (and so Factur-X) forbids encryption']);
+  const sig = v.signature;
+  if (isPlainObject(sig) && has(sig, 'appearance') && !has(sig, 'field'))
+    out.push([
+      'signature.appearance',
+      'needs signature.field: an appearance is drawn in a signature field of the template',
+    ]);
+  if (isPlainObject(sig) && has(v, 'encryption'))
+    // Encrypting after signing rewrites the signed bytes; signing after encrypting is not what
+    // our signer does correctly (docs/pdf.md): the combination is refused rather than half-done.
+    out.push(['signature', 'cannot be combined with options.pdf.encryption: sign or encrypt, not both']);
   const w = v.watermark;
   if (pdfa === 'PDF/A-1b' && isPlainObject(w) && w.opacity !== undefined && w.opacity !== 1)
     out.push(['watermark.opacity', 'PDF/A-1b forbids transparency: use 1 or PDF/A-2b']);

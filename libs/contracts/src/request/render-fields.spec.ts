@@ -465,3 +465,81 @@ describe('the form fields the parser names, from the schema that feeds OpenAPI',
     ]);
   });
 });
+
+describe('options.pdf.signature', () => {
+  const withOptions = (options: unknown) => ({
+    request_data: JSON.stringify({ template_data: {}, options }),
+  });
+  const signature = { profile: 'company', level: 'B-T', reason: 'Approved', field: 'seller' };
+
+  it('takes a signature for a PDF, with every field', () => {
+    const full = {
+      ...signature,
+      location: 'Berlin',
+      contact_info: 'sales@example.com',
+      appearance: { image: PNG },
+    };
+    expect(parseRenderFields(withOptions({ pdf: { signature: full } })).options.pdf).toEqual({
+      signature: full,
+    });
+    expect(
+      parseRenderFields(withOptions({ output: 'pdf', pdf: { signature: { profile: 'p' } } })).options.pdf,
+    ).toEqual({ signature: { profile: 'p' } });
+  });
+
+  it.each<[string, unknown, string[], RegExp]>([
+    [
+      'an appearance without a field',
+      { pdf: { signature: { profile: 'p', appearance: { image: PNG } } } },
+      ['options.pdf.signature.appearance'],
+      /needs signature\.field/,
+    ],
+    [
+      'a signature with encryption',
+      { pdf: { signature: { profile: 'p' }, encryption: { owner_password: 'o' } } },
+      ['options.pdf.signature'],
+      /cannot be combined with options\.pdf\.encryption/,
+    ],
+    [
+      'an appearance image that is not a PNG',
+      { pdf: { signature: { profile: 'p', field: 'f', appearance: { image: 'JVBERi0xLjcK' } } } },
+      ['options.pdf.signature.appearance.image'],
+      /is not a PNG/,
+    ],
+    ['no profile', { pdf: { signature: { field: 'f' } } }, ['options.pdf.signature'], /profile/],
+    [
+      'an unknown level',
+      { pdf: { signature: { profile: 'p', level: 'B-X' } } },
+      ['options.pdf.signature.level'],
+      /B-B/,
+    ],
+    [
+      'a field name with a dot',
+      { pdf: { signature: { profile: 'p', field: 'a.b' } } },
+      ['options.pdf.signature.field'],
+      /signature_field name/,
+    ],
+    [
+      'an unknown key',
+      { pdf: { signature: { profile: 'p', key: 'secret' } } },
+      ['options.pdf.signature.key'],
+      /is not a signature field/,
+    ],
+  ])('refuses %s: 400 invalid_request_structure naming the field', (_name, options, fields, message) => {
+    const e = errorOf(withOptions(options));
+    expect(e.errorType).toBe('invalid_request_structure');
+    expect(httpStatusOf(e.errorType)).toBe(400);
+    for (const field of fields) expect(JSON.stringify(e.details)).toContain(`"${field}`);
+    expect(JSON.stringify(e.details) + e.message).toMatch(message);
+  });
+
+  it.each(['png', 'jpeg', 'docx', 'odt', 'html', 'txt'])(
+    'refuses a signature with output %s: 400 naming both fields',
+    (output) => {
+      const e = errorOf(withOptions({ output, pdf: { signature } }));
+      expect(e).toBeInstanceOf(InvalidRequestError);
+      expect(e.details.fields).toEqual(['options.pdf.signature', 'options.output']);
+      expect(e.message).toBe(`options.pdf.signature applies to options.output "pdf", not "${output}"`);
+    },
+  );
+});

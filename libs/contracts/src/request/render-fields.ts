@@ -456,6 +456,12 @@ function optionsOf(raw: RenderOptionsPayload, maxExtraBytes?: number): RequestOp
   if (raw.output !== undefined) out.output = raw.output;
   if (raw.pdf != null) out.pdf = parsePdfOptions(raw.pdf, 'options.pdf', { maxExtraBytes });
   if (raw.image !== undefined) out.image = imageOptionsOf(raw.image, raw.output);
+  if (out.pdf?.signature && out.output !== undefined && out.output !== 'pdf')
+    // A signature covers a PDF's bytes: images or a .docx of the document would carry none.
+    throw new InvalidRequestError(
+      `options.pdf.signature applies to options.output "pdf", not "${out.output}"`,
+      { fields: ['options.pdf.signature', 'options.output'], output: out.output },
+    );
   return out;
 }
 

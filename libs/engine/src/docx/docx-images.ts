@@ -6,6 +6,7 @@
 import {
   CONTENT_TYPES_PART,
   EMPTY_RELS,
+  REL_HYPERLINK,
   REL_IMAGE,
   relsPathOf,
   withDefaultContentType,
@@ -41,14 +42,24 @@ export function inlineDrawingXml(d: {
   cy: number;
   /** Word's decorative mark (Office 2019+), which LibreOffice imports as a decorative picture. */
   decorative?: boolean;
+  /**
+   * The relationship of a link the picture carries (a signature place's marker). Such a picture
+   * also gets its distances at 0, so that its box starts where the tag's text would (LibreOffice
+   * keeps about 3 mm of its own to the left of an inline picture without them).
+   */
+  linkRId?: string;
 }): string {
   const { id, rId, cx, cy } = d;
+  const link = d.linkRId ? `<a:hlinkClick xmlns:a="${NS_A}" xmlns:r="${NS_R}" r:id="${d.linkRId}"/>` : '';
   const docPr = d.decorative
     ? `<wp:docPr id="${id}" name="Picture ${id}" descr=""><a:extLst xmlns:a="${NS_A}"><a:ext uri="${DECORATIVE_EXT_URI}">` +
       `<adec:decorative xmlns:adec="${NS_ADEC}" val="1"/></a:ext></a:extLst></wp:docPr>`
-    : `<wp:docPr id="${id}" name="Picture ${id}" descr="${d.descr}"/>`;
+    : link
+      ? `<wp:docPr id="${id}" name="Picture ${id}" descr="${d.descr}">${link}</wp:docPr>`
+      : `<wp:docPr id="${id}" name="Picture ${id}" descr="${d.descr}"/>`;
+  const dist = d.linkRId ? ' distT="0" distB="0" distL="0" distR="0"' : '';
   return (
-    `<w:drawing><wp:inline xmlns:wp="${NS_WP}">` +
+    `<w:drawing><wp:inline${dist} xmlns:wp="${NS_WP}">` +
     `<wp:extent cx="${cx}" cy="${cy}"/><wp:effectExtent l="0" t="0" r="0" b="0"/>` +
     docPr +
     `<wp:cNvGraphicFramePr><a:graphicFrameLocks xmlns:a="${NS_A}" noChangeAspect="1"/></wp:cNvGraphicFramePr>` +
@@ -68,6 +79,7 @@ const NS_ADEC = 'http://schemas.microsoft.com/office/drawing/2017/decorative';
 export class DocxImageWriter {
   private readonly media = new Map<string, string>(); // image name → media file name
   private readonly rels = new Map<string, Map<string, string>>(); // part → image name → rId
+  private readonly links = new Map<string, Map<string, string>>(); // part → link URI → rId
   private drawingCount = 0;
   /** Pictures filters drew (barcodes), by their content-derived names: kept apart from the request's. */
   private readonly generated = new Map<string, GeneratedImage>();
@@ -106,7 +118,26 @@ export class DocxImageWriter {
       throw new MissingAltTextError(imageName);
     // Without alt the image's name, as before: what docxtpl's InlineImage writes too.
     const descr = generated ? escapeXml(generated.descr) : own?.alt ? escapeXml(own.alt) : name;
-    return inlineDrawingXml({ id, descr, fileName: `${name}.png`, rId, cx, cy, decorative: own?.decorative });
+    const linkRId = generated?.link ? this.linkRelationship(partPath, generated.link) : undefined;
+    return inlineDrawingXml({
+      id,
+      descr,
+      fileName: `${name}.png`,
+      rId,
+      cx,
+      cy,
+      decorative: own?.decorative,
+      ...(linkRId ? { linkRId } : {}),
+    });
+  }
+
+  /** The part's relationship to an external link, registered on first use. */
+  private linkRelationship(partPath: string, uri: string): string {
+    let partLinks = this.links.get(partPath);
+    if (!partLinks) this.links.set(partPath, (partLinks = new Map()));
+    let rId = partLinks.get(uri);
+    if (!rId) partLinks.set(uri, (rId = `rIdDocgenLink${partLinks.size + 1}`));
+    return rId;
   }
 
   /** Writes media files, relationships and the PNG content type into the package. */
@@ -122,7 +153,13 @@ export class DocxImageWriter {
             `<Relationship Id="${rId}" Type="${REL_IMAGE}" Target="media/${this.media.get(imageName)}"/>`,
         )
         .join('');
-      zip.file(relsPath, withRelationships(xml, added));
+      const links = [...(this.links.get(part) ?? [])]
+        .map(
+          ([uri, rId]) =>
+            `<Relationship Id="${rId}" Type="${REL_HYPERLINK}" Target="${escapeXml(uri)}" TargetMode="External"/>`,
+        )
+        .join('');
+      zip.file(relsPath, withRelationships(xml, added + links));
     }
     const ct = zip.file(CONTENT_TYPES_PART)?.asText();
     if (ct) {

@@ -8,6 +8,7 @@ import { dataJsonSchema, dataSkeleton } from './data-skeleton';
 import { templateOutline } from './template-outline';
 import type { TemplateInspection } from './inspection-schema';
 import { templateVariables } from './template-variables';
+import { signatureFieldCalls } from './signature-field-calls';
 
 export type { TemplateInspection };
 
@@ -26,6 +27,13 @@ export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits
     loops: found.loops,
     conditions: found.conditions,
     images: found.images,
+    signature_fields: outline.tags.flatMap((t) =>
+      signatureFieldCalls(t).map(({ problem: _problem, ...call }) => ({
+        ...call,
+        tag: t.source,
+        location: t.location,
+      })),
+    ),
     skeleton: { template_data: dataSkeleton(found.variables, placeholders), images },
     json_schema: dataJsonSchema(found.variables, placeholders),
     summary: {

@@ -54,6 +54,18 @@ export const TemplateImageSchema = Type.Object({
 });
 export type TemplateImage = Static<typeof TemplateImageSchema>;
 
+/** Ours: `{{ signature_field('seller', width_mm=60, height_mm=25) }}`, a place for a signature (docs/pdf.md). */
+export const TemplateSignatureFieldSchema = Type.Object({
+  /** null when the template computes it (`'signer_' ~ loop.index`). */
+  name: Type.Union([Type.String(), Type.Null()]),
+  /** null when computed. */
+  width_mm: Type.Union([Type.Number(), Type.Null()]),
+  height_mm: Type.Union([Type.Number(), Type.Null()]),
+  tag: Type.String(),
+  location: TemplateLocationSchema,
+});
+export type TemplateSignatureField = Static<typeof TemplateSignatureFieldSchema>;
+
 const anyObject = (options: object = {}) => Type.Record(Type.String(), Type.Unknown(), options);
 
 export const TemplateInspectionSchema = Type.Object(
@@ -62,6 +74,7 @@ export const TemplateInspectionSchema = Type.Object(
     loops: Type.Array(TemplateLoopSchema),
     conditions: Type.Array(TemplateConditionSchema),
     images: Type.Array(TemplateImageSchema),
+    signature_fields: Type.Array(TemplateSignatureFieldSchema),
     /** A request a caller can fill in: `template_data` and, for image placeholders, `images`. */
     skeleton: Type.Object({ template_data: anyObject(), images: anyObject() }),
     json_schema: anyObject({ description: 'JSON Schema (2020-12) of template_data' }),

@@ -6,6 +6,7 @@
  * `errors[]` with `line_number`, `column`, `error_type`, …, `warnings[]`, `summary`) plus our
  * richer fields (`code`, `location`, `tag`).
  */
+import { signatureFieldCalls } from '../inspect/signature-field-calls';
 import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
 import type { TemplateProblem } from '../errors';
 import { defaultEnvironment, type EngineEnvironment } from '../environment';
@@ -256,6 +257,35 @@ function finding(base: {
   };
 }
 
+/**
+ * signature_field calls that fail every render: a bad argument, or a literal name used twice
+ * (each place is signed by name, so a document holds each once).
+ */
+function signatureFieldErrors(outline: TemplateOutline): LintError[] {
+  const errors: LintError[] = [];
+  const named = new Set<string>();
+  for (const tag of outline.tags)
+    for (const call of signatureFieldCalls(tag)) {
+      const problem =
+        call.problem ??
+        (call.name !== null && named.has(call.name)
+          ? `the signature field '${call.name}' is placed twice; a document holds each once`
+          : undefined);
+      if (call.name !== null) named.add(call.name);
+      if (!problem) continue;
+      errors.push({
+        error_type: 'invalid_expression',
+        ...finding({
+          message: `signature_field: ${problem}`,
+          code: 'bad_signature_field',
+          suggestion: "Write {{ signature_field('name', width_mm=60, height_mm=25) }} with a name used once",
+          tag,
+        }),
+      });
+    }
+  return errors;
+}
+
 /** A key with a dash written as a name: `{{ e-mail }}` subtracts `mail` from `e`. */
 function dashedNames(tag: TemplateTag): string[] {
   const outsideStrings = tag.source.replace(/"[^"]*"|'[^']*'|[“”‘’][^“”‘’]*[“”‘’]/g, '""');
@@ -466,6 +496,7 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
       tag: null,
       location: null,
     });
+  errors.push(...signatureFieldErrors(outline));
   errors.sort((a, b) => (a.line_number ?? 0) - (b.line_number ?? 0) || (a.column ?? 0) - (b.column ?? 0));
   const warnings = warningsOf(outline, options);
   const text = outline.paragraphs.map((p) => p.text).join('\n');

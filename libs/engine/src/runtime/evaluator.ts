@@ -118,6 +118,14 @@ function globalFn(name: string, st: RenderState): Value | undefined {
         fn(st, args[0] ?? new Undefined('number'), args.slice(1), kwargs),
       );
     }
+    case 'signature_field': {
+      // Ours (format/signature-fields.ts): `signature_field('seller', width_mm=60, height_mm=25)`.
+      const fn = st.environment.filters.signature_field;
+      if (!fn) return undefined;
+      return new Callable('signature_field', (args, kwargs) =>
+        fn(st, args[0] ?? new Undefined('name'), args.slice(1), kwargs),
+      );
+    }
     case 'joiner':
       return new Callable('joiner', (args) => {
         let used = false;

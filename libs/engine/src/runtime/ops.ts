@@ -75,6 +75,8 @@ export class RenderState {
   readonly barcodes = new Map<string, ImageRef>();
   /** Their pixels, together (MAX_BARCODE_PIXELS_PER_DOCUMENT). */
   barcodePixels = 0;
+  /** The names of the signature_field places printed so far (each once per document). */
+  readonly signatureFields = new Set<string>();
   private readonly undefinedUsed = new Set<string>();
 
   constructor(

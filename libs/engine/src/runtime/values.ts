@@ -36,6 +36,8 @@ export interface GeneratedImage {
   widthEmu: number;
   heightEmu: number;
   descr: string;
+  /** A link the picture carries (`a:hlinkClick`): a signature place's marker. */
+  link?: string;
 }
 
 /**
