@@ -891,7 +891,7 @@ export type JobsControllerCancelData = {
         /**
          * The job_id of the 202 answer (128 random bits)
          */
-        id: unknown;
+        id: string;
     };
     query?: never;
     url: '/api/v1/jobs/{id}';
@@ -921,7 +921,7 @@ export type JobsControllerStatusData = {
         /**
          * The job_id of the 202 answer (128 random bits)
          */
-        id: unknown;
+        id: string;
     };
     query?: never;
     url: '/api/v1/jobs/{id}';
@@ -973,7 +973,7 @@ export type JobsControllerResultData = {
         /**
          * The job_id of the 202 answer (128 random bits)
          */
-        id: unknown;
+        id: string;
     };
     query?: never;
     url: '/api/v1/jobs/{id}/result';
