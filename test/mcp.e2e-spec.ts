@@ -35,7 +35,12 @@ const clients: Record<'stdio' | 'http', Client> = {} as never;
 beforeAll(async () => {
   buildService();
   redis = await RedisServer.start();
-  const env = testEnv(redis.url, { RESULT_TTL_S: '600' });
+  // Small limits, so that an MCP message over its bound is small too: 100 kB in base64 + 4 KiB + 64 KiB.
+  const env = testEnv(redis.url, {
+    RESULT_TTL_S: '600',
+    MAX_TEMPLATE_BYTES: '100000',
+    MAX_REQUEST_BYTES: '4096',
+  });
   [worker, api] = await Promise.all([startWorker(env), startApi(env)]);
   clients.stdio = new Client({ name: 'e2e-stdio', version: '1' });
   clients.http = new Client({ name: 'e2e-http', version: '1' });
@@ -166,4 +171,24 @@ it('/mcp takes POST only (stateless): GET is a typed 405', async () => {
   const res = await fetch(`${api.url}/mcp`);
   expect(res.status).toBe(405);
   expect(await res.json()).toMatchObject({ status: 'error', error_type: 'method_not_allowed' });
+});
+
+it('/mcp refuses a message over its bound with the typed 413', async () => {
+  const limit = Math.ceil((100_000 * 4) / 3) + 4096 + 64 * 1024;
+  const res = await fetch(`${api.url}/mcp`, {
+    method: 'POST',
+    headers: { 'content-type': 'application/json', accept: 'application/json, text/event-stream' },
+    body: JSON.stringify({
+      jsonrpc: '2.0',
+      id: 1,
+      method: 'tools/call',
+      params: { padding: 'x'.repeat(limit) },
+    }),
+  });
+  expect(res.status).toBe(413);
+  expect(await res.json()).toMatchObject({
+    status: 'error',
+    error_type: 'payload_too_large',
+    details: { limit },
+  });
 });

@@ -4,11 +4,10 @@
  * over loopback through the typed client, with the caller's credential and request-id headers, so
  * an agent meets the same validation, limits, API keys and typed errors as a REST caller.
  *
- * API keys (issue 38): a global guard covers this controller too; a per-controller guard is added
- * here with @UseGuards beside the REST controllers'. The forwarded credentials are checked by
- * every REST route a tool calls either way.
+ * API keys (issue 38): a global guard covers this controller too; a per-controller guard goes into
+ * MCP_GUARDS. The forwarded credentials are checked by every REST route a tool calls either way.
  */
-import { Controller, Post, Req, Res } from '@nestjs/common';
+import { type CanActivate, Controller, Post, Req, Res, type Type, UseGuards } from '@nestjs/common';
 import { ApiExcludeController } from '@nestjs/swagger';
 import { StreamableHTTPServerTransport } from '@modelcontextprotocol/sdk/server/streamableHttp.js';
 import type { Request, Response } from 'express';
@@ -24,7 +23,11 @@ import { versionInfo } from '../version/version-info';
 /** Headers a tool's REST call carries on for the agent: its credentials (the request id is this request's). */
 const FORWARDED = ['authorization', 'x-api-key'];
 
+/** The guards of /mcp beside any global one: the hook for the REST routes' API-key guard. */
+export const MCP_GUARDS: Array<Type<CanActivate>> = [];
+
 @ApiExcludeController()
+@UseGuards(...MCP_GUARDS)
 @Controller()
 export class McpController {
   constructor(private readonly config: ApiSettings) {}
