@@ -2,7 +2,7 @@
  * The OpenAPI document exactly as the API serves it at /docs-json, built without starting
  * anything: Nest's preview mode registers the modules and controllers (all the document needs) but
  * creates no provider, so no Redis connection is made. The settings are the defaults (the document
- * does not depend on them). Used by `npm run client:generate` and the client's drift check.
+ * does not depend on them). `npm run client:generate` loads it from dist/ (scripts/generate-client.ts).
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
