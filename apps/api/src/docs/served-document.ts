@@ -1,8 +1,8 @@
 /**
  * The OpenAPI document exactly as the API serves it at /docs-json, built without starting
  * anything: Nest's preview mode registers the modules and controllers (all the document needs) but
- * creates no provider, so no Redis connection is made. The settings are the defaults (the document
- * does not depend on them). `npm run client:generate` loads it from dist/ (scripts/generate-client.ts).
+ * creates no provider, so no Redis connection is made. The settings are the defaults: the client
+ * describes the default service (PLAYGROUND=off only drops /playground). `npm run client:generate` loads it from dist/ (scripts/generate-client.ts).
  */
 import 'reflect-metadata';
 import { NestFactory } from '@nestjs/core';
