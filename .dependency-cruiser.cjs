@@ -23,8 +23,9 @@ module.exports = {
     {
       name: 'no-circular',
       severity: 'error',
-      comment: 'No import cycles, type imports included.',
-      from: {},
+      comment:
+        'No import cycles, type imports included (the generated client is as its generator writes it).',
+      from: { pathNot: '^clients/typescript/src/generated/' },
       to: { circular: true },
     },
     {

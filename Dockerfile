@@ -22,6 +22,7 @@ COPY tsconfig.json ./
 COPY scripts/build.js scripts/
 COPY libs libs
 COPY apps apps
+COPY clients clients
 RUN node scripts/build.js --force \
  && npm prune --omit=dev --no-audit --no-fund
 

@@ -95,7 +95,9 @@ const NO_SERVICE_SPAWN = {
 };
 
 export default tseslint.config(
-  { ignores: ['node_modules/**', 'dist/**', 'coverage/**', '**/*.py'] },
+  {
+    ignores: ['node_modules/**', 'dist/**', 'coverage/**', '**/*.py', 'clients/typescript/src/generated/**'],
+  },
   js.configs.recommended,
   ...tseslint.configs.recommended,
   prettier,

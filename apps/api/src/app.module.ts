@@ -12,6 +12,7 @@ import { LoggingModule } from './logging/logging.module';
 import { MetricsModule } from './metrics/metrics.module';
 import { InspectModule } from './inspect/inspect.module';
 import { LintModule } from './lint/lint.module';
+import { McpModule } from './mcp/mcp.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { VersionModule } from './version/version.module';
 
@@ -36,6 +37,7 @@ export class AppModule implements OnApplicationShutdown {
         LintModule,
         InspectModule,
         VersionModule,
+        McpModule,
         ...(settings.http.playground ? [PlaygroundModule] : []),
         BoardModule,
       ],

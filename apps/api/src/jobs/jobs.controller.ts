@@ -31,6 +31,7 @@ import {
 import type { Request, Response } from 'express';
 import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ApiSettings } from '../config/settings';
+import { publicBaseUrl } from './public-base-url';
 import {
   checkWebhookUrl,
   InvalidWebhookUrlError,
@@ -225,14 +226,7 @@ export class JobsController {
     return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config.defaults));
   }
 
-  /** PUBLIC_BASE_URL, else the request's own scheme and Host. */
   baseUrl(req: Request): string {
-    if (this.config.jobs.publicBaseUrl) return this.config.jobs.publicBaseUrl.replace(/\/+$/, '');
-    // The Host header is the caller's: only a plain host[:port] is echoed into URLs.
-    const host = req.get('host') ?? '';
-    const safe = /^(?:[A-Za-z0-9.-]+|\[[0-9A-Fa-f:.]+\])(?::\d{1,5})?$/.test(host)
-      ? host
-      : `localhost:${this.config.http.port}`;
-    return `${req.protocol}://${safe}`;
+    return publicBaseUrl(req, this.config);
   }
 }
