@@ -12,6 +12,7 @@ export * from './payload/render-request';
 export * from './redis-target';
 export * from './health-paths';
 export * from './async-job';
+export * from './caller-url';
 export * from './webhooks';
 export * from './payload/job-request';
 export * from './request/file-names';
