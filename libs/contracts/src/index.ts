@@ -14,6 +14,7 @@ export * from './health-paths';
 export * from './async-job';
 export * from './caller-url';
 export * from './webhooks';
+export * from './delivery';
 export * from './payload/job-request';
 export * from './request/file-names';
 export * from './request/locale-fields';
