@@ -12,6 +12,7 @@ import {
   checkCallerUrl,
   type Resolver,
 } from './caller-url';
+import { DeliveryViewSchema } from './payload/job-view';
 import { ErrorBodySchema, type ErrorDetails, TypedError } from './errors';
 
 /** A webhook URL the service will not call; `details.reason` says why. */
@@ -71,6 +72,7 @@ export const WebhookEventSchema = Type.Object(
         description: "Absolute: PUBLIC_BASE_URL or the request's host",
       }),
       error: Type.Optional(ErrorBodySchema),
+      delivery: Type.Optional(DeliveryViewSchema),
     }),
   },
   {
