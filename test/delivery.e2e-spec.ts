@@ -297,6 +297,25 @@ describe('deliver_to', () => {
     });
   });
 
+  it("the OpenAPI document shows deliver_to, the status and the webhook's delivery, and invalid_deliver_to", async () => {
+    type Schema = { properties?: Record<string, Schema>; anyOf?: Schema[]; $ref?: string; enum?: string[] };
+    const doc = (await (await fetch(`${api.url}/docs-json`)).json()) as {
+      components: { schemas: Record<string, Schema> };
+    };
+    const { schemas } = doc.components;
+    const deliverTo = schemas.JobRequest.properties!.deliver_to;
+    expect(deliverTo.anyOf?.[0]).toEqual({ $ref: '#/components/schemas/DeliveryTarget' });
+    expect(deliverTo.anyOf?.[1].properties!.items).toBeDefined();
+    expect(Object.keys(schemas.DeliveryTarget.properties!)).toEqual(['url', 'headers']);
+    expect(schemas.JobStatus.properties!.delivery.properties!.status.enum).toEqual([
+      'pending',
+      'delivered',
+      'failed',
+    ]);
+    expect(schemas.WebhookEvent.properties!.data.properties!.delivery).toBeDefined();
+    expect(schemas.ErrorBody.properties!.error_type.enum).toContain('invalid_deliver_to');
+  });
+
   it('keeps the signature out of logs, job records, BullMQ job data and Redis', async () => {
     // Every delivery above has finished: their targets (the only stored copy) are gone.
     const keys = await client.keys('*');
