@@ -132,12 +132,12 @@ afterAll(async () => {
   await receiver.stop();
 });
 
-async function submit(requestData: object): Promise<{ res: Response; body: Record<string, any> }> {
+async function submit(requestData: object): Promise<{ res: Response; body: Record<string, unknown> }> {
   const form = new FormData();
   form.append('file', new Blob([invoiceDocx]), 'invoice.docx');
   form.append('request_data', JSON.stringify(requestData));
   const res = await fetch(`${api.url}/api/v1/jobs`, { method: 'POST', body: form });
-  return { res, body: (await res.json()) as Record<string, any> };
+  return { res, body: (await res.json()) as Record<string, unknown> };
 }
 
 interface JobStatus {
