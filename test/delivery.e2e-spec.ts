@@ -24,6 +24,7 @@ import {
   stopAll,
   testEnv,
   waitUntil,
+  workerHttpUrl,
 } from './service-harness';
 
 jest.setTimeout(120_000);
@@ -295,6 +296,20 @@ describe('deliver_to', () => {
       type: 'job.completed',
       data: { delivery: { status: 'failed', attempts: 1 } },
     });
+  });
+
+  it('the worker counts delivery attempts by outcome', async () => {
+    const metrics = await (await fetch(`${await workerHttpUrl(worker)}/metrics`)).text();
+    const count = (outcome: string) =>
+      Number(
+        new RegExp(`^docgen_result_deliveries_total\\{outcome="${outcome}"\\} (\\d+)`, 'm').exec(
+          metrics,
+        )?.[1] ?? 0,
+      );
+    // Attempts, not PUTs: the single job's, the flaky one's third, the batch's one (two PUTs).
+    expect(count('delivered')).toBe(3);
+    expect(count('retried')).toBe(2);
+    expect(count('refused')).toBe(1);
   });
 
   it("the OpenAPI document shows deliver_to, the status and the webhook's delivery, and invalid_deliver_to", async () => {

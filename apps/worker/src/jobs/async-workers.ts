@@ -73,6 +73,7 @@ export function createAsyncWorkers(deps: {
         timeoutMs: jobs.deliveryTimeoutMs,
         allowed: parseAllowedHosts(jobs.deliveryAllowedHosts),
         logger,
+        metrics: deps.metrics,
       }),
       ...(secret
         ? {

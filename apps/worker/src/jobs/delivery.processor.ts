@@ -18,6 +18,7 @@ import {
 } from '@app/queue';
 import type { QueueNames } from '@app/contracts';
 import type { Logger } from 'pino';
+import type { WorkerMetrics } from '../worker-metrics';
 import { queueJobWebhook } from './job-webhook';
 
 export interface ResultDeliveryDeps {
@@ -27,6 +28,7 @@ export interface ResultDeliveryDeps {
   timeoutMs: number;
   allowed: ReadonlySet<string>;
   logger: Logger;
+  metrics?: WorkerMetrics;
 }
 
 export function createResultDeliveryProcessor(deps: ResultDeliveryDeps) {
@@ -92,6 +94,8 @@ export function createResultDeliveryProcessor(deps: ResultDeliveryDeps) {
       );
       break;
     }
+    const outcome = !failure ? 'delivered' : failure.refused ? 'refused' : last ? 'exhausted' : 'retried';
+    deps.metrics?.resultDeliveries.inc({ outcome });
     if (!failure) {
       await ended({ status: 'delivered', attempts: attempt, last_error: record.delivery_error ?? null });
       log.info(
