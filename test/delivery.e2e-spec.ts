@@ -322,6 +322,27 @@ describe('deliver_to', () => {
     });
   });
 
+  it('a job that fails delivers nothing: delivery failed after 0 attempts, in the status and the webhook', async () => {
+    const { body } = await submit({
+      template_data: {},
+      options: { undefined: 'strict' },
+      webhook_url: hookUrl(),
+      deliver_to: { url: signedUrl('/bucket/never.pdf') },
+    });
+    const id = body.job_id as string;
+    const status = await delivered(id);
+    expect(status).toMatchObject({
+      status: 'failed',
+      delivery: { status: 'failed', attempts: 0, last_error: 'the job failed: nothing to deliver' },
+    });
+    expect(receiver.puts('/bucket/never.pdf')).toHaveLength(0);
+    await waitUntil(() => receiver.webhooks(id).length > 0, 20_000, 'the webhook');
+    expect(JSON.parse(receiver.webhooks(id)[0].body.toString())).toMatchObject({
+      type: 'job.failed',
+      data: { error: { error_type: 'undefined_variable' }, delivery: { status: 'failed', attempts: 0 } },
+    });
+  });
+
   it('the worker counts delivery attempts by outcome', async () => {
     const metrics = await (await fetch(`${await workerHttpUrl(worker)}/metrics`)).text();
     const count = (outcome: string) =>
