@@ -299,6 +299,19 @@ describe('deliver_to', () => {
       error_type: 'invalid_deliver_to',
       details: { reason: 'items_count_mismatch' },
     });
+    // The synchronous endpoint answers with the document: it takes no deliver_to.
+    const form = new FormData();
+    form.append('file', new Blob([invoiceDocx]), 'invoice.docx');
+    form.append(
+      'request_data',
+      JSON.stringify({ ...invoiceRequest, deliver_to: { url: signedUrl('/b/s.pdf') } }),
+    );
+    const sync = await fetch(`${api.url}/api/v1/process-template-document`, { method: 'POST', body: form });
+    expect(sync.status).toBe(400);
+    expect(await sync.json()).toMatchObject({
+      error_type: 'invalid_request_structure',
+      details: { field: 'deliver_to' },
+    });
   });
 
   it('refuses at delivery a URL that now leads to a loopback address, without connecting; the result stays', async () => {
