@@ -544,6 +544,7 @@ describe('operators', () => {
     const { queues } = (await res.json()) as { queues: Array<{ name: string }> };
     expect(queues.map((q) => q.name).sort()).toEqual([
       'render',
+      'render-deliveries',
       'render-items',
       'render-jobs',
       'render-webhooks',

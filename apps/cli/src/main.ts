@@ -81,10 +81,10 @@ export function parseRequest(
       formatDefaults: formatDefaultsOf,
     },
   );
-  if (parsed.items || parsed.webhookUrl !== undefined)
+  if (parsed.items || parsed.webhookUrl !== undefined || parsed.deliverTo)
     throw new InvalidRequestError(
-      'The command line renders one document: request_data.batch and webhook_url are for POST /api/v1/jobs',
-      { fields: parsed.items ? ['batch'] : ['webhook_url'] },
+      'The command line renders one document: request_data.batch, webhook_url and deliver_to are for POST /api/v1/jobs',
+      { fields: parsed.items ? ['batch'] : parsed.deliverTo ? ['deliver_to'] : ['webhook_url'] },
     );
   const { undefined: undefinedMode, locale, timezone, pdf, image } = parsed.options;
   return {

@@ -22,6 +22,8 @@ export class WorkerMetrics {
   readonly batchItems: Counter<'outcome'>;
   /** Webhook delivery attempts by outcome: delivered, retried, exhausted (the last failed), refused. */
   readonly webhookDeliveries: Counter<'outcome'>;
+  /** Result delivery (deliver_to) attempts by outcome, as webhookDeliveries counts them. */
+  readonly resultDeliveries: Counter<'outcome'>;
 
   constructor(registry = new Registry()) {
     this.registry = registry;
@@ -53,6 +55,12 @@ export class WorkerMetrics {
     this.webhookDeliveries = new Counter({
       name: 'docgen_webhook_deliveries_total',
       help: 'Webhook delivery attempts by outcome: delivered, retried, exhausted (the last attempt failed), refused (address not allowed)',
+      labelNames: ['outcome'],
+      registers: [registry],
+    });
+    this.resultDeliveries = new Counter({
+      name: 'docgen_result_deliveries_total',
+      help: 'Result delivery (deliver_to) attempts by outcome: delivered, retried, exhausted (the last attempt failed), refused (address not allowed)',
       labelNames: ['outcome'],
       registers: [registry],
     });

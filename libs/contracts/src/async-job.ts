@@ -28,10 +28,21 @@ export type AsyncJobStatus = 'queued' | 'active' | 'completed' | 'failed';
 /**
  * Queue names beside the render queue: the items (RenderJobs, taken by the same processor as
  * synchronous requests, but in a queue of their own so that a batch of a thousand items does not
- * count against MAX_WAITING_JOBS and refuse synchronous callers), the parents, the webhook deliveries.
+ * count against MAX_WAITING_JOBS and refuse synchronous callers), the parents, the webhook deliveries
+ * and the result deliveries (deliver_to).
  */
-export function jobQueueNames(q: QueueNames): { items: string; parents: string; webhooks: string } {
-  return { items: `${q.name}-items`, parents: `${q.name}-jobs`, webhooks: `${q.name}-webhooks` };
+export function jobQueueNames(q: QueueNames): {
+  items: string;
+  parents: string;
+  webhooks: string;
+  deliveries: string;
+} {
+  return {
+    items: `${q.name}-items`,
+    parents: `${q.name}-jobs`,
+    webhooks: `${q.name}-webhooks`,
+    deliveries: `${q.name}-deliveries`,
+  };
 }
 
 /** The child job id of item `index` (BullMQ job ids of one queue must be unique). */
@@ -42,11 +53,18 @@ export function itemJobId(jobId: string, index: number): string {
 /**
  * Keys of one job, in the queue's hash slot: its record (a hash, the fields of AsyncJobRecord),
  * the template's bytes (kept as long as the job may wait, unlike the shared template key of
- * synchronous requests) and the assembled result.
+ * synchronous requests), the assembled result, and deliver_to's targets (JSON of
+ * DeliveryTarget[]: their URLs' signatures are kept there and nowhere else, out of BullMQ's job
+ * data that Bull Board shows; deleted once the delivery has finished).
  */
 export function asyncJobKeys(q: QueueNames, jobId: string) {
   const base = `${q.prefix}:${q.name}-job:${jobId}`;
-  return { record: base, template: `${base}:template`, result: `${base}:result` };
+  return {
+    record: base,
+    template: `${base}:template`,
+    result: `${base}:result`,
+    delivery: `${base}:delivery`,
+  };
 }
 
 /**
@@ -76,6 +94,14 @@ export interface AsyncJobRecord {
   /** The JSON error body of a failed job. */
   error?: string;
   webhook_url?: string;
+  /** deliver_to's progress (its targets are under asyncJobKeys().delivery): pending, delivered or failed. */
+  delivery_status?: DeliveryStatus;
+  /** PUT attempts so far (BullMQ attempts of the delivery job). */
+  delivery_attempts?: string;
+  /** Why the last attempt failed: a status or a network error, never the URL's query. */
+  delivery_error?: string;
+  /** For deliver_to.items: how many are delivered (in order: a retry carries on from there). */
+  delivery_done?: string;
   /** Absolute base for result_url in webhooks: PUBLIC_BASE_URL or the submitting request's own. */
   base_url: string;
 }
@@ -98,6 +124,20 @@ export interface WebhookDeliveryJob {
   /** webhook-id: one per event, so receivers drop repeated deliveries. */
   webhookId: string;
   body: string;
+  /** The W3C traceparent of the job's assembling; absent while traces are off. */
+  traceparent?: string;
+}
+
+export type DeliveryStatus = 'pending' | 'delivered' | 'failed';
+
+/**
+ * The data of a result delivery job (`<QUEUE_NAME>-deliveries`, job id the async job's): no URL
+ * (its targets stay under asyncJobKeys().delivery), only what the PUTs need besides the result.
+ */
+export interface ResultDeliveryJob {
+  jobId: string;
+  /** For deliver_to.items: each item's name in the result's ZIP and its type, by index. */
+  items?: Array<{ name: string; contentType: string }>;
   /** The W3C traceparent of the job's assembling; absent while traces are off. */
   traceparent?: string;
 }

@@ -21,6 +21,8 @@ export const ERROR_CATALOGUE = {
   invalid_template: 400,
   image_processing_error: 400,
   invalid_webhook_url: 400,
+  /** deliver_to's shape, headers or URLs (docs/jobs.md, "Delivery"). */
+  invalid_deliver_to: 400,
   /** options.output names a format this deployment's converter cannot write (docs/outputs.md). */
   unsupported_output: 400,
   not_found: 404,

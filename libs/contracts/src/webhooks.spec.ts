@@ -1,14 +1,8 @@
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
 import { Webhook } from 'standardwebhooks';
-import {
-  checkWebhookUrl,
-  deliverWebhook,
-  InvalidWebhookUrlError,
-  parseAllowedHosts,
-  refusedRange,
-  webhookHeaders,
-} from './webhooks';
+import { parseAllowedHosts, refusedRange } from './caller-url';
+import { checkWebhookUrl, deliverWebhook, InvalidWebhookUrlError, webhookHeaders } from './webhooks';
 
 const SECRET = `whsec_${Buffer.from('0123456789abcdef0123456789abcdef').toString('base64')}`;
 const NONE = parseAllowedHosts('');

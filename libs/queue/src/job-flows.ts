@@ -12,6 +12,7 @@ import {
   type QueueNames,
   type RenderJob,
   type RenderJobResult,
+  type ResultDeliveryJob,
   type WebhookDeliveryJob,
 } from '@app/contracts';
 import type { RedisConnection } from './redis-connection';
@@ -38,6 +39,7 @@ export class JobFlows {
   private readonly parents: Queue<AssembleJob>;
   private readonly items: Queue<RenderJob, RenderJobResult>;
   private readonly webhooks: Queue<WebhookDeliveryJob>;
+  private readonly deliveries: Queue<ResultDeliveryJob>;
   private readonly queueNames: ReturnType<typeof jobQueueNames>;
 
   constructor(
@@ -52,13 +54,14 @@ export class JobFlows {
     this.parents = new Queue(this.queueNames.parents, opts);
     this.items = new Queue(this.queueNames.items, opts);
     this.webhooks = new Queue(this.queueNames.webhooks, opts);
+    this.deliveries = new Queue(this.queueNames.deliveries, opts);
     this.flows.on('error', onError);
     for (const q of this.board) q.on('error', onError);
   }
 
-  /** The queues, for Bull Board only: items, parents, webhook deliveries. */
+  /** The queues, for Bull Board only: items, parents, webhook and result deliveries. */
   get board(): Queue[] {
-    return [this.items, this.parents, this.webhooks] as Queue[];
+    return [this.items, this.parents, this.webhooks, this.deliveries] as Queue[];
   }
 
   /**

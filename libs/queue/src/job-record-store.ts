@@ -49,10 +49,13 @@ export class JobRecordStore {
     ];
   }
 
-  /** Stores a new job's record, template and items' requests (in item order), all for `ttlMs`, in one transaction. */
+  /**
+   * Stores a new job's record, template, items' requests (in item order) and deliver_to's targets
+   * (JSON), all for `ttlMs`, in one transaction.
+   */
   async create(
     jobId: string,
-    job: { record: AsyncJobRecord; template: Buffer; requestJsons: string[] },
+    job: { record: AsyncJobRecord; template: Buffer; requestJsons: string[]; deliveryJson?: string },
     ttlMs: number,
   ): Promise<void> {
     const keys = asyncJobKeys(this.names, jobId);
@@ -60,6 +63,7 @@ export class JobRecordStore {
     multi.hset(keys.record, job.record as unknown as Record<string, string>);
     multi.pexpire(keys.record, ttlMs);
     multi.set(keys.template, job.template, 'PX', ttlMs);
+    if (job.deliveryJson) multi.set(keys.delivery, job.deliveryJson, 'PX', ttlMs);
     job.requestJsons.forEach((json, i) => multi.set(this.itemRequestKey(jobId, i), json, 'PX', ttlMs));
     await execAll(multi);
   }
@@ -71,6 +75,7 @@ export class JobRecordStore {
       .del(
         keys.record,
         keys.template,
+        keys.delivery,
         ...Array.from({ length: total }, (_, i) => this.itemRequestKey(jobId, i)),
       )
       .catch(() => undefined);
@@ -94,7 +99,30 @@ export class JobRecordStore {
   /** Deletes the record and the result: what a cancellation does first. */
   async deleteRecord(jobId: string): Promise<void> {
     const keys = asyncJobKeys(this.names, jobId);
-    await this.redis.del(keys.record, keys.result);
+    await this.redis.del(keys.record, keys.result, keys.delivery);
+  }
+
+  /** deliver_to's targets (JSON of DeliveryTarget[]); null when gone (delivered, cancelled, expired). */
+  async deliveryTargets(jobId: string): Promise<string | null> {
+    return this.redis.get(asyncJobKeys(this.names, jobId).delivery);
+  }
+
+  /**
+   * Notes a delivery's progress in the record (delivery_* fields); with `ended`, its targets go
+   * (their signatures are kept no longer than needed). The record is never re-created.
+   */
+  async noteDelivery(
+    jobId: string,
+    fields: Partial<
+      Pick<AsyncJobRecord, 'delivery_status' | 'delivery_attempts' | 'delivery_error' | 'delivery_done'>
+    >,
+    ended = false,
+  ): Promise<void> {
+    const keys = asyncJobKeys(this.names, jobId);
+    if (!(await this.redis.exists(keys.record))) return;
+    const multi = this.redis.multi().hset(keys.record, fields as Record<string, string>);
+    if (ended) multi.del(keys.delivery);
+    await execAll(multi);
   }
 
   /** Deletes the template and every item's request and reply (the job is answered or cancelled). */
@@ -151,6 +179,8 @@ export class JobRecordStore {
         : { error: JSON.stringify(outcome.error) }),
     });
     multi.pexpire(keys.record, ttlMs);
+    // deliver_to's targets last no longer than the result they deliver.
+    multi.pexpire(keys.delivery, ttlMs);
     await execAll(multi);
   }
 }

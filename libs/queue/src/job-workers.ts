@@ -10,6 +10,7 @@ import {
   type QueueNames,
   type RenderJob,
   type RenderJobResult,
+  type ResultDeliveryJob,
   type WebhookDeliveryJob,
 } from '@app/contracts';
 import type { RedisConnection } from './redis-connection';
@@ -26,29 +27,32 @@ export type AssembleJobHandle = Pick<
   | 'removeUnprocessedChildren'
 >;
 export type WebhookJobHandle = Pick<Job<WebhookDeliveryJob>, 'data' | 'attemptsMade' | 'opts'>;
+export type ResultDeliveryJobHandle = Pick<Job<ResultDeliveryJob>, 'data' | 'attemptsMade' | 'opts'>;
 
 export interface WebhookQueueOptions {
-  /** WEBHOOK_RETRIES attempts in all, WEBHOOK_BACKOFF_MS the first exponential backoff. */
+  /** WEBHOOK_RETRIES (DELIVERY_RETRIES) attempts in all, WEBHOOK_BACKOFF_MS (DELIVERY_BACKOFF_MS) the first exponential backoff. */
   attempts: number;
   backoffMs: number;
 }
 
-/** Adds deliveries; the job id (the async job's) makes a second add a no-op. */
-export class WebhookQueue {
-  private readonly queue: Queue<WebhookDeliveryJob>;
+/** Adds deliveries (of webhooks, or of results); the job id (the async job's) makes a second add a no-op. */
+class DeliveryQueue<T extends { jobId: string }> {
+  private readonly queue: Queue<T>;
 
   constructor(
     connection: RedisConnection,
     names: QueueNames,
+    which: 'webhooks' | 'deliveries',
     private readonly options: WebhookQueueOptions,
     onError: (e: unknown) => void,
   ) {
-    this.queue = new Queue(jobQueueNames(names).webhooks, { connection, prefix: names.prefix });
+    this.queue = new Queue(jobQueueNames(names)[which], { connection, prefix: names.prefix });
     this.queue.on('error', onError);
   }
 
-  async add(delivery: WebhookDeliveryJob): Promise<void> {
-    await this.queue.add('deliver', delivery, {
+  async add(delivery: T): Promise<void> {
+    // BullMQ's add() is typed for its own generic name and data types.
+    await (this.queue as unknown as Queue).add('deliver', delivery, {
       jobId: delivery.jobId,
       attempts: this.options.attempts,
       backoff: { type: 'exponential', delay: this.options.backoffMs },
@@ -59,6 +63,29 @@ export class WebhookQueue {
 
   close(): Promise<void> {
     return this.queue.close();
+  }
+}
+
+export class WebhookQueue extends DeliveryQueue<WebhookDeliveryJob> {
+  constructor(
+    connection: RedisConnection,
+    names: QueueNames,
+    options: WebhookQueueOptions,
+    onError: (e: unknown) => void,
+  ) {
+    super(connection, names, 'webhooks', options, onError);
+  }
+}
+
+/** Result deliveries (deliver_to): their data names no URL (ResultDeliveryJob). */
+export class ResultDeliveryQueue extends DeliveryQueue<ResultDeliveryJob> {
+  constructor(
+    connection: RedisConnection,
+    names: QueueNames,
+    options: WebhookQueueOptions,
+    onError: (e: unknown) => void,
+  ) {
+    super(connection, names, 'deliveries', options, onError);
   }
 }
 
@@ -85,6 +112,8 @@ export function createJobWorkers(
     assemble: (job: AssembleJobHandle) => Promise<unknown>;
     /** Absent: this worker delivers no webhooks (no WEBHOOK_SECRET). */
     deliver?: (job: WebhookJobHandle) => Promise<unknown>;
+    /** Result deliveries (deliver_to). */
+    deliverResult: (job: ResultDeliveryJobHandle) => Promise<unknown>;
   },
   options: JobWorkersOptions,
 ): JobWorkers {
@@ -105,6 +134,13 @@ export function createJobWorkers(
     // Assembling is Redis reads and qpdf: two at once leave the converter the busy part.
     new Worker<AssembleJob>(queues.parents, processors.assemble, { ...common, concurrency: 2 }) as Worker,
   ];
+  // PUTs mostly wait on the storage's answers.
+  workers.push(
+    new Worker<ResultDeliveryJob>(queues.deliveries, processors.deliverResult, {
+      ...common,
+      concurrency: 4,
+    }) as Worker,
+  );
   if (processors.deliver) {
     // Deliveries mostly wait on receivers' answers.
     workers.push(

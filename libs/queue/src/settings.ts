@@ -106,7 +106,7 @@ export const queueSettings = defineSettings({
   }),
 });
 
-/** Asynchronous jobs (POST /api/v1/jobs): their results and their webhooks. */
+/** Asynchronous jobs (POST /api/v1/jobs): their results, their webhooks and result deliveries (deliver_to). */
 export const jobSettings = defineSettings({
   variables: {
     /**
@@ -130,6 +130,17 @@ export const jobSettings = defineSettings({
      * they resolve to loopback or private addresses. Empty: only public addresses.
      */
     WEBHOOK_ALLOWED_HOSTS: Setting.string({ default: '' }),
+    /** PUT attempts per result delivery (deliver_to; BullMQ attempts, exponential backoff from DELIVERY_BACKOFF_MS). */
+    DELIVERY_RETRIES: Setting.integer({ minimum: 1, maximum: 20, default: 5 }),
+    /** First delay between delivery attempts; doubles on each further attempt (milliseconds). */
+    DELIVERY_BACKOFF_MS: Setting.integer({ minimum: 0, default: 2000 }),
+    /** Time limit of one PUT, connection to last byte (milliseconds): results may be large. */
+    DELIVERY_TIMEOUT_MS: Setting.integer({ minimum: 100, maximum: 600_000, default: 120_000 }),
+    /**
+     * Hosts (`host` or `host:port`, IPv6 in brackets, comma-separated) deliver_to may reach even
+     * when they resolve to loopback or private addresses (an in-cluster MinIO). Empty: only public addresses.
+     */
+    DELIVERY_ALLOWED_HOSTS: Setting.string({ default: '' }),
     /**
      * The service's public address (`https://docs.example.com`), for the absolute result_url of
      * webhooks; without it, the submitting request's own scheme and Host.
@@ -151,6 +162,10 @@ export const jobSettings = defineSettings({
     webhookBackoffMs: v.WEBHOOK_BACKOFF_MS,
     webhookTimeoutMs: v.WEBHOOK_TIMEOUT_MS,
     webhookAllowedHosts: v.WEBHOOK_ALLOWED_HOSTS,
+    deliveryRetries: v.DELIVERY_RETRIES,
+    deliveryBackoffMs: v.DELIVERY_BACKOFF_MS,
+    deliveryTimeoutMs: v.DELIVERY_TIMEOUT_MS,
+    deliveryAllowedHosts: v.DELIVERY_ALLOWED_HOSTS,
     publicBaseUrl: v.PUBLIC_BASE_URL,
     resultTtlS: v.RESULT_TTL_S,
     maxResultBytes: v.MAX_RESULT_BYTES,

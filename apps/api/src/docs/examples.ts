@@ -69,6 +69,10 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
       range: 'private',
     },
   },
+  invalid_deliver_to: {
+    message: 'deliver_to.headers may not set Host: the service sets it, or it belongs to the connection',
+    details: { field: 'deliver_to.headers.Host', reason: 'header_not_allowed', header: 'Host' },
+  },
   not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
   job_not_found: { message: 'No job has this id, or its result has expired', details: {} },
   job_not_finished: {

@@ -21,7 +21,8 @@ export const JobFormSchema = Type.Object({
         'As for /api/v1/process-template-document, plus: `batch` (a list of at most MAX_BATCH_ITEMS items, each ' +
         '`{"template_data": {…}, "images"?: {…}, "filename"?: "…"}`; top-level `images` are shared by every item, ' +
         '`template_data` may then be left out), `output` ("zip", the default for a batch: one file per item named by ' +
-        'its filename or its index; or "merged": one PDF, items in order) and `webhook_url`. ' +
+        'its filename or its index; or "merged": one PDF, items in order), `webhook_url` and `deliver_to` ' +
+        '(`{"url": "<pre-signed PUT URL>", "headers"?: {…}}`, or `{"items": [...]}` one per item of a ZIP batch). ' +
         'Schema: #/components/schemas/JobRequest (items: #/components/schemas/BatchItem).',
       example: JSON.stringify({
         batch: [

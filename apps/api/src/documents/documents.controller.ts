@@ -168,6 +168,14 @@ export class DocumentsController {
         },
       );
     }
+    if (parsed.deliverTo) {
+      throw new InvalidRequestError(
+        'deliver_to is for POST /api/v1/jobs: this endpoint answers with the document',
+        {
+          field: 'deliver_to',
+        },
+      );
+    }
     if (parsed.items) return this.batch(req, res, file, parsed);
     const { request, options, linter } = parsed;
     const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);

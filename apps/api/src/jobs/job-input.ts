@@ -49,6 +49,7 @@ export function jobInput(
     output: parsed.output,
     options: renderJobOptions(parsed.options, pdfShape, defaults),
     ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
+    ...(parsed.deliverTo ? { deliverTo: parsed.deliverTo } : {}),
     baseUrl,
   };
 }

@@ -2,8 +2,9 @@
  * Asynchronous jobs (docs/jobs.md): POST /api/v1/jobs takes the form of
  * /api/v1/process-template-document, checks it as that endpoint does (so a bad template or image is
  * a 4xx now, not a failed job later), and answers 202 at once; GET reads the status or the
- * result, DELETE cancels. Batches (request_data.batch) and webhooks (webhook_url) are parsed by
- * @app/contracts' request/job-fields.ts; the URL of a webhook is checked here against server-side request forgery.
+ * result, DELETE cancels. Batches (request_data.batch), webhooks (webhook_url) and result deliveries
+ * (request_data.deliver_to) are parsed by @app/contracts' request/job-fields.ts; the URLs of a
+ * webhook and of deliveries are checked here against server-side request forgery.
  */
 import {
   Controller,
@@ -33,6 +34,7 @@ import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine'
 import { ApiSettings } from '../config/settings';
 import { publicBaseUrl } from './public-base-url';
 import {
+  checkDeliveryUrls,
   checkWebhookUrl,
   InvalidWebhookUrlError,
   jobPaths,
@@ -65,6 +67,7 @@ const JOB_ID_PARAM = ApiParam({ name: 'id', description: 'The job_id of the 202 
 @Controller('api/v1/jobs')
 export class JobsController {
   private readonly allowedHosts: ReadonlySet<string>;
+  private readonly deliveryAllowedHosts: ReadonlySet<string>;
 
   constructor(
     private readonly jobs: JobsService,
@@ -73,6 +76,7 @@ export class JobsController {
     private readonly decodedImages: DecodedImages,
   ) {
     this.allowedHosts = parseAllowedHosts(config.jobs.webhookAllowedHosts);
+    this.deliveryAllowedHosts = parseAllowedHosts(config.jobs.deliveryAllowedHosts);
   }
 
   @Post()
@@ -81,7 +85,8 @@ export class JobsController {
     description:
       'The form of /api/v1/process-template-document (legacy `data`, enhanced `request_data`, v1.6 fields), plus ' +
       '`webhook_url` (form field or request_data key), `request_data.batch` (items of template_data, images, ' +
-      'filename) and `request_data.output` ("zip" or "merged"). Template, image, batch and webhook URL errors ' +
+      'filename), `request_data.output` ("zip" or "merged") and `request_data.deliver_to` (pre-signed PUT URLs the ' +
+      'result is uploaded to). Template, image, batch, webhook URL and deliver_to errors ' +
       "answer now; everything else becomes the job's typed error. See docs/jobs.md.",
   })
   @ApiConsumes('multipart/form-data')
@@ -92,7 +97,10 @@ export class JobsController {
     content: { 'application/json': { schema: JOB_ACCEPTED_SCHEMA } },
     headers: { Location: { description: 'The status URL', schema: { type: 'string' } } },
   })
-  @ErrorResponse(400, 'Request, template-file, image, batch item or webhook_url (invalid_webhook_url) error')
+  @ErrorResponse(
+    400,
+    'Request, template-file, image, batch item, webhook_url (invalid_webhook_url) or deliver_to (invalid_deliver_to) error',
+  )
   @ErrorResponse(413, 'Template, field, image, or more than MAX_BATCH_ITEMS items')
   @ErrorResponse(503, 'Redis unreachable')
   @HttpCode(202)
@@ -112,6 +120,7 @@ export class JobsController {
   ): Promise<JobAccepted> {
     const { parsed, digest } = this.check(req, file);
     if (parsed.webhookUrl !== undefined) await this.checkWebhook(parsed.webhookUrl);
+    if (parsed.deliverTo) await checkDeliveryUrls(parsed.deliverTo, this.deliveryAllowedHosts);
     const baseUrl = this.baseUrl(req);
     const jobId = await this.enqueue(req, file!, parsed, digest, baseUrl);
     const paths = jobPaths(jobId);

@@ -27,6 +27,8 @@ import {
   JobNotFoundError,
   type JobView,
   OUTPUT_MEDIA,
+  type ParsedDeliverTo,
+  shownUrl,
 } from '@app/contracts';
 import { type RenderRequest, stringifyDataJson } from '@app/engine';
 import { connectRedis, JobFlows, JobRecordStore, onRedisError, type RedisConnection } from '@app/queue';
@@ -47,6 +49,8 @@ export interface JobInput {
   output: AsyncOutput;
   options: RenderJobOptions;
   webhookUrl?: string;
+  /** Kept under its own key (asyncJobKeys().delivery), never in the record or BullMQ's job data. */
+  deliverTo?: ParsedDeliverTo;
   baseUrl: string;
 }
 
@@ -127,6 +131,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
             OUTPUT_MEDIA[input.output === 'merged' ? 'pdf' : input.options.output].contentType,
       base_url: input.baseUrl,
       ...(input.webhookUrl ? { webhook_url: input.webhookUrl } : {}),
+      ...(input.deliverTo ? { delivery_status: 'pending', delivery_attempts: '0' } : {}),
     };
     // As the synchronous path writes it: `9.0` stays a float across the queue (json-numbers.ts).
     const requestJsons = input.requests.map((request) => stringifyDataJson(request));
@@ -153,7 +158,16 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       };
     });
     try {
-      await this.jobs.create(jobId, { record, template: input.template, requestJsons }, ttl);
+      await this.jobs.create(
+        jobId,
+        {
+          record,
+          template: input.template,
+          requestJsons,
+          ...(input.deliverTo ? { deliveryJson: JSON.stringify(input.deliverTo) } : {}),
+        },
+        ttl,
+      );
       await this.flows.add(
         jobId,
         {
@@ -170,7 +184,11 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       throw this.unavailable(e);
     }
     this.logger.log(
-      `job ${jobId} queued: ${total} item(s), ${input.output}${input.webhookUrl ? ', webhook' : ''}`,
+      `job ${jobId} queued: ${total} item(s), ${input.output}${input.webhookUrl ? ', webhook' : ''}${
+        input.deliverTo
+          ? `, delivery to ${input.deliverTo.targets.map((t) => shownUrl(t.url)).join(', ')}`
+          : ''
+      }`,
     );
     return jobId;
   }
@@ -212,6 +230,13 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
     };
     if (status === 'completed') view.result_url = `${baseUrl}${jobPaths(jobId).result}`;
     if (status === 'failed') view.error = this.errorOf(record).toBody();
+    if (record.delivery_status) {
+      view.delivery = {
+        status: record.delivery_status,
+        attempts: Number(record.delivery_attempts ?? 0),
+        last_error: record.delivery_error ?? null,
+      };
+    }
     return view;
   }
 

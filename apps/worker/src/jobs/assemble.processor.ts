@@ -2,7 +2,8 @@
  * The parent of an asynchronous job's flow (libs/contracts/src/async-job.ts). BullMQ runs it once
  * every item has completed, or as soon as one failed (continueParentOnFailure): it builds the
  * result (the one document, a ZIP of the items, or one PDF merged by qpdf), writes it and the
- * job's record with RESULT_TTL_S, drops the items' keys and queues the webhook. It holds nothing
+ * job's record with RESULT_TTL_S, drops the items' keys and queues the result's delivery (deliver_to)
+ * or the webhook. It holds nothing
  * in memory between runs (its Redis data is libs/queue's JobRecordStore): a worker killed here leaves the parent to stall and be run again by
  * another, which finds the same children's results.
  */
@@ -21,10 +22,9 @@ import {
   OUTPUT_MEDIA,
   PAGE_IMAGES_ZIP,
   InternalError,
-  jobPaths,
   type QueueNames,
   type RenderJobResult,
-  type WebhookEvent,
+  type ResultDeliveryJob,
   TypedError,
 } from '@app/contracts';
 import { PayloadTooLargeError } from '@app/engine';
@@ -33,12 +33,14 @@ import {
   isFinalFailure,
   JobRecordStore,
   type RedisConnection,
+  type ResultDeliveryQueue,
   UnrecoverableError,
   type WebhookQueue,
 } from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
 import { currentTraceparent, type SpanHandle, withSpan } from '@app/telemetry';
+import { queueJobWebhook } from './job-webhook';
 
 const run = promisify(execFile);
 
@@ -46,6 +48,7 @@ export interface AssembleDeps {
   redis: RedisConnection;
   names: QueueNames;
   webhooks: WebhookQueue;
+  deliveries: ResultDeliveryQueue;
   resultTtlS: number;
   maxResultBytes: number;
   logger: Logger;
@@ -172,6 +175,15 @@ export function createAssembleProcessor(deps: AssembleDeps) {
       const single = output === 'single' ? replies[0].contentType : undefined;
       await finish(job, record, {
         result,
+        // deliver_to.items PUTs each item from the ZIP: its name there and its type.
+        ...(output === 'zip' && record.delivery_status === 'pending'
+          ? {
+              items: replies.map((reply, i) => ({
+                name: withExtension(job.data.itemNames?.[i] ?? String(i), extensionOf(reply.contentType)),
+                contentType: reply.contentType,
+              })),
+            }
+          : {}),
         ...(single
           ? {
               contentType: single,
@@ -199,37 +211,53 @@ export function createAssembleProcessor(deps: AssembleDeps) {
     }
   }
 
-  /** Writes the result and the record with RESULT_TTL_S, then queues the webhook if one was asked for. */
+  /**
+   * Writes the result and the record with RESULT_TTL_S, then queues the result's delivery
+   * (deliver_to, which sends the webhook once it has finished) or else the webhook if one was asked for.
+   */
   async function finish(
     job: AssembleJobHandle,
     record: Partial<AsyncJobRecord>,
-    outcome: { result: Buffer; contentType?: string; filename?: string } | { error: ErrorBody },
+    outcome:
+      | { result: Buffer; contentType?: string; filename?: string; items?: ResultDeliveryJob['items'] }
+      | { error: ErrorBody },
   ): Promise<void> {
     const { jobId } = job.data;
     const now = Date.now();
     const status = 'result' in outcome ? 'completed' : 'failed';
     await jobs.finish(jobId, outcome, now, deps.resultTtlS * 1000);
     deps.metrics?.asyncJobs.inc({ status });
-    if (!record.webhook_url) return;
-    const event: WebhookEvent = {
-      type: status === 'completed' ? 'job.completed' : 'job.failed',
-      timestamp: new Date(now).toISOString(),
-      data: {
-        job_id: jobId,
-        status,
-        result_url: `${record.base_url}${jobPaths(jobId).result}`,
-        ...('error' in outcome ? { error: outcome.error } : {}),
-      },
-    };
-    const traceparent = currentTraceparent();
-    // The job id makes a second run of this parent (after a crash) add no second delivery.
-    await deps.webhooks.add({
+    if (record.delivery_status === 'pending') {
+      if ('result' in outcome) {
+        // The job id makes a second run of this parent (after a crash) add no second delivery.
+        const traceparent = currentTraceparent();
+        await deps.deliveries.add({
+          jobId,
+          ...(outcome.items ? { items: outcome.items } : {}),
+          // The delivery's span continues this job's trace.
+          ...(traceparent ? { traceparent } : {}),
+        });
+        return;
+      }
+      const delivery = {
+        status: 'failed',
+        attempts: 0,
+        last_error: 'the job failed: nothing to deliver',
+      } as const;
+      await jobs.noteDelivery(
+        jobId,
+        { delivery_status: delivery.status, delivery_attempts: '0', delivery_error: delivery.last_error },
+        true,
+      );
+      await queueJobWebhook(deps.webhooks, jobId, record, { status, error: outcome.error, delivery }, now);
+      return;
+    }
+    await queueJobWebhook(
+      deps.webhooks,
       jobId,
-      url: record.webhook_url,
-      webhookId: `msg_${jobId}`,
-      body: JSON.stringify(event),
-      // The delivery's span continues this job's trace.
-      ...(traceparent ? { traceparent } : {}),
-    });
+      record,
+      { status, ...('error' in outcome ? { error: outcome.error } : {}) },
+      now,
+    );
   }
 }

@@ -1,14 +1,21 @@
 /**
  * The workers of asynchronous jobs, beside the render worker (libs/queue's job-workers): the items
  * (the render processor, shared with the render queue and its template caches), the parents
- * (assembly) and the webhook deliveries. Stateless: any worker process takes any job.
+ * (assembly), the webhook deliveries and the result deliveries (deliver_to). Stateless: any worker process takes any job.
  */
 import type { WorkerSettings } from '../settings';
 import { parseAllowedHosts, type RenderJobResult } from '@app/contracts';
-import { createJobWorkers, type RedisConnection, type RenderJobHandle, WebhookQueue } from '@app/queue';
+import {
+  createJobWorkers,
+  type RedisConnection,
+  type RenderJobHandle,
+  ResultDeliveryQueue,
+  WebhookQueue,
+} from '@app/queue';
 import type { Logger } from 'pino';
 import type { WorkerMetrics } from '../worker-metrics';
 import { createAssembleProcessor } from './assemble.processor';
+import { createResultDeliveryProcessor } from './delivery.processor';
 import { createWebhookProcessor } from './webhook.processor';
 
 export interface AsyncWorkers {
@@ -38,6 +45,12 @@ export function createAsyncWorkers(deps: {
     { attempts: jobs.webhookRetries, backoffMs: jobs.webhookBackoffMs },
     deps.onError,
   );
+  const deliveries = new ResultDeliveryQueue(
+    deps.queueRedis,
+    names,
+    { attempts: jobs.deliveryRetries, backoffMs: jobs.deliveryBackoffMs },
+    deps.onError,
+  );
   const secret = jobs.webhookSecret;
   if (!secret) logger.info('WEBHOOK_SECRET is not set: this worker delivers no webhooks');
   const workers = createJobWorkers(
@@ -47,8 +60,18 @@ export function createAsyncWorkers(deps: {
         redis: deps.redis,
         names,
         webhooks,
+        deliveries,
         resultTtlS: jobs.resultTtlS,
         maxResultBytes: jobs.maxResultBytes,
+        logger,
+        metrics: deps.metrics,
+      }),
+      deliverResult: createResultDeliveryProcessor({
+        redis: deps.redis,
+        names,
+        webhooks,
+        timeoutMs: jobs.deliveryTimeoutMs,
+        allowed: parseAllowedHosts(jobs.deliveryAllowedHosts),
         logger,
         metrics: deps.metrics,
       }),
@@ -82,7 +105,7 @@ export function createAsyncWorkers(deps: {
     },
     async close() {
       await workers.close();
-      await webhooks.close();
+      await Promise.all([webhooks.close(), deliveries.close()]);
     },
   };
 }

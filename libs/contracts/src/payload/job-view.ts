@@ -21,6 +21,24 @@ const ASYNC_JOB_STATUSES = [
   'failed',
 ] as const satisfies readonly AsyncJobStatus[];
 
+const stringOrNull = (options: object = {}) =>
+  Type.Unsafe<string | null>({ type: 'string', nullable: true, ...options });
+
+/** deliver_to's progress: in the status and in the webhook, which is sent once it has finished. */
+export const DeliveryViewSchema = Type.Object(
+  {
+    status: OneOf(['pending', 'delivered', 'failed'] as const, {
+      description: 'pending until the PUT succeeded (delivered) or the last attempt failed (failed)',
+    }),
+    attempts: Type.Integer({ description: 'PUT attempts so far (at most DELIVERY_RETRIES)' }),
+    last_error: stringOrNull({
+      description: "The last failed attempt's reason (an HTTP status or a network error); null if none",
+    }),
+  },
+  { description: 'Present when the job was submitted with deliver_to' },
+);
+export type DeliveryView = Static<typeof DeliveryViewSchema>;
+
 export const JobViewSchema = Type.Object({
   job_id: Type.String(),
   status: OneOf(ASYNC_JOB_STATUSES),
@@ -32,6 +50,7 @@ export const JobViewSchema = Type.Object({
       'When this job and its result go: finished_at + RESULT_TTL_S; before it finishes, when an unfinished job is dropped (created_at + max(RESULT_TTL_S, 24 h))',
   }),
   result_url: Type.Optional(uri({ description: 'Once completed' })),
+  delivery: Type.Optional(DeliveryViewSchema),
   error: Type.Optional(
     Type.Unsafe<ErrorBody>({
       ...ERROR_BODY_REF,

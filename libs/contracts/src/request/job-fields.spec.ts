@@ -181,12 +181,13 @@ describe('parseJobFields', () => {
 });
 
 describe('the job fields come from the schemas (JobRequestSchema, BatchItemSchema)', () => {
-  it('JobRequestSchema is EnhancedRequestSchema plus batch, output and webhook_url', () => {
+  it('JobRequestSchema is EnhancedRequestSchema plus batch, output, webhook_url and deliver_to', () => {
     expect(fieldsOf(JobRequestSchema)).toEqual([
       ...fieldsOf(EnhancedRequestSchema),
       'batch',
       'output',
       'webhook_url',
+      'deliver_to',
     ]);
   });
 

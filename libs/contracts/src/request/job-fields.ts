@@ -1,7 +1,8 @@
 /**
  * The fields POST /api/v1/jobs adds to the form of /api/v1/process-template-document (which the
  * synchronous endpoint accepts too): `request_data.batch` (items of BatchItemSchema), `output`
- * ("zip" or "merged") and `webhook_url` (a form field or a key of request_data), the fields
+ * ("zip" or "merged"), `webhook_url` (a form field or a key of request_data) and `deliver_to`
+ * (a key of request_data: delivery.ts checks its shape and headers here, its URLs later), the fields
  * JobRequestSchema adds to EnhancedRequestSchema. request_data is parsed once
  * (readRenderFields): those keys are taken out of its object, the rest is checked as the render
  * form's. The CLI calls this too (with jobs refused), so both refuse alike.
@@ -12,6 +13,7 @@ import type { RenderRequest } from '../payload/render-request';
 import { fieldsOf, isPlainObject } from '../payload/schema';
 import { PDF_FINISH_FIELDS, splitPdfOptions } from '../pdf-options';
 import type { AsyncOutput } from '../async-job';
+import { type ParsedDeliverTo, parseDeliverTo } from '../delivery';
 import { InvalidRequestError, PayloadTooLargeError } from '../request-errors';
 import { outputFilename } from './file-names';
 import { OUTPUT_MEDIA, outputExtension, PAGE_IMAGES_ZIP } from '../render-job';
@@ -28,6 +30,8 @@ export interface ParsedJobRequest extends ParsedRenderRequest {
   items?: ParsedBatchItem[];
   output: AsyncOutput;
   webhookUrl?: string;
+  /** Where the worker PUTs the result (its URLs are checked by checkDeliveryUrls, which resolves names). */
+  deliverTo?: ParsedDeliverTo;
 }
 
 /** request_data's keys of a job (JobRequestSchema less EnhancedRequestSchema). */
@@ -80,7 +84,12 @@ export function parseJobFields(
         field: 'output',
       });
     }
-    return { ...base, output: 'single', ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}) };
+    return {
+      ...base,
+      output: 'single',
+      ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}),
+      ...deliveryOf(extracted, { output: 'single' }),
+    };
   }
   if (output === 'merged' && (base.options.output ?? 'pdf') !== 'pdf') {
     throw new InvalidRequestError(
@@ -101,12 +110,22 @@ export function parseJobFields(
     outputExtension(base.options.output, base.options.image),
     limits.maxBatchItems,
   );
+  const batchOutput = (output as AsyncOutput | undefined) ?? 'zip';
   return {
     ...base,
     items,
-    output: (output as AsyncOutput | undefined) ?? 'zip',
+    output: batchOutput,
     ...(webhookUrl ? { webhookUrl: webhookUrl as string } : {}),
+    ...deliveryOf(extracted, { output: batchOutput, itemCount: items.length }),
   };
+}
+
+function deliveryOf(
+  extracted: Record<string, unknown>,
+  job: { output: AsyncOutput; itemCount?: number },
+): { deliverTo?: ParsedDeliverTo } {
+  if (!own(extracted, 'deliver_to')) return {};
+  return { deliverTo: parseDeliverTo(extracted.deliver_to, job) };
 }
 
 /** An item's file name ending in an output's extension (`.pdf`, `.docx`): replaced by the job's. */
