@@ -4,7 +4,7 @@
  * timestamp tokens, qpdf's JSON for the catalog's /DSS and the fields. The only in-house parsing is
  * the byte range and an asn1js walk that locates (never checks) the signature value and token.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { createHash } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
@@ -31,15 +31,16 @@ export interface PdfsigSignature {
   signed: boolean;
 }
 
-/** pdfsig's report, split per signature field. */
-export function pdfsig(pdf: Buffer, nssDir: string, work: string): PdfsigSignature[] {
-  let out: string;
-  try {
-    out = execFileSync('pdfsig', ['-nssdir', `sql:${nssDir}`, tempFile(work, pdf)], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
-  } catch (e) {
-    // pdfsig exits non-zero when a signature is invalid; its report is still on stdout.
-    out = String((e as { stdout?: Buffer }).stdout ?? '');
-  }
+/**
+ * pdfsig's report, split per signature field. Asynchronous: NSS asks the certificates' OCSP
+ * responder, which the test PKI serves from this very process.
+ */
+export async function pdfsig(pdf: Buffer, nssDir: string, work: string): Promise<PdfsigSignature[]> {
+  const file = tempFile(work, pdf);
+  // pdfsig exits non-zero when a signature is invalid; its report is still on stdout.
+  const out = await new Promise<string>((resolve) =>
+    execFile('pdfsig', ['-nssdir', `sql:${nssDir}`, file], { timeout: 30_000 }, (_e, stdout) => resolve(String(stdout))),
+  );
   return out
     .split(/^Signature #\d+:\n/m)
     .slice(1)
@@ -129,7 +130,7 @@ type QpdfValue = string | number | boolean | null | QpdfValue[] | { [k: string]:
 
 /** qpdf's JSON (v2) of every object, and a resolver of "N 0 R". */
 export function qpdfObjects(pdf: Buffer, work: string) {
-  const json = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=objects', tempFile(work, pdf)], { maxBuffer: 1 << 28 }).toString());
+  const json = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', tempFile(work, pdf)], { maxBuffer: 1 << 28 }).toString());
   const objects = (json.qpdf as Array<Record<string, { value?: QpdfValue; stream?: { dict: QpdfValue } }>>)[1];
   const resolve = (v: QpdfValue | undefined): QpdfValue | undefined => {
     if (typeof v === 'string' && /^\d+ \d+ R$/.test(v)) {

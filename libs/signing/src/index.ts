@@ -15,3 +15,4 @@ export {
   type SigningProfile,
   type SignRequest,
 } from './types';
+export { signingSettings } from './settings';
