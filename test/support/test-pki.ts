@@ -143,6 +143,7 @@ export async function startTestPki(): Promise<TestPki> {
   let counter = 0;
   const state = { tsaRequests: 0, tsaDown: false };
   const paths: { root?: string; int?: string } = {};
+  let tsaQueue: Promise<unknown> = Promise.resolve();
 
   const server: Server = createServer((req, res) => {
     void (async () => {
@@ -158,7 +159,12 @@ export async function startTestPki(): Promise<TestPki> {
           state.tsaRequests++;
           const q = join(dir, `tsq-${n}`);
           writeFileSync(q, body);
-          await run('openssl', ['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', q, '-out', `${q}.tsr`]);
+          // One at a time: openssl ts reads and rewrites its serial file.
+          const reply = tsaQueue.then(() =>
+            run('openssl', ['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', q, '-out', `${q}.tsr`]),
+          );
+          tsaQueue = reply.catch(() => undefined);
+          await reply;
           res.setHeader('content-type', 'application/timestamp-reply');
           return res.end(readFileSync(`${q}.tsr`));
         }

@@ -101,7 +101,10 @@ export async function requestTimestamp(
   let token: pkijs.ContentInfo | undefined;
   try {
     const response = pkijs.TimeStampResp.fromBER(ab(answer));
-    if (response.status.status > 1) throw unusable('tsa', url, `status ${response.status.status} (refused)`);
+    if (response.status.status > 1) {
+      const says = (response.status.statusStrings ?? []).map((t) => t.valueBlock.value).join('; ');
+      throw unusable('tsa', url, `status ${response.status.status} (refused${says ? `: ${says.slice(0, 200)}` : ''})`);
+    }
     token = response.timeStampToken;
     if (!token) throw unusable('tsa', url, 'no token');
     const info = tstInfoOf(token);
