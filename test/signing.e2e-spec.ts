@@ -5,7 +5,7 @@
  * tools that did not sign them: poppler's pdfsig with the test root trusted in NSS, OpenSSL (CMS
  * with its signing-certificate-v2 check, timestamp imprints, OCSP responses) and qpdf.
  */
-import { execFileSync } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync } from 'node:fs';
 import { createServer, type Server } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -307,5 +307,28 @@ describe('profiles', () => {
     expect(e).toBeInstanceOf(SigningProfileError);
     expect((e as Error).message).toContain('"acme"');
     expect((e as Error).message).not.toContain(pki.password);
+  });
+
+  it('a worker with a profile it cannot load exits non-zero, naming the profile, never the password', async () => {
+    const wrong = `${pki.password}-wrong`;
+    const passwordFile = tempFile(work, `${wrong}\n`);
+    const result = await new Promise<{ code: number | null; output: string }>((resolve) => {
+      execFile(
+        process.execPath,
+        ['--import', 'tsx', join(__dirname, '../apps/worker/src/main.ts')],
+        {
+          cwd: join(__dirname, '..'),
+          timeout: 60_000,
+          // No Redis is needed: the profiles are loaded before anything connects.
+          env: { ...process.env, SIGNING_PROFILE_ACME_P12: pki.p12, SIGNING_PROFILE_ACME_PASSWORD_FILE: passwordFile },
+        },
+        (error, stdout, stderr) =>
+          resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, output: `${stdout}${stderr}` }),
+      );
+    });
+    expect(result.code).toBe(1);
+    expect(result.output).toContain('signing profile "acme" cannot be loaded');
+    expect(result.output).not.toContain(wrong);
+    expect(result.output).not.toContain(pki.password);
   });
 });

@@ -174,16 +174,28 @@ function blankAppearance(update: IncrementalUpdate, w: number, h: number): PDFRe
   return ctx.register(ctx.flateStream('', { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, w, h] }));
 }
 
+/**
+ * The appearance font, read and parsed once per process: parsing DejaVu Sans costs ~100 ms, which
+ * pdf-lib would pay on each signature. fontkit's font object is only read from (each embedding
+ * makes its own subset), so one serves every document.
+ */
+let fontBytes: Buffer | null | undefined;
+let parsedFont: unknown;
+const cachingFontkit = {
+  create: (data: Uint8Array, name?: string) => (parsedFont ??= fontkit.create(data, name)),
+} as unknown as typeof fontkit;
+
 async function appearanceFont(update: IncrementalUpdate, lines: string[]): Promise<PDFFont> {
-  let bytes: Buffer | undefined;
-  try {
-    bytes = readFileSync(APPEARANCE_FONT);
-  } catch {
-    bytes = undefined;
+  if (fontBytes === undefined) {
+    try {
+      fontBytes = readFileSync(APPEARANCE_FONT);
+    } catch {
+      fontBytes = null;
+    }
   }
-  if (!bytes) return update.doc.embedFont(StandardFonts.Helvetica);
-  update.doc.registerFontkit(fontkit);
-  const font = await update.doc.embedFont(bytes, { subset: true });
+  if (!fontBytes) return update.doc.embedFont(StandardFonts.Helvetica);
+  update.doc.registerFontkit(cachingFontkit);
+  const font = await update.doc.embedFont(fontBytes, { subset: true });
   for (const line of lines) font.encodeText(line); // the subset holds the glyphs encoded before embed()
   return font;
 }
