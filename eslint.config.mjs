@@ -9,7 +9,8 @@ import prettier from 'eslint-config-prettier';
  *   production code → never test code; a library only through its index (no deep @app/x/y).
  */
 const APP_SRC = '(^|/)(apps|api|worker|cli)/src(/|$)|(^|/)apps/';
-const LIB_SRC = '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline|signing)/src(/|$)';
+const LIB_SRC =
+  '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline|signing)/src(/|$)';
 const DEEP_ALIAS = { regex: '^@app/[^/]+/', message: 'import a library through its index: @app/name' };
 const NO_TEST = { regex: '(^|/)test/', message: 'production code never imports test code' };
 const NO_APP = {
@@ -145,7 +146,15 @@ export default tseslint.config(
   },
   {
     files: ['libs/signing/**/*.ts'],
-    rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST, NO_IOREDIS, NO_PIPELINE, SIGNING_ONLY_CONTRACTS),
+    rules: boundaries(
+      DEEP_ALIAS,
+      NO_APP,
+      NO_LIB_PATH,
+      NO_TEST,
+      NO_IOREDIS,
+      NO_PIPELINE,
+      SIGNING_ONLY_CONTRACTS,
+    ),
   },
   {
     files: ['libs/engine/**/*.ts'],

@@ -63,7 +63,9 @@ beforeAll(async () => {
   try {
     const invoiceDocx = renderDocx(corpusTemplate('invoice'), corpusRequest('invoice'));
     docs.invoice = await pool.convert(invoiceDocx);
-    docs.contract = await pool.convert(renderDocx(corpusTemplate('contract'), corpusRequest('contract', { rows: 4 })));
+    docs.contract = await pool.convert(
+      renderDocx(corpusTemplate('contract'), corpusRequest('contract', { rows: 4 })),
+    );
     docs.facturx = await finishPdf(await pool.convert(invoiceDocx, { pdf: facturx }), facturx);
   } finally {
     await pool.close();
@@ -136,13 +138,32 @@ describe.each(['invoice', 'contract', 'facturx'] as const)('%s', (doc) => {
       expect(dss!['/OCSPs'].length).toBe(2);
       expect(dss!['/CRLs'].length).toBe(1);
       for (const ref of dss!['/OCSPs']) {
-        const text = execFileSync('openssl', [
-          'ocsp', '-respin', tempFile(work, streamData(pdf, ref, work)), '-resp_text', '-CAfile', pki.rootPem, '-verify_other', intRootPem,
-        ], { stdio: ['ignore', 'pipe', 'pipe'] }).toString();
+        const text = execFileSync(
+          'openssl',
+          [
+            'ocsp',
+            '-respin',
+            tempFile(work, streamData(pdf, ref, work)),
+            '-resp_text',
+            '-CAfile',
+            pki.rootPem,
+            '-verify_other',
+            intRootPem,
+          ],
+          { stdio: ['ignore', 'pipe', 'pipe'] },
+        ).toString();
         expect(text).toContain('OCSP Response Status: successful');
         expect(text).toContain('Cert Status: good');
       }
-      const crl = execFileSync('openssl', ['crl', '-inform', 'DER', '-in', tempFile(work, streamData(pdf, dss!['/CRLs'][0], work)), '-noout', '-issuer']).toString();
+      const crl = execFileSync('openssl', [
+        'crl',
+        '-inform',
+        'DER',
+        '-in',
+        tempFile(work, streamData(pdf, dss!['/CRLs'][0], work)),
+        '-noout',
+        '-issuer',
+      ]).toString();
       expect(crl).toContain('Test Intermediate CA');
     } else {
       expect(dss).toBeUndefined();
@@ -207,7 +228,10 @@ it('signs visibly at the place, with an image, and leaves the other places as em
     expect(Number(w['/F']) & 4).toBe(4);
     expect(resolve((w['/AP'] as Record<string, never>)['/N'])).toBeDefined();
   }
-  const ap = resolve((byName.get('seller')!['/AP'] as Record<string, never>)['/N']) as Record<string, Record<string, unknown>>;
+  const ap = resolve((byName.get('seller')!['/AP'] as Record<string, never>)['/N']) as Record<
+    string,
+    Record<string, unknown>
+  >;
   expect(Object.keys(resolve(ap['/Resources']['/XObject'] as never) as object)).toEqual(['/Im1']);
   expect(Number((resolve(catalog['/AcroForm']) as Record<string, unknown>)['/SigFlags'])).toBe(3);
   // The appearance shows the signer's name and the reason (pdftotext reads the widget's stream).
@@ -232,7 +256,11 @@ it('a byte changed inside the signed range makes pdfsig report the signature inv
 it('an expired certificate: 422 signing_certificate_invalid, before any authority is asked', async () => {
   const expired = (
     await loadSigningProfiles({
-      env: { SIGNING_PROFILE_OLD_KEY: pki.expiredKeyPem, SIGNING_PROFILE_OLD_CHAIN: pki.expiredChainPem, SIGNING_PROFILE_OLD_TSA_URL: pki.tsaUrl },
+      env: {
+        SIGNING_PROFILE_OLD_KEY: pki.expiredKeyPem,
+        SIGNING_PROFILE_OLD_CHAIN: pki.expiredChainPem,
+        SIGNING_PROFILE_OLD_TSA_URL: pki.tsaUrl,
+      },
     })
   ).get('old')!;
   const asked = pki.tsaRequests;
@@ -242,7 +270,9 @@ it('an expired certificate: 422 signing_certificate_invalid, before any authorit
   expect((e as Error).message).toMatch(/"old" is expired/);
   expect(pki.tsaRequests).toBe(asked);
   // And one not yet valid, by the request's clock.
-  const early = await signPdf(docs.invoice, profile, { level: 'B-B', now: new Date('2001-01-01') }).catch((x: unknown) => x);
+  const early = await signPdf(docs.invoice, profile, { level: 'B-B', now: new Date('2001-01-01') }).catch(
+    (x: unknown) => x,
+  );
   expect((early as TypedError).errorType).toBe('signing_certificate_invalid');
   expect((early as Error).message).toContain('not yet valid');
 });
@@ -271,7 +301,10 @@ describe('the time-stamping authority fails', () => {
   it('answers 500: a typed, retryable 502', async () => {
     pki.tsaDown = true;
     try {
-      expect502(await signPdf(docs.invoice, profile, { level: 'B-T' }).catch((x: unknown) => x), 'http_status');
+      expect502(
+        await signPdf(docs.invoice, profile, { level: 'B-T' }).catch((x: unknown) => x),
+        'http_status',
+      );
     } finally {
       pki.tsaDown = false;
     }
@@ -293,7 +326,9 @@ describe('the time-stamping authority fails', () => {
 describe('profiles', () => {
   it('PEM key and chain sign the same as PKCS#12', async () => {
     const pem = (
-      await loadSigningProfiles({ env: { SIGNING_PROFILE_PEM_KEY: pki.keyPem, SIGNING_PROFILE_PEM_CHAIN: pki.chainPem } })
+      await loadSigningProfiles({
+        env: { SIGNING_PROFILE_PEM_KEY: pki.keyPem, SIGNING_PROFILE_PEM_CHAIN: pki.chainPem },
+      })
     ).get('pem')!;
     expect(pem.chain.map((c) => c.toString('hex'))).toEqual(profile.chain.map((c) => c.toString('hex')));
     await expectValidCades(await signPdf(docs.contract, pem, {}));
@@ -320,10 +355,17 @@ describe('profiles', () => {
           cwd: join(__dirname, '..'),
           timeout: 60_000,
           // No Redis is needed: the profiles are loaded before anything connects.
-          env: { ...process.env, SIGNING_PROFILE_ACME_P12: pki.p12, SIGNING_PROFILE_ACME_PASSWORD_FILE: passwordFile },
+          env: {
+            ...process.env,
+            SIGNING_PROFILE_ACME_P12: pki.p12,
+            SIGNING_PROFILE_ACME_PASSWORD_FILE: passwordFile,
+          },
         },
         (error, stdout, stderr) =>
-          resolve({ code: error ? ((error as { code?: number }).code ?? null) : 0, output: `${stdout}${stderr}` }),
+          resolve({
+            code: error ? ((error as { code?: number }).code ?? null) : 0,
+            output: `${stdout}${stderr}`,
+          }),
       );
     });
     expect(result.code).toBe(1);

@@ -39,7 +39,9 @@ export async function pdfsig(pdf: Buffer, nssDir: string, work: string): Promise
   const file = tempFile(work, pdf);
   // pdfsig exits non-zero when a signature is invalid; its report is still on stdout.
   const out = await new Promise<string>((resolve) =>
-    execFile('pdfsig', ['-nssdir', `sql:${nssDir}`, file], { timeout: 30_000 }, (_e, stdout) => resolve(String(stdout))),
+    execFile('pdfsig', ['-nssdir', `sql:${nssDir}`, file], { timeout: 30_000 }, (_e, stdout) =>
+      resolve(String(stdout)),
+    ),
   );
   return out
     .split(/^Signature #\d+:\n/m)
@@ -80,16 +82,42 @@ export function signaturesIn(pdf: Buffer): SignatureInPdf[] {
 
 /** `openssl cms -cmsout -print` of a CMS. */
 export function cmsPrint(der: Buffer, work: string): string {
-  return execFileSync('openssl', ['cms', '-cmsout', '-print', '-inform', 'DER', '-in', tempFile(work, der)]).toString();
+  return execFileSync('openssl', [
+    'cms',
+    '-cmsout',
+    '-print',
+    '-inform',
+    'DER',
+    '-in',
+    tempFile(work, der),
+  ]).toString();
 }
 
 /** `openssl cms -verify` of the detached CMS over the signed bytes, chain to `rootPem`. */
 export function cmsVerify(sig: SignatureInPdf, rootPem: string, work: string): string {
-  return execFileSync(
-    'openssl',
-    ['cms', '-verify', '-binary', '-inform', 'DER', '-in', tempFile(work, sig.contents), '-content', tempFile(work, sig.signedBytes), '-CAfile', rootPem, '-purpose', 'any', '-out', '/dev/null'],
-    { stdio: ['ignore', 'pipe', 'pipe'] },
-  ).toString() + 'ok';
+  return (
+    execFileSync(
+      'openssl',
+      [
+        'cms',
+        '-verify',
+        '-binary',
+        '-inform',
+        'DER',
+        '-in',
+        tempFile(work, sig.contents),
+        '-content',
+        tempFile(work, sig.signedBytes),
+        '-CAfile',
+        rootPem,
+        '-purpose',
+        'any',
+        '-out',
+        '/dev/null',
+      ],
+      { stdio: ['ignore', 'pipe', 'pipe'] },
+    ).toString() + 'ok'
+  );
 }
 
 /**
@@ -102,8 +130,11 @@ export function signatureValueAndToken(cms: Buffer): { signatureValue: Buffer; t
   const parts = signedData.valueBlock.value;
   const signerInfos = parts[parts.length - 1] as asn1js.Set;
   const si = (signerInfos.valueBlock.value[0] as asn1js.Sequence).valueBlock.value;
-  const signatureValue = Buffer.from((si.find((b) => b instanceof asn1js.OctetString) as asn1js.OctetString).valueBlock.valueHexView);
-  const unsigned = si.find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 1) as asn1js.Constructed | undefined;
+  const signatureValue = Buffer.from(
+    (si.find((b) => b instanceof asn1js.OctetString) as asn1js.OctetString).valueBlock.valueHexView,
+  );
+  const unsigned = si.find((b) => b.idBlock.tagClass === 3 && b.idBlock.tagNumber === 1) as
+    asn1js.Constructed | undefined;
   let token: Buffer | undefined;
   for (const attr of unsigned?.valueBlock.value ?? []) {
     const [oid, values] = (attr as asn1js.Sequence).valueBlock.value;
@@ -115,11 +146,31 @@ export function signatureValueAndToken(cms: Buffer): { signatureValue: Buffer; t
 }
 
 /** `openssl ts -verify` of a token against a SHA-256 digest (hex) or data: throws unless "Verification: OK". */
-export function tsVerify(token: Buffer, against: { digest: Buffer } | { data: Buffer }, rootPem: string, untrustedPem: string, work: string): string {
-  const what = 'digest' in against ? ['-digest', against.digest.toString('hex')] : ['-data', tempFile(work, against.data)];
+export function tsVerify(
+  token: Buffer,
+  against: { digest: Buffer } | { data: Buffer },
+  rootPem: string,
+  untrustedPem: string,
+  work: string,
+): string {
+  const what =
+    'digest' in against
+      ? ['-digest', against.digest.toString('hex')]
+      : ['-data', tempFile(work, against.data)];
   return execFileSync(
     'openssl',
-    ['ts', '-verify', ...what, '-in', tempFile(work, token), '-token_in', '-CAfile', rootPem, '-untrusted', untrustedPem],
+    [
+      'ts',
+      '-verify',
+      ...what,
+      '-in',
+      tempFile(work, token),
+      '-token_in',
+      '-CAfile',
+      rootPem,
+      '-untrusted',
+      untrustedPem,
+    ],
     { stdio: ['ignore', 'pipe', 'pipe'] },
   ).toString();
 }
@@ -130,8 +181,14 @@ type QpdfValue = string | number | boolean | null | QpdfValue[] | { [k: string]:
 
 /** qpdf's JSON (v2) of every object, and a resolver of "N 0 R". */
 export function qpdfObjects(pdf: Buffer, work: string) {
-  const json = JSON.parse(execFileSync('qpdf', ['--json=2', '--json-key=qpdf', tempFile(work, pdf)], { maxBuffer: 1 << 28 }).toString());
-  const objects = (json.qpdf as Array<Record<string, { value?: QpdfValue; stream?: { dict: QpdfValue } }>>)[1];
+  const json = JSON.parse(
+    execFileSync('qpdf', ['--json=2', '--json-key=qpdf', tempFile(work, pdf)], {
+      maxBuffer: 1 << 28,
+    }).toString(),
+  );
+  const objects = (
+    json.qpdf as Array<Record<string, { value?: QpdfValue; stream?: { dict: QpdfValue } }>>
+  )[1];
   const resolve = (v: QpdfValue | undefined): QpdfValue | undefined => {
     if (typeof v === 'string' && /^\d+ \d+ R$/.test(v)) {
       const o = objects[`obj:${v}`];
@@ -146,7 +203,15 @@ export function qpdfObjects(pdf: Buffer, work: string) {
 
 /** The decoded data of a stream object ("N 0 R"). */
 export function streamData(pdf: Buffer, ref: string, work: string): Buffer {
-  return execFileSync('qpdf', [`--show-object=${ref.replace(/ R$/, '').replace(' ', ',')}`, '--filtered-stream-data', tempFile(work, pdf)], {
-    maxBuffer: 1 << 26,
-  });
+  return execFileSync(
+    'qpdf',
+    [
+      `--show-object=${ref.replace(/ R$/, '').replace(' ', ',')}`,
+      '--filtered-stream-data',
+      tempFile(work, pdf),
+    ],
+    {
+      maxBuffer: 1 << 26,
+    },
+  );
 }

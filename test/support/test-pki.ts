@@ -37,7 +37,8 @@ export interface TestPki {
   close(): Promise<void>;
 }
 
-const ossl = (args: string[], cwd: string) => execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
+const ossl = (args: string[], cwd: string) =>
+  execFileSync('openssl', args, { cwd, stdio: ['ignore', 'pipe', 'pipe'] });
 
 function caConfig(dir: string, base: string): string {
   return `[ ca ]
@@ -122,10 +123,35 @@ function issue(
   extensions: string,
   dates?: { start: string; end: string },
 ): void {
-  ossl(['req', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', `${out}.key`, '-out', `${out}.csr`, '-subj', `/O=Test PKI/CN=${cn}`], ca);
   ossl(
     [
-      'ca', '-batch', '-notext', '-config', join(ca, 'ca.cnf'), '-extensions', extensions, '-in', `${out}.csr`, '-out', `${out}.crt`,
+      'req',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      `${out}.key`,
+      '-out',
+      `${out}.csr`,
+      '-subj',
+      `/O=Test PKI/CN=${cn}`,
+    ],
+    ca,
+  );
+  ossl(
+    [
+      'ca',
+      '-batch',
+      '-notext',
+      '-config',
+      join(ca, 'ca.cnf'),
+      '-extensions',
+      extensions,
+      '-in',
+      `${out}.csr`,
+      '-out',
+      `${out}.crt`,
       ...(dates ? ['-startdate', dates.start, '-enddate', dates.end] : ['-days', '365']),
     ],
     ca,
@@ -161,7 +187,16 @@ export async function startTestPki(): Promise<TestPki> {
           writeFileSync(q, body);
           // One at a time: openssl ts reads and rewrites its serial file.
           const reply = tsaQueue.then(() =>
-            run('openssl', ['ts', '-reply', '-config', join(dir, 'tsa.cnf'), '-queryfile', q, '-out', `${q}.tsr`]),
+            run('openssl', [
+              'ts',
+              '-reply',
+              '-config',
+              join(dir, 'tsa.cnf'),
+              '-queryfile',
+              q,
+              '-out',
+              `${q}.tsr`,
+            ]),
           );
           tsaQueue = reply.catch(() => undefined);
           await reply;
@@ -174,14 +209,28 @@ export async function startTestPki(): Promise<TestPki> {
           const q = join(dir, `ocsp-${n}`);
           writeFileSync(q, body);
           await run('openssl', [
-            'ocsp', '-index', join(ca, 'index.txt'), '-CA', join(ca, 'ca.crt'), '-rsigner', join(ca, 'ca.crt'),
-            '-rkey', join(ca, 'ca.key'), '-reqin', q, '-respout', `${q}.resp`, '-ndays', '1',
+            'ocsp',
+            '-index',
+            join(ca, 'index.txt'),
+            '-CA',
+            join(ca, 'ca.crt'),
+            '-rsigner',
+            join(ca, 'ca.crt'),
+            '-rkey',
+            join(ca, 'ca.key'),
+            '-reqin',
+            q,
+            '-respout',
+            `${q}.resp`,
+            '-ndays',
+            '1',
           ]);
           res.setHeader('content-type', 'application/ocsp-response');
           return res.end(readFileSync(`${q}.resp`));
         }
         const crl = /^\/crl\/(root|int)\.crl$/.exec(req.url ?? '');
-        if (crl) return res.end(readFileSync(join(crl[1] === 'root' ? paths.root! : paths.int!, 'ca.crl.der')));
+        if (crl)
+          return res.end(readFileSync(join(crl[1] === 'root' ? paths.root! : paths.int!, 'ca.crl.der')));
         fail(404);
       } catch {
         fail(500);
@@ -195,8 +244,26 @@ export async function startTestPki(): Promise<TestPki> {
   paths.root = root;
   ossl(
     [
-      'req', '-x509', '-new', '-newkey', 'rsa:2048', '-nodes', '-keyout', 'ca.key', '-out', 'ca.crt', '-days', '3650', '-subj', '/O=Test PKI/CN=Test Root CA',
-      '-addext', 'basicConstraints=critical,CA:true', '-addext', 'keyUsage=critical,keyCertSign,cRLSign', '-addext', 'subjectKeyIdentifier=hash',
+      'req',
+      '-x509',
+      '-new',
+      '-newkey',
+      'rsa:2048',
+      '-nodes',
+      '-keyout',
+      'ca.key',
+      '-out',
+      'ca.crt',
+      '-days',
+      '3650',
+      '-subj',
+      '/O=Test PKI/CN=Test Root CA',
+      '-addext',
+      'basicConstraints=critical,CA:true',
+      '-addext',
+      'keyUsage=critical,keyCertSign,cRLSign',
+      '-addext',
+      'subjectKeyIdentifier=hash',
     ],
     root,
   );
@@ -204,7 +271,10 @@ export async function startTestPki(): Promise<TestPki> {
   paths.int = int;
   issue(root, join(int, 'ca'), 'Test Intermediate CA', 'v3_ca');
   issue(int, join(dir, 'signer'), 'Ada Lovelace (Test Signer)', 'signer');
-  issue(int, join(dir, 'expired'), 'Expired Signer', 'signer', { start: '20200101000000Z', end: '20210101000000Z' });
+  issue(int, join(dir, 'expired'), 'Expired Signer', 'signer', {
+    start: '20200101000000Z',
+    end: '20210101000000Z',
+  });
   issue(int, join(dir, 'tsa'), 'Test TSA', 'tsa');
   for (const ca of [root, int]) {
     ossl(['ca', '-gencrl', '-config', join(ca, 'ca.cnf'), '-out', 'ca.crl'], ca);
@@ -216,12 +286,28 @@ export async function startTestPki(): Promise<TestPki> {
   writeFileSync(join(dir, 'tsaserial'), '01\n');
   writeFileSync(join(dir, 'tsa.cnf'), tsaConfig(dir));
   writeFileSync(join(dir, 'chain.pem'), readFileSync(join(dir, 'signer.crt'), 'utf8') + intPem + rootPem);
-  writeFileSync(join(dir, 'expired-chain.pem'), readFileSync(join(dir, 'expired.crt'), 'utf8') + intPem + rootPem);
+  writeFileSync(
+    join(dir, 'expired-chain.pem'),
+    readFileSync(join(dir, 'expired.crt'), 'utf8') + intPem + rootPem,
+  );
   const password = `pki-pass-${Math.random().toString(36).slice(2)}`;
   writeFileSync(join(dir, 'password'), `${password}\n`);
   writeFileSync(join(dir, 'int-root.pem'), intPem + rootPem);
   ossl(
-    ['pkcs12', '-export', '-inkey', 'signer.key', '-in', 'signer.crt', '-certfile', 'int-root.pem', '-out', 'signer.p12', '-passout', `pass:${password}`],
+    [
+      'pkcs12',
+      '-export',
+      '-inkey',
+      'signer.key',
+      '-in',
+      'signer.crt',
+      '-certfile',
+      'int-root.pem',
+      '-out',
+      'signer.p12',
+      '-passout',
+      `pass:${password}`,
+    ],
     dir,
   );
 

@@ -45,7 +45,9 @@ async function signingProfilesOrExit(settings: WorkerSettings): Promise<Map<stri
     return await loadSigningProfiles({ ...settings.signing, env: process.env });
   } catch (e) {
     // SigningProfileError names the profile and never carries its password or key.
-    console.error(e instanceof SigningProfileError ? e.message : `signing profiles cannot be loaded: ${String(e)}`);
+    console.error(
+      e instanceof SigningProfileError ? e.message : `signing profiles cannot be loaded: ${String(e)}`,
+    );
     process.exit(1);
   }
 }

@@ -22,7 +22,8 @@ export const OID = {
 } as const;
 
 const sha256 = (data: Uint8Array | Buffer): Buffer => createHash('sha256').update(data).digest();
-const ab = (b: Buffer): ArrayBuffer => b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
+const ab = (b: Buffer): ArrayBuffer =>
+  b.buffer.slice(b.byteOffset, b.byteOffset + b.byteLength) as ArrayBuffer;
 
 export function parseCertificate(der: Buffer): pkijs.Certificate {
   return pkijs.Certificate.fromBER(ab(der));
@@ -65,9 +66,13 @@ function derSorted(attributes: pkijs.Attribute[]): pkijs.Attribute[] {
 
 function signatureAlgorithm(key: KeyObject): pkijs.AlgorithmIdentifier {
   if (key.asymmetricKeyType === 'rsa') {
-    return new pkijs.AlgorithmIdentifier({ algorithmId: OID.sha256WithRSA, algorithmParams: new asn1js.Null() });
+    return new pkijs.AlgorithmIdentifier({
+      algorithmId: OID.sha256WithRSA,
+      algorithmParams: new asn1js.Null(),
+    });
   }
-  if (key.asymmetricKeyType === 'ec') return new pkijs.AlgorithmIdentifier({ algorithmId: OID.ecdsaWithSHA256 });
+  if (key.asymmetricKeyType === 'ec')
+    return new pkijs.AlgorithmIdentifier({ algorithmId: OID.ecdsaWithSHA256 });
   throw new Error(`unsupported key type ${key.asymmetricKeyType ?? 'unknown'} (RSA or EC keys only)`);
 }
 
@@ -92,7 +97,10 @@ export async function buildCades(signedBytes: Buffer, input: CadesInput): Promis
   const signedAttrs = new pkijs.SignedAndUnsignedAttributes({
     type: 0,
     attributes: derSorted([
-      new pkijs.Attribute({ type: OID.contentType, values: [new asn1js.ObjectIdentifier({ value: OID.data })] }),
+      new pkijs.Attribute({
+        type: OID.contentType,
+        values: [new asn1js.ObjectIdentifier({ value: OID.data })],
+      }),
       new pkijs.Attribute({
         type: OID.messageDigest,
         values: [new asn1js.OctetString({ valueHex: ab(sha256(signedBytes)) })],
@@ -117,7 +125,9 @@ export async function buildCades(signedBytes: Buffer, input: CadesInput): Promis
     timestampToken = await requestTimestamp(input.tsa.url, sha256(signatureValue), input.tsa.deadline);
     signerInfo.unsignedAttrs = new pkijs.SignedAndUnsignedAttributes({
       type: 1,
-      attributes: [new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [timestampToken.toSchema()] })],
+      attributes: [
+        new pkijs.Attribute({ type: OID.signatureTimeStampToken, values: [timestampToken.toSchema()] }),
+      ],
     });
   }
   const signedData = new pkijs.SignedData({
@@ -127,7 +137,10 @@ export async function buildCades(signedBytes: Buffer, input: CadesInput): Promis
     certificates: certs,
     signerInfos: [signerInfo],
   });
-  const contentInfo = new pkijs.ContentInfo({ contentType: OID.signedData, content: signedData.toSchema(true) });
+  const contentInfo = new pkijs.ContentInfo({
+    contentType: OID.signedData,
+    content: signedData.toSchema(true),
+  });
   return { cms: Buffer.from(contentInfo.toSchema().toBER(false)), timestampToken };
 }
 

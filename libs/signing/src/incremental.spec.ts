@@ -7,7 +7,8 @@ async function samplePdf(useObjectStreams: boolean): Promise<Buffer> {
   return Buffer.from(await doc.save({ useObjectStreams }));
 }
 
-const lastStartxref = (pdf: Buffer) => Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(pdf.toString('latin1'))![1]);
+const lastStartxref = (pdf: Buffer) =>
+  Number(/startxref\s+(\d+)\s+%%EOF\s*$/.exec(pdf.toString('latin1'))![1]);
 
 describe.each([
   ['a cross-reference table', false],
@@ -39,5 +40,7 @@ describe.each([
 });
 
 it('refuses what is no PDF with a typed error', async () => {
-  await expect(IncrementalUpdate.open(Buffer.from('not a pdf'))).rejects.toMatchObject({ errorType: 'invalid_pdf_input' });
+  await expect(IncrementalUpdate.open(Buffer.from('not a pdf'))).rejects.toMatchObject({
+    errorType: 'invalid_pdf_input',
+  });
 });

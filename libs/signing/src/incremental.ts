@@ -33,7 +33,8 @@ export class IncrementalUpdate {
   static async open(pdf: Buffer): Promise<IncrementalUpdate> {
     const tail = pdf.subarray(Math.max(0, pdf.length - 1024)).toString('latin1');
     const match = /startxref\s+(\d+)\s+%%EOF\s*$/.exec(tail);
-    if (!match) throw new UnsignablePdfError('The PDF to sign has no final startxref/%%EOF', { field: 'pdf' });
+    if (!match)
+      throw new UnsignablePdfError('The PDF to sign has no final startxref/%%EOF', { field: 'pdf' });
     const prevXref = Number(match[1]);
     let doc: PDFDocument;
     try {
@@ -119,7 +120,9 @@ export class IncrementalUpdate {
       const streamRef = ctx.nextRef();
       trailer.Size = PDFNumber.of(ctx.largestObjectNumber + 1);
       const stream = PDFCrossRefStream.create(ctx.obj(trailer));
-      for (const { ref, offset: at } of [...offsets.values()].sort((a, b) => a.ref.objectNumber - b.ref.objectNumber)) {
+      for (const { ref, offset: at } of [...offsets.values()].sort(
+        (a, b) => a.ref.objectNumber - b.ref.objectNumber,
+      )) {
         stream.addUncompressedEntry(ref, at);
       }
       stream.addUncompressedEntry(streamRef, xrefAt);
@@ -130,7 +133,7 @@ export class IncrementalUpdate {
       trailer.Size = PDFNumber.of(ctx.largestObjectNumber + 1);
       let table = 'xref\n';
       const numbers = [...offsets.keys()].sort((a, b) => a - b);
-      for (let i = 0; i < numbers.length; ) {
+      for (let i = 0; i < numbers.length;) {
         let j = i;
         while (j + 1 < numbers.length && numbers[j + 1] === numbers[j] + 1) j++;
         table += `${numbers[i]} ${j - i + 1}\n`;

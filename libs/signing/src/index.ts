@@ -5,7 +5,12 @@ export {
   UnknownSigningProfileError,
   UnsignablePdfError,
 } from './errors';
-export { loadSigningProfiles, profileSources, type ProfileSource, type SigningProfilesSettings } from './profiles';
+export {
+  loadSigningProfiles,
+  profileSources,
+  type ProfileSource,
+  type SigningProfilesSettings,
+} from './profiles';
 export { signPdf } from './sign-pdf';
 export {
   defaultLevel,

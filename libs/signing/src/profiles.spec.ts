@@ -2,7 +2,11 @@ import { mkdtempSync, writeFileSync, mkdirSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { httpStatusOf } from '@app/contracts';
-import { SigningCertificateInvalidError, SigningServiceFailedError, UnknownSigningProfileError } from './errors';
+import {
+  SigningCertificateInvalidError,
+  SigningServiceFailedError,
+  UnknownSigningProfileError,
+} from './errors';
 import { loadSigningProfiles, profileSources } from './profiles';
 import { defaultLevel } from './types';
 
@@ -12,11 +16,18 @@ describe('profileSources', () => {
     mkdirSync(join(dir, 'company'));
     writeFileSync(join(dir, 'company', 'signer.p12'), '');
     writeFileSync(join(dir, 'company', 'password'), 'x');
-    writeFileSync(join(dir, 'company', 'profile.json'), JSON.stringify({ tsa_url: 'http://tsa.test/', default_level: 'B-LT' }));
+    writeFileSync(
+      join(dir, 'company', 'profile.json'),
+      JSON.stringify({ tsa_url: 'http://tsa.test/', default_level: 'B-LT' }),
+    );
     writeFileSync(join(dir, 'legal.json'), JSON.stringify({ key: 'legal.key', chain: '/abs/chain.pem' }));
     const sources = profileSources({
       profilesDir: dir,
-      env: { SIGNING_PROFILE_COMPANY_TSA_URL: 'http://other.test/', SIGNING_PROFILE_ACME_EU_KEY: '/k.pem', UNRELATED: 'x' },
+      env: {
+        SIGNING_PROFILE_COMPANY_TSA_URL: 'http://other.test/',
+        SIGNING_PROFILE_ACME_EU_KEY: '/k.pem',
+        UNRELATED: 'x',
+      },
     });
     expect(sources).toEqual([
       {
@@ -34,16 +45,27 @@ describe('profileSources', () => {
   it('an unknown key in a profile file names the profile and the key', () => {
     const dir = mkdtempSync(join(tmpdir(), 'profiles-'));
     writeFileSync(join(dir, 'sales.json'), JSON.stringify({ pasword_file: 'x' }));
-    expect(() => profileSources({ profilesDir: dir })).toThrow('signing profile "sales" cannot be loaded: unknown key "pasword_file"');
+    expect(() => profileSources({ profilesDir: dir })).toThrow(
+      'signing profile "sales" cannot be loaded: unknown key "pasword_file"',
+    );
   });
 });
 
 describe('loadSigningProfiles refusals name the profile', () => {
   it.each([
-    [{ SIGNING_PROFILE_A_P12: '/nonexistent.p12' }, /"a" cannot be loaded: a PKCS#12 profile needs a password file/],
-    [{ SIGNING_PROFILE_A_P12: '/nonexistent.p12', SIGNING_PROFILE_A_PASSWORD_FILE: '/nonexistent' }, /"a" cannot be loaded: its PKCS#12 file \/nonexistent.p12 is not readable \(ENOENT\)/],
+    [
+      { SIGNING_PROFILE_A_P12: '/nonexistent.p12' },
+      /"a" cannot be loaded: a PKCS#12 profile needs a password file/,
+    ],
+    [
+      { SIGNING_PROFILE_A_P12: '/nonexistent.p12', SIGNING_PROFILE_A_PASSWORD_FILE: '/nonexistent' },
+      /"a" cannot be loaded: its PKCS#12 file \/nonexistent.p12 is not readable \(ENOENT\)/,
+    ],
     [{ SIGNING_PROFILE_A_KEY: '/k.pem' }, /"a" cannot be loaded: a PEM key needs its certificate chain/],
-    [{ SIGNING_PROFILE_A_TSA_URL: 'http://tsa.test/' }, /"a" cannot be loaded: it has neither a PKCS#12 file nor a PEM key/],
+    [
+      { SIGNING_PROFILE_A_TSA_URL: 'http://tsa.test/' },
+      /"a" cannot be loaded: it has neither a PKCS#12 file nor a PEM key/,
+    ],
   ])('%j', async (env, message) => {
     await expect(loadSigningProfiles({ env })).rejects.toThrow(message);
   });

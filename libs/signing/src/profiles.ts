@@ -62,7 +62,8 @@ function fromJson(name: string, file: string, baseDir: string): ProfileSource {
   } catch (e) {
     throw new SigningProfileError(name, `${basename(file)} is not readable JSON (${(e as Error).message})`);
   }
-  if (!raw || typeof raw !== 'object' || Array.isArray(raw)) throw new SigningProfileError(name, `${basename(file)} is no object`);
+  if (!raw || typeof raw !== 'object' || Array.isArray(raw))
+    throw new SigningProfileError(name, `${basename(file)} is no object`);
   const source: ProfileSource = { name };
   for (const [k, v] of Object.entries(raw)) {
     const key = JSON_KEYS[k];
@@ -77,10 +78,13 @@ function fromJson(name: string, file: string, baseDir: string): ProfileSource {
 /** A profile directory: profile.json optional; *.p12/*.pfx + password, or key.pem + chain.pem. */
 function fromDirectory(name: string, dir: string): ProfileSource {
   const files = readdirSync(dir);
-  const source: ProfileSource = files.includes('profile.json') ? fromJson(name, join(dir, 'profile.json'), dir) : { name };
+  const source: ProfileSource = files.includes('profile.json')
+    ? fromJson(name, join(dir, 'profile.json'), dir)
+    : { name };
   const p12 = files.find((f) => /\.(p12|pfx)$/i.test(f));
   if (!source.p12 && !source.key && p12) source.p12 = join(dir, p12);
-  if (source.p12 && !source.passwordFile && files.includes('password')) source.passwordFile = join(dir, 'password');
+  if (source.p12 && !source.passwordFile && files.includes('password'))
+    source.passwordFile = join(dir, 'password');
   if (!source.p12 && !source.key && files.includes('key.pem')) source.key = join(dir, 'key.pem');
   if (source.key && !source.chain && files.includes('chain.pem')) source.chain = join(dir, 'chain.pem');
   return source;
@@ -94,19 +98,26 @@ export function profileSources(settings: SigningProfilesSettings): ProfileSource
     try {
       entries = readdirSync(settings.profilesDir);
     } catch (e) {
-      throw new SigningProfileError('*', `SIGNING_PROFILES_DIR ${settings.profilesDir} is not readable (${(e as NodeJS.ErrnoException).code})`);
+      throw new SigningProfileError(
+        '*',
+        `SIGNING_PROFILES_DIR ${settings.profilesDir} is not readable (${(e as NodeJS.ErrnoException).code})`,
+      );
     }
     for (const entry of entries.sort()) {
       const path = join(settings.profilesDir, entry);
       const isDir = statSync(path).isDirectory();
       if (!isDir && extname(entry) !== '.json') continue;
       const name = isDir ? entry : basename(entry, '.json');
-      if (!NAME.test(name)) throw new SigningProfileError(name, 'a profile name is lower-case letters, digits, - and _');
+      if (!NAME.test(name))
+        throw new SigningProfileError(name, 'a profile name is lower-case letters, digits, - and _');
       byName.set(name, isDir ? fromDirectory(name, path) : fromJson(name, path, settings.profilesDir));
     }
   }
   for (const [variable, value] of Object.entries(settings.env ?? {})) {
-    const m = /^SIGNING_PROFILE_([A-Z0-9_]+?)_(P12|PASSWORD_FILE|KEY_PASSWORD_FILE|KEY|CHAIN|TSA_URL|DEFAULT_LEVEL|OCSP_URL)$/.exec(variable);
+    const m =
+      /^SIGNING_PROFILE_([A-Z0-9_]+?)_(P12|PASSWORD_FILE|KEY_PASSWORD_FILE|KEY|CHAIN|TSA_URL|DEFAULT_LEVEL|OCSP_URL)$/.exec(
+        variable,
+      );
     if (!m || value === undefined || value === '') continue;
     const name = m[1].toLowerCase().replace(/_/g, '-');
     const source = byName.get(name) ?? { name };
@@ -121,7 +132,10 @@ function readSecret(profile: string, what: string, file: string): string {
     // A trailing newline is the editor's, not the password's.
     return readFileSync(file, 'utf8').replace(/\r?\n$/, '');
   } catch (e) {
-    throw new SigningProfileError(profile, `its ${what} file is not readable (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new SigningProfileError(
+      profile,
+      `its ${what} file is not readable (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
 }
 
@@ -129,7 +143,10 @@ function readFile(profile: string, what: string, file: string): Buffer {
   try {
     return readFileSync(file);
   } catch (e) {
-    throw new SigningProfileError(profile, `its ${what} file ${file} is not readable (${(e as NodeJS.ErrnoException).code ?? 'error'})`);
+    throw new SigningProfileError(
+      profile,
+      `its ${what} file ${file} is not readable (${(e as NodeJS.ErrnoException).code ?? 'error'})`,
+    );
   }
 }
 
@@ -143,10 +160,16 @@ function pemCertificates(pem: string): Buffer[] {
 function fromP12(profile: string, der: Buffer, password: string): { key: KeyObject; certs: Buffer[] } {
   let p12: forge.pkcs12.Pkcs12Pfx;
   try {
-    p12 = forge.pkcs12.pkcs12FromAsn1(forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary'))), password);
+    p12 = forge.pkcs12.pkcs12FromAsn1(
+      forge.asn1.fromDer(forge.util.createBuffer(der.toString('binary'))),
+      password,
+    );
   } catch {
     // forge's message may quote the file's bytes; say only what went wrong.
-    throw new SigningProfileError(profile, 'its PKCS#12 file cannot be opened (wrong password or damaged file)');
+    throw new SigningProfileError(
+      profile,
+      'its PKCS#12 file cannot be opened (wrong password or damaged file)',
+    );
   }
   const toBuffer = (a: forge.asn1.Asn1) => Buffer.from(forge.asn1.toDer(a).getBytes(), 'binary');
   let key: KeyObject | undefined;
@@ -158,7 +181,9 @@ function fromP12(profile: string, der: Buffer, password: string): { key: KeyObje
         if (bag.cert) certs.push(toBuffer(forge.pki.certificateToAsn1(bag.cert)));
         else if (raw) certs.push(toBuffer(raw));
       } else if (bag.type === forge.pki.oids.pkcs8ShroudedKeyBag || bag.type === forge.pki.oids.keyBag) {
-        const info = bag.key ? forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key as forge.pki.rsa.PrivateKey)) : raw;
+        const info = bag.key
+          ? forge.pki.wrapRsaPrivateKey(forge.pki.privateKeyToAsn1(bag.key as forge.pki.rsa.PrivateKey))
+          : raw;
         if (info) key = createPrivateKey({ key: toBuffer(info), format: 'der', type: 'pkcs8' });
       }
     }
@@ -192,7 +217,8 @@ function checkUrl(profile: string, what: string, url: string | undefined): strin
   } catch {
     throw new SigningProfileError(profile, `its ${what} is no URL`);
   }
-  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:') throw new SigningProfileError(profile, `its ${what} is not http(s)`);
+  if (parsed.protocol !== 'http:' && parsed.protocol !== 'https:')
+    throw new SigningProfileError(profile, `its ${what} is not http(s)`);
   return url;
 }
 
@@ -202,14 +228,24 @@ export function loadProfile(source: ProfileSource, requestTimeoutMs: number): Si
   let certs: Buffer[];
   if (source.p12) {
     if (!source.passwordFile) throw new SigningProfileError(name, 'a PKCS#12 profile needs a password file');
-    ({ key, certs } = fromP12(name, readFile(name, 'PKCS#12', source.p12), readSecret(name, 'password', source.passwordFile)));
+    ({ key, certs } = fromP12(
+      name,
+      readFile(name, 'PKCS#12', source.p12),
+      readSecret(name, 'password', source.passwordFile),
+    ));
   } else if (source.key) {
-    if (!source.chain) throw new SigningProfileError(name, 'a PEM key needs its certificate chain (chain.pem)');
-    const passphrase = source.keyPasswordFile ? readSecret(name, 'key password', source.keyPasswordFile) : undefined;
+    if (!source.chain)
+      throw new SigningProfileError(name, 'a PEM key needs its certificate chain (chain.pem)');
+    const passphrase = source.keyPasswordFile
+      ? readSecret(name, 'key password', source.keyPasswordFile)
+      : undefined;
     try {
       key = createPrivateKey({ key: readFile(name, 'key', source.key), format: 'pem', passphrase });
     } catch {
-      throw new SigningProfileError(name, 'its PEM private key cannot be read (wrong password, or not a PEM key)');
+      throw new SigningProfileError(
+        name,
+        'its PEM private key cannot be read (wrong password, or not a PEM key)',
+      );
     }
     certs = pemCertificates(readFile(name, 'chain', source.chain).toString('latin1'));
   } else {
@@ -225,7 +261,8 @@ export function loadProfile(source: ProfileSource, requestTimeoutMs: number): Si
     throw new SigningProfileError(name, `default_level "${level}" is not one of ${PADES_LEVELS.join(', ')}`);
   }
   const tsaUrl = checkUrl(name, 'tsa_url', source.tsaUrl);
-  if (level && level !== 'B-B' && !tsaUrl) throw new SigningProfileError(name, `default_level ${level} needs a tsa_url`);
+  if (level && level !== 'B-B' && !tsaUrl)
+    throw new SigningProfileError(name, `default_level ${level} needs a tsa_url`);
   return {
     name,
     key,
@@ -238,7 +275,9 @@ export function loadProfile(source: ProfileSource, requestTimeoutMs: number): Si
 }
 
 /** Every configured profile, loaded; the first that cannot be loaded throws SigningProfileError. */
-export async function loadSigningProfiles(settings: SigningProfilesSettings): Promise<Map<string, SigningProfile>> {
+export async function loadSigningProfiles(
+  settings: SigningProfilesSettings,
+): Promise<Map<string, SigningProfile>> {
   const profiles = new Map<string, SigningProfile>();
   for (const source of profileSources(settings)) {
     profiles.set(source.name, loadProfile(source, settings.requestTimeoutMs ?? 10_000));

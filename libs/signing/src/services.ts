@@ -37,7 +37,8 @@ async function exchange(
 ): Promise<Buffer> {
   const timeout = Math.min(deadline.requestTimeoutMs, deadline.at - Date.now());
   const where = redactUrl(url);
-  if (timeout <= 0) throw new SigningServiceFailedError(`Signing ran out of time before asking ${where}`, { service });
+  if (timeout <= 0)
+    throw new SigningServiceFailedError(`Signing ran out of time before asking ${where}`, { service });
   let response: Response;
   try {
     response = await fetch(url, {
@@ -50,16 +51,21 @@ async function exchange(
   } catch (e) {
     const timedOut = (e as Error).name === 'TimeoutError';
     throw new SigningServiceFailedError(
-      timedOut ? `${service.toUpperCase()} ${where} did not answer within ${timeout} ms` : `${service.toUpperCase()} ${where} is unreachable`,
+      timedOut
+        ? `${service.toUpperCase()} ${where} did not answer within ${timeout} ms`
+        : `${service.toUpperCase()} ${where} is unreachable`,
       { service, reason: timedOut ? 'timeout' : 'unreachable' },
     );
   }
   if (!response.ok) {
-    throw new SigningServiceFailedError(`${service.toUpperCase()} ${where} answered HTTP ${response.status}`, {
-      service,
-      reason: 'http_status',
-      status: response.status,
-    });
+    throw new SigningServiceFailedError(
+      `${service.toUpperCase()} ${where} answered HTTP ${response.status}`,
+      {
+        service,
+        reason: 'http_status',
+        status: response.status,
+      },
+    );
   }
   return Buffer.from(await response.arrayBuffer());
 }
@@ -103,7 +109,11 @@ export async function requestTimestamp(
     const response = pkijs.TimeStampResp.fromBER(ab(answer));
     if (response.status.status > 1) {
       const says = (response.status.statusStrings ?? []).map((t) => t.valueBlock.value).join('; ');
-      throw unusable('tsa', url, `status ${response.status.status} (refused${says ? `: ${says.slice(0, 200)}` : ''})`);
+      throw unusable(
+        'tsa',
+        url,
+        `status ${response.status.status} (refused${says ? `: ${says.slice(0, 200)}` : ''})`,
+      );
     }
     token = response.timeStampToken;
     if (!token) throw unusable('tsa', url, 'no token');
@@ -115,7 +125,9 @@ export async function requestTimestamp(
       throw unusable('tsa', url, 'a token with another nonce');
     }
   } catch (e) {
-    throw e instanceof SigningServiceFailedError ? e : unusable('tsa', url, 'something that is no timestamp response');
+    throw e instanceof SigningServiceFailedError
+      ? e
+      : unusable('tsa', url, 'something that is no timestamp response');
   }
   return token;
 }
@@ -163,7 +175,9 @@ export async function fetchOcsp(
     if (response.responseStatus.valueBlock.valueDec !== 0 || !response.responseBytes) {
       throw unusable('ocsp', url, `status ${response.responseStatus.valueBlock.valueDec}`);
     }
-    const basic = pkijs.BasicOCSPResponse.fromBER(ab(Buffer.from(response.responseBytes.response.getValue())));
+    const basic = pkijs.BasicOCSPResponse.fromBER(
+      ab(Buffer.from(response.responseBytes.response.getValue())),
+    );
     const single = basic.tbsResponseData.responses.find((r) =>
       Buffer.from(r.certID.serialNumber.valueBlock.valueHexView).equals(
         Buffer.from(cert.serialNumber.valueBlock.valueHexView),
@@ -173,12 +187,18 @@ export async function fetchOcsp(
     const tag = (single.certStatus as asn1js.BaseBlock).idBlock.tagNumber;
     return { der, status: tag === 0 ? 'good' : tag === 1 ? 'revoked' : 'unknown' };
   } catch (e) {
-    throw e instanceof SigningServiceFailedError ? e : unusable('ocsp', url, 'something that is no OCSP response');
+    throw e instanceof SigningServiceFailedError
+      ? e
+      : unusable('ocsp', url, 'something that is no OCSP response');
   }
 }
 
 /** A CRL (DER), checked to parse and to be issued by `issuer`'s name. */
-export async function fetchCrl(url: string, issuer: pkijs.Certificate, deadline: ServiceDeadline): Promise<Buffer> {
+export async function fetchCrl(
+  url: string,
+  issuer: pkijs.Certificate,
+  deadline: ServiceDeadline,
+): Promise<Buffer> {
   let der = await exchange('crl', url, deadline, {});
   // Some servers answer PEM.
   const text = der.subarray(0, 64).toString('latin1');

@@ -35,7 +35,13 @@ import {
   requestTimestamp,
   type ServiceDeadline,
 } from './services';
-import { defaultLevel, type PadesLevel, type SignaturePlace, type SigningProfile, type SignRequest } from './types';
+import {
+  defaultLevel,
+  type PadesLevel,
+  type SignaturePlace,
+  type SigningProfile,
+  type SignRequest,
+} from './types';
 
 const DEFAULT_TIMEOUT_MS = 30_000;
 /** Annotation flags: Print (PDF/A asks for it on every annotation) and Locked. */
@@ -73,7 +79,11 @@ export async function signPdf(
     let timestampToken: pkijs.ContentInfo | undefined;
     const cadesSigner = new (class extends Signer {
       override async sign(signed: Buffer): Promise<Buffer> {
-        const result = await buildCades(signed, { key: profile.key, chain: profile.chain, tsa: withTimestamp });
+        const result = await buildCades(signed, {
+          key: profile.key,
+          chain: profile.chain,
+          tsa: withTimestamp,
+        });
         timestampToken = result.timestampToken;
         return result.cms;
       }
@@ -118,7 +128,8 @@ function pdfDate(d: Date): string {
 }
 
 /** PDF text: PDFDocEncoding-safe ASCII as is, anything else UTF-16BE. */
-const pdfText = (s: string) => (/^[\x20-\x7e]*$/.test(s) ? PDFString.of(escapeLiteral(s)) : PDFHexString.fromText(s));
+const pdfText = (s: string) =>
+  /^[\x20-\x7e]*$/.test(s) ? PDFString.of(escapeLiteral(s)) : PDFHexString.fromText(s);
 const escapeLiteral = (s: string) => s.replace(/([\\()])/g, '\\$1');
 
 function pageOf(update: IncrementalUpdate, place: SignaturePlace): PDFPage {
@@ -133,7 +144,11 @@ function pageOf(update: IncrementalUpdate, place: SignaturePlace): PDFPage {
   return page;
 }
 
-function sigPlaceholder(update: IncrementalUpdate, contentsBytes: number, entries: Record<string, unknown>): PDFRef {
+function sigPlaceholder(
+  update: IncrementalUpdate,
+  contentsBytes: number,
+  entries: Record<string, unknown>,
+): PDFRef {
   const ctx = update.context;
   // /ByteRange before /Contents: @signpdf looks for /Contents after the placeholder.
   const dict = ctx.obj({
@@ -251,7 +266,12 @@ async function visibleAppearance(
   const resources: Record<string, unknown> = { Font: { F1: font.ref } };
   if (image) resources.XObject = { Im1: image.ref };
   return ctx.register(
-    ctx.flateStream(ops, { Type: 'XObject', Subtype: 'Form', BBox: [0, 0, w, h], Resources: resources as never }),
+    ctx.flateStream(ops, {
+      Type: 'XObject',
+      Subtype: 'Form',
+      BBox: [0, 0, w, h],
+      Resources: resources as never,
+    }),
   );
 }
 
@@ -336,7 +356,9 @@ async function withDss(
   chainDer: Buffer[],
   deadline: ServiceDeadline,
 ): Promise<Buffer> {
-  const unique = [...new Map(chainDer.map((d) => [createHash('sha256').update(d).digest('hex'), d])).values()];
+  const unique = [
+    ...new Map(chainDer.map((d) => [createHash('sha256').update(d).digest('hex'), d])).values(),
+  ];
   const certs = unique.map(parseCertificate);
   const signerChain = new Set(profile.chain.map((d) => createHash('sha256').update(d).digest('hex')));
   const ocsps: Buffer[] = [];
@@ -393,7 +415,11 @@ async function withDss(
 }
 
 /** B-LTA: a document timestamp (ETSI.RFC3161) over the whole file, DSS included. */
-async function withDocumentTimestamp(pdf: Buffer, tsaUrl: string, deadline: ServiceDeadline): Promise<Buffer> {
+async function withDocumentTimestamp(
+  pdf: Buffer,
+  tsaUrl: string,
+  deadline: ServiceDeadline,
+): Promise<Buffer> {
   const update = await IncrementalUpdate.open(pdf);
   const ctx = update.context;
   const sigRef = sigPlaceholder(update, 16_384, {});

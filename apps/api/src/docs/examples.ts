@@ -112,7 +112,11 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
   signing_certificate_invalid: {
     message:
       'The certificate of signing profile "company" is expired (valid 2024-01-01T00:00:00.000Z to 2025-01-01T00:00:00.000Z)',
-    details: { profile: 'company', not_before: '2024-01-01T00:00:00.000Z', not_after: '2025-01-01T00:00:00.000Z' },
+    details: {
+      profile: 'company',
+      not_before: '2024-01-01T00:00:00.000Z',
+      not_after: '2025-01-01T00:00:00.000Z',
+    },
   },
   signing_service_failed: {
     message: 'TSA http://tsa.example.com/ did not answer within 10000 ms',
