@@ -323,6 +323,14 @@ describe('the time-stamping authority fails', () => {
   });
 });
 
+it('an OCSP responder that cannot be reached at B-LT: 502 signing_service_failed for ocsp', async () => {
+  const gone = { ...profile, ocspUrl: 'http://127.0.0.1:1/ocsp' };
+  const e = (await signPdf(docs.invoice, gone, { level: 'B-LT' }).catch((x: unknown) => x)) as TypedError;
+  expect(e).toBeInstanceOf(SigningServiceFailedError);
+  expect(httpStatusOf(e.errorType)).toBe(502);
+  expect(e.details).toMatchObject({ service: 'ocsp', reason: 'unreachable', retryable: true });
+});
+
 describe('profiles', () => {
   it('PEM key and chain sign the same as PKCS#12', async () => {
     const pem = (

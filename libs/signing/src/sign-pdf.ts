@@ -89,9 +89,20 @@ export async function signPdf(
       }
     })();
     const chainBytes = profile.chain.reduce((n, c) => n + c.length, 0);
-    const contentsBytes = chainBytes + 4096 + (withTimestamp ? 12_288 : 0);
-    const prepared = await withSignatureField(pdf, profile, request, signerCert, now, contentsBytes);
-    let signed = await signer.sign(prepared, cadesSigner);
+    // /Contents is reserved before the CMS exists: the chain, the signature and attributes, and a
+    // timestamp token whose size is the authority's (its certificates). Too small: once more, sized.
+    let contentsBytes = chainBytes + 4096 + (withTimestamp ? 12_288 : 0);
+    let signed: Buffer | undefined;
+    for (let attempt = 0; !signed; attempt++) {
+      const prepared = await withSignatureField(pdf, profile, request, signerCert, now, contentsBytes);
+      try {
+        signed = await signer.sign(prepared, cadesSigner);
+      } catch (e) {
+        const needed = /exceeds placeholder length: (\d+)/.exec((e as Error).message);
+        if (!needed || attempt > 0) throw e;
+        contentsBytes = Math.ceil(Number(needed[1]) / 2) + 4096;
+      }
+    }
     if (level === 'B-LT' || level === 'B-LTA') {
       const tsaCerts = timestampToken ? tokenCertificates(timestampToken) : [];
       signed = await withDss(signed, profile, [...profile.chain, ...tsaCerts], deadline);
