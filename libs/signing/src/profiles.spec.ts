@@ -7,7 +7,7 @@ import {
   SigningServiceFailedError,
   UnknownSigningProfileError,
 } from './errors';
-import { loadSigningProfiles, profileSources } from './profiles';
+import { loadSigningProfiles, profileNamed, profileSources } from './profiles';
 import { defaultLevel } from './types';
 
 describe('profileSources', () => {
@@ -87,4 +87,23 @@ it('the errors have the statuses of the issue', () => {
   const failed = new SigningServiceFailedError('x', { service: 'tsa' });
   expect(httpStatusOf(failed.errorType)).toBe(502);
   expect(failed.details.retryable).toBe(true);
+});
+
+it('a profile the deployment does not have: 400 unknown_signing_profile naming it and the ones there are', () => {
+  const profiles = new Map([['company', { name: 'company' } as never]]);
+  expect(profileNamed(profiles, 'company')).toEqual({ name: 'company' });
+  let error: unknown;
+  try {
+    profileNamed(profiles, 'sales');
+  } catch (e) {
+    error = e;
+  }
+  expect(error).toBeInstanceOf(UnknownSigningProfileError);
+  expect((error as UnknownSigningProfileError).message).toContain('"sales"');
+  expect((error as UnknownSigningProfileError).details).toEqual({
+    field: 'options.pdf.signature.profile',
+    profile: 'sales',
+    profiles: ['company'],
+  });
+  expect(httpStatusOf((error as UnknownSigningProfileError).errorType)).toBe(400);
 });

@@ -7,7 +7,7 @@ import { createPrivateKey, createPublicKey, X509Certificate, type KeyObject } fr
 import { readdirSync, readFileSync, statSync } from 'node:fs';
 import { basename, extname, isAbsolute, join, resolve } from 'node:path';
 import forge from 'node-forge';
-import { SigningProfileError } from './errors';
+import { SigningProfileError, UnknownSigningProfileError } from './errors';
 import { PADES_LEVELS, type PadesLevel, type SigningProfile } from './types';
 
 /** One profile's description before its files are read (a profile.json, a <name>.json, or variables). */
@@ -283,4 +283,20 @@ export async function loadSigningProfiles(
     profiles.set(source.name, loadProfile(source, settings.requestTimeoutMs ?? 10_000));
   }
   return profiles;
+}
+
+/** The profile a request names, or the typed 400 naming it (and the profiles there are). */
+export function profileNamed(profiles: ReadonlyMap<string, SigningProfile>, name: string): SigningProfile {
+  const profile = profiles.get(name);
+  if (!profile) {
+    throw new UnknownSigningProfileError(
+      `options.pdf.signature.profile "${name}" is not a signing profile of this deployment`,
+      {
+        field: 'options.pdf.signature.profile',
+        profile: name,
+        profiles: [...profiles.keys()].sort(),
+      },
+    );
+  }
+  return profile;
 }
