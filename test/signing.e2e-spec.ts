@@ -25,7 +25,7 @@ import {
   type SigningProfile,
 } from '@app/signing';
 import { corpusRequest, corpusTemplate } from '../bench/corpus';
-import { pdfAttachments, pdfXmp, qpdfCheck } from './support/pdf-inspect';
+import { pdfAttachments, pdfXmp, qpdfCheck, qpdfEncrypt } from './support/pdf-inspect';
 import {
   cmsPrint,
   cmsVerify,
@@ -329,6 +329,22 @@ it('an OCSP responder that cannot be reached at B-LT: 502 signing_service_failed
   expect(e).toBeInstanceOf(SigningServiceFailedError);
   expect(httpStatusOf(e.errorType)).toBe(502);
   expect(e.details).toMatchObject({ service: 'ocsp', reason: 'unreachable', retryable: true });
+});
+
+it('a damaged or encrypted PDF: 422 invalid_pdf_input, never a crash', async () => {
+  const truncated = docs.invoice.subarray(0, Math.floor(docs.invoice.length / 2));
+  const garbage = Buffer.concat([
+    docs.invoice.subarray(0, 2000),
+    Buffer.alloc(3000, 0x41),
+    Buffer.from('\nstartxref\n999999\n%%EOF\n'),
+  ]);
+  const encrypted = qpdfEncrypt(docs.invoice, 'user-pass', 'owner-pass');
+  for (const pdf of [truncated, garbage, encrypted]) {
+    const e = (await signPdf(pdf, profile, { level: 'B-B' }).catch((x: unknown) => x)) as TypedError;
+    expect(e).toBeInstanceOf(TypedError);
+    expect(e.errorType).toBe('invalid_pdf_input');
+    expect(httpStatusOf(e.errorType)).toBe(422);
+  }
 });
 
 describe('profiles', () => {
