@@ -63,6 +63,14 @@ module.exports = {
       to: { path: '^(apps/|libs/queue/)' },
     },
     {
+      name: 'signing-imports-contracts-and-config-only',
+      severity: 'error',
+      comment:
+        'libs/signing (PAdES signatures, docs/signing.md) builds on contracts and config only: the pipeline calls it, not the reverse.',
+      from: { path: '^libs/signing/' },
+      to: { path: '^(apps/|libs/(?!contracts/|config/|signing/))' },
+    },
+    {
       name: 'only-apps-import-the-pipeline',
       severity: 'error',
       comment: 'The pipeline sits above the libraries: the apps call it, no library does.',

@@ -10,7 +10,7 @@ import prettier from 'eslint-config-prettier';
  */
 const APP_SRC = '(^|/)(apps|api|worker|cli)/src(/|$)|(^|/)apps/';
 const LIB_SRC =
-  '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline|telemetry)/src(/|$)';
+  '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline|telemetry|signing)/src(/|$)';
 const DEEP_ALIAS = { regex: '^@app/[^/]+/', message: 'import a library through its index: @app/name' };
 const NO_TEST = { regex: '(^|/)test/', message: 'production code never imports test code' };
 const NO_APP = {
@@ -32,6 +32,11 @@ const NO_CONVERTER_IN_ENGINE = {
   regex: '^@app/(converters|pipeline)$',
   message:
     'the engine knows no converter: what one needs arrives as packagePasses (libs/converters/src/prepare)',
+};
+// libs/signing signs what the pipeline made: it builds on contracts and config only (docs/signing.md).
+const SIGNING_ONLY_CONTRACTS = {
+  regex: '^@app/(?!contracts$|config$)',
+  message: 'libs/signing imports @app/contracts and @app/config only',
 };
 const boundaries = (...patterns) => ({ 'no-restricted-imports': ['error', { patterns }] });
 
@@ -140,6 +145,18 @@ export default tseslint.config(
     files: ['libs/**/*.ts'],
     ignores: ['libs/pipeline/**'],
     rules: boundaries(DEEP_ALIAS, NO_APP, NO_LIB_PATH, NO_TEST, NO_IOREDIS, NO_PIPELINE),
+  },
+  {
+    files: ['libs/signing/**/*.ts'],
+    rules: boundaries(
+      DEEP_ALIAS,
+      NO_APP,
+      NO_LIB_PATH,
+      NO_TEST,
+      NO_IOREDIS,
+      NO_PIPELINE,
+      SIGNING_ONLY_CONTRACTS,
+    ),
   },
   {
     files: ['libs/engine/**/*.ts'],

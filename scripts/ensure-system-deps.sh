@@ -37,6 +37,8 @@ declare -A WANT=(
   # DataMatrix and PDF417, which zbar 0.23 does not decode (ZXingReader, test/barcodes.e2e-spec.ts).
   [zxing-cpp-tools]=/usr/bin/ZXingReader
   # Babel, for the formatting filters' differential test (comes with python3-docxtpl; named here too).
+  # certutil: the signing tests' NSS database that trusts the test root for pdfsig (docs/signing.md).
+  [libnss3-tools]=/usr/bin/certutil
   [python3-babel]=/usr/lib/python3/dist-packages/babel/__init__.py
   # Python's num2words, the num2words filter's reference table (test/num2words-table.e2e-spec.ts).
   [python3-num2words]=/usr/lib/python3/dist-packages/num2words/__init__.py

@@ -29,6 +29,7 @@ import { createWorkerHttpServer, listen, type WorkerReadiness } from './worker-h
 import { WorkerMetrics } from './worker-metrics';
 import { loadWorkerSettings, type WorkerSettings } from './settings';
 import { startTelemetry, stopTelemetry } from '@app/telemetry';
+import { loadSigningProfiles, SigningProfileError, type SigningProfile } from '@app/signing';
 
 function settingsOrExit(): WorkerSettings {
   try {
@@ -39,8 +40,22 @@ function settingsOrExit(): WorkerSettings {
   }
 }
 
+/** The operator's signing profiles (docs/signing.md); one that cannot be loaded stops the worker, named. */
+async function signingProfilesOrExit(settings: WorkerSettings): Promise<Map<string, SigningProfile>> {
+  try {
+    return await loadSigningProfiles({ ...settings.signing, env: process.env });
+  } catch (e) {
+    // SigningProfileError names the profile and never carries its password or key.
+    console.error(
+      e instanceof SigningProfileError ? e.message : `signing profiles cannot be loaded: ${String(e)}`,
+    );
+    process.exit(1);
+  }
+}
+
 async function main(): Promise<void> {
   const settings = settingsOrExit();
+  const signingProfiles = await signingProfilesOrExit(settings);
   const { converter: converterConfig, conversion } = settings;
   installMemoryProbe(); // only under --expose-gc (the e2e tests' leak check)
   // Traces only when OTEL_EXPORTER_OTLP_ENDPOINT is set (docs/operations.md, "Traces").
@@ -48,6 +63,7 @@ async function main(): Promise<void> {
   const workerId = `${hostname()}:${process.pid}:${randomBytes(3).toString('hex')}`;
   const logger = pino(pinoOptions(settings.logging, 'worker')).child({ workerId });
   const log = (message: string) => logger.info(message);
+  if (signingProfiles.size) log(`signing profiles: ${[...signingProfiles.keys()].join(', ')}`);
   const converter = createConverter(converterConfig, {
     // Restarts, crashes, Gotenberg retries; inside a job they carry its request id.
     log: (message) => logger.warn({ component: 'converter', ...jobContext.getStore() }, message),

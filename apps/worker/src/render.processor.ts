@@ -170,7 +170,10 @@ export function isRetryable(error: unknown): boolean {
   if (error instanceof ConversionFailedError) {
     return error.details.retryable === true || RETRYABLE_CONVERSION_REASONS.has(String(error.details.reason));
   }
-  if (error instanceof TypedError) return false;
+  // A signing profile's time-stamping authority or OCSP responder that failed (libs/signing): an
+  // outage of the operator's service, retried as a converter outage is.
+  if (error instanceof TypedError)
+    return error.errorType === 'signing_service_failed' && error.details.retryable === true;
   const code =
     (error as { code?: unknown; cause?: { code?: unknown } } | undefined)?.code ??
     (error as { cause?: { code?: unknown } } | undefined)?.cause?.code;

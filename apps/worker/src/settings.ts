@@ -7,6 +7,7 @@ import { limitSettings, WORKER_HTTP_PORT_DEFAULT } from '@app/contracts';
 import { conversionSettings, converterSettings } from '@app/converters';
 import { loggingSettings } from '@app/logging';
 import { jobSettings, queueSettings, redisSettings } from '@app/queue';
+import { signingSettings } from '@app/signing';
 
 export const workerSettings = defineSettings({
   variables: {
@@ -66,6 +67,7 @@ export const WORKER_SETTINGS = {
   conversion: conversionSettings,
   converter: converterSettings,
   logging: loggingSettings,
+  signing: signingSettings,
 };
 
 export type WorkerSettings = SettingsOf<typeof WORKER_SETTINGS>;

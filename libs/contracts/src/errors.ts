@@ -23,6 +23,8 @@ export const ERROR_CATALOGUE = {
   invalid_webhook_url: 400,
   /** deliver_to's shape, headers or URLs (docs/jobs.md, "Delivery"). */
   invalid_deliver_to: 400,
+  /** options.pdf.signature.profile is not one of the operator's signing profiles (docs/signing.md). */
+  unknown_signing_profile: 400,
   /** options.output names a format this deployment's converter cannot write (docs/outputs.md). */
   unsupported_output: 400,
   not_found: 404,
@@ -42,12 +44,16 @@ export const ERROR_CATALOGUE = {
   signing_not_configured: 400,
   /** options.pdf.signature.field names no signature_field of the document. */
   signature_field_not_found: 422,
+  /** The signing profile's certificate is expired or not yet valid (docs/signing.md). */
+  signing_certificate_invalid: 422,
   // outputs beyond PDF (docs/outputs.md)
   page_out_of_range: 422,
   missing_alt_text: 422,
   // the service
   internal_error: 500,
   conversion_failed: 502,
+  /** The signing profile's time-stamping authority, OCSP responder or CRL server failed or timed out. */
+  signing_service_failed: 502,
   service_unavailable: 503,
   processing_timeout: 504,
 } as const;

@@ -118,6 +118,23 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
       'options.pdf.signature.field: the document has no signature field "buyer"; it holds "seller", "witness"',
     details: { field: 'options.pdf.signature.field', requested: 'buyer', fields: ['seller', 'witness'] },
   },
+  unknown_signing_profile: {
+    message: 'options.pdf.signature.profile "sales" is not a signing profile of this deployment',
+    details: { field: 'options.pdf.signature.profile', profile: 'sales' },
+  },
+  signing_certificate_invalid: {
+    message:
+      'The certificate of signing profile "company" is expired (valid 2024-01-01T00:00:00.000Z to 2025-01-01T00:00:00.000Z)',
+    details: {
+      profile: 'company',
+      not_before: '2024-01-01T00:00:00.000Z',
+      not_after: '2025-01-01T00:00:00.000Z',
+    },
+  },
+  signing_service_failed: {
+    message: 'TSA http://tsa.example.com/ did not answer within 10000 ms',
+    details: { retryable: true, service: 'tsa', reason: 'timeout' },
+  },
   page_out_of_range: {
     message: 'options.image.pages names page 4, but the document has 3 pages',
     details: { field: 'options.image.pages', pageCount: 3, pages: [4] },
