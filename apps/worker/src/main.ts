@@ -29,7 +29,14 @@ import { createWorkerHttpServer, listen, type WorkerReadiness } from './worker-h
 import { WorkerMetrics } from './worker-metrics';
 import { loadWorkerSettings, type WorkerSettings } from './settings';
 import { startTelemetry, stopTelemetry } from '@app/telemetry';
-import { loadSigningProfiles, SigningProfileError, type SigningProfile } from '@app/signing';
+import {
+  loadSigningProfiles,
+  profileNamed,
+  signPdf,
+  SigningProfileError,
+  type SigningProfile,
+} from '@app/signing';
+import type { SignRequest } from '@app/pipeline';
 
 function settingsOrExit(): WorkerSettings {
   try {
@@ -131,6 +138,18 @@ async function main(): Promise<void> {
     },
     // Worked out once here: defaultWorkDir() stats the file systems on each call.
     finishTmpDir: converterConfig.workDir ?? defaultWorkDir(),
+    // options.pdf.signature: the named profile's key signs, last (docs/signing.md).
+    ...(signingProfiles.size > 0
+      ? {
+          sign: (pdf: Buffer, request: SignRequest, timeoutMs: number | undefined) =>
+            signPdf(
+              pdf,
+              profileNamed(signingProfiles, request.profile),
+              request,
+              timeoutMs ? { timeoutMs } : {},
+            ),
+        }
+      : {}),
     fillThreads: { pool: fillPool, minRequestBytes: settings.worker.fillThreadMinBytes },
   });
   const worker = createRenderWorker(processor, {

@@ -26,7 +26,7 @@ import {
   TypedError,
 } from '@app/contracts';
 import { CompiledTemplates, DigestLru, type ImageLimits, parseDataJson, type RichLimits } from '@app/engine';
-import { needsConverter, outputFormatOf, produceDocument } from '@app/pipeline';
+import { needsConverter, outputFormatOf, produceDocument, type SignRequest } from '@app/pipeline';
 import {
   isFinalFailure,
   JobRecordStore,
@@ -103,6 +103,11 @@ export interface ProcessorDeps {
   caches?: ProcessCaches;
   /** Parent directory of the PDF finishing step's job directories (the converter's work dir). */
   finishTmpDir?: string;
+  /**
+   * Signs a finished PDF with one of the operator's profiles (options.pdf.signature; main.ts binds
+   * it to libs/signing). Absent when no profile is configured: such requests are 400.
+   */
+  sign?: (pdf: Buffer, request: SignRequest, timeoutMs: number | undefined) => Promise<Buffer>;
   /** Table styles written as direct formatting before a PDF conversion (RESOLVE_TABLE_STYLES). */
   resolveTableStyles?: boolean;
   /** With it: tables of this many rows or more lose a style that shades every cell (the converter's SPLIT_MIN_ROWS). */
@@ -343,6 +348,9 @@ export function createRenderProcessor(deps: ProcessorDeps) {
             ? { background: true, runConversion: (convert) => convertWhenUp(convert, log) }
             : {}),
           finishTmpDir: deps.finishTmpDir,
+          ...(deps.sign
+            ? { sign: (pdf: Buffer, request: SignRequest) => deps.sign!(pdf, request, jobBudget()) }
+            : {}),
           log: (message) => log.warn(message),
         },
       );

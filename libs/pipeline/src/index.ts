@@ -4,6 +4,7 @@ export {
   PDF_FINISH,
   SIGNATURE_PLACES_STEP,
   SIGNATURE_STEP,
+  EMPTY_SIGNATURE_FIELDS_STEP,
   sourceRowOf,
   type FinishStep,
   type OutputFormatRow,

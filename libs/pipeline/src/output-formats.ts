@@ -34,6 +34,7 @@ import {
   takeSignaturePlaces,
   withDocumentLanguage,
 } from '@app/converters';
+import { addEmptySignatureFields } from '@app/signing';
 
 /**
  * What the signing step asks of the signer (libs/signing's signPdf, bound by the worker): the
@@ -173,9 +174,7 @@ export const SIGNATURE_STEP: FinishStep = {
       );
     const own = ctx.signaturePlaces ?? [];
     if (signature.field !== undefined) checkSignatureField(signature.field, own);
-    let shift = 0;
-    for (const file of ctx.pdf.prepend ?? []) shift += await pdfPageCount(Buffer.from(file.data, 'base64'));
-    const places = own.map((p) => ({ ...p, page: p.page + shift }));
+    const places = await finishedPlaces(own, ctx);
     const visible = places.find((p) => p.name === signature.field);
     const image = signature.appearance?.image;
     return ctx.sign(pdf, {
@@ -191,6 +190,27 @@ export const SIGNATURE_STEP: FinishStep = {
     });
   },
 };
+
+/**
+ * A template's signature places when the request signs nothing: empty, signable signature fields
+ * for a reader or an e-signature provider to sign later. Not on an encrypted PDF (pdf-lib cannot
+ * write into one; docs/pdf.md): there the places are dropped with their markers.
+ */
+export const EMPTY_SIGNATURE_FIELDS_STEP: FinishStep = {
+  name: 'empty_signature_fields',
+  applies: (ctx) =>
+    ctx.pdf.signature === undefined &&
+    ctx.pdf.encryption === undefined &&
+    (ctx.signaturePlaces?.length ?? 0) > 0,
+  run: async (pdf, ctx) => addEmptySignatureFields(pdf, await finishedPlaces(ctx.signaturePlaces ?? [], ctx)),
+};
+
+/** The places of the converted document in the finished one: moved by the pages prepended. */
+async function finishedPlaces(places: SignaturePlace[], ctx: ProduceContext): Promise<SignaturePlace[]> {
+  let shift = 0;
+  for (const file of ctx.pdf.prepend ?? []) shift += await pdfPageCount(Buffer.from(file.data, 'base64'));
+  return shift === 0 ? places : places.map((p) => ({ ...p, page: p.page + shift }));
+}
 
 /** The conversion's own options: the request id, the time left, a job's item. */
 function convertOptions(ctx: ProduceContext) {
@@ -259,7 +279,7 @@ export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & {
     fillCompression: 'STORE',
     prepare: LIBREOFFICE_PREPARE,
     convert: convertToPdf,
-    finish: [SIGNATURE_PLACES_STEP, PDF_FINISH, SIGNATURE_STEP],
+    finish: [SIGNATURE_PLACES_STEP, PDF_FINISH, SIGNATURE_STEP, EMPTY_SIGNATURE_FIELDS_STEP],
   },
   docx: {
     output: 'docx',

@@ -7,11 +7,12 @@ export {
 } from './errors';
 export {
   loadSigningProfiles,
+  profileNamed,
   profileSources,
   type ProfileSource,
   type SigningProfilesSettings,
 } from './profiles';
-export { signPdf } from './sign-pdf';
+export { addEmptySignatureFields, signPdf } from './sign-pdf';
 export {
   defaultLevel,
   PADES_LEVELS,

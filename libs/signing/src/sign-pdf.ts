@@ -173,12 +173,15 @@ function sigPlaceholder(
   return ctx.register(dict);
 }
 
-/** The catalog's AcroForm /Fields array, SigFlags set (SignaturesExist | AppendOnly). */
-function acroFields(update: IncrementalUpdate) {
+/**
+ * The catalog's AcroForm /Fields array; with `signed`, SigFlags set (SignaturesExist | AppendOnly),
+ * which a document holding only empty fields must not claim.
+ */
+function acroFields(update: IncrementalUpdate, signed = true) {
   const rootRef = update.context.trailerInfo.Root as PDFRef;
   const catalog = update.context.lookup(rootRef, PDFDict);
   const acroForm = update.dictIn(catalog, rootRef, 'AcroForm');
-  acroForm.set(PDFName.of('SigFlags'), update.context.obj(3));
+  if (signed) acroForm.set(PDFName.of('SigFlags'), update.context.obj(3));
   // The AcroForm may be direct in the catalog or its own object: dictIn touched its holder.
   const holder = catalog.get(PDFName.of('AcroForm'));
   const acroRef = holder instanceof PDFRef ? holder : rootRef;
@@ -337,7 +340,18 @@ async function withSignatureField(
       }),
     );
   }
-  for (const place of request.emptyFields ?? []) {
+  addEmptyFields(update, fields, request.emptyFields ?? []);
+  void profile;
+  return update.bytes();
+}
+
+/** Empty, signable signature fields (/FT /Sig, no /V) at `places`, with blank appearances. */
+function addEmptyFields(
+  update: IncrementalUpdate,
+  fields: ReturnType<typeof acroFields>,
+  places: SignaturePlace[],
+) {
+  for (const place of places) {
     const page = pageOf(update, place);
     const [x1, y1, x2, y2] = place.rect;
     fields.push(
@@ -349,8 +363,25 @@ async function withSignatureField(
       }),
     );
   }
-  void profile;
-  return update.bytes();
+}
+
+/**
+ * A template's signature places as empty signature fields, in an incremental update, when the
+ * request signs nothing: a reader (Acrobat) or an e-signature provider signs them later. No key
+ * is needed, so this is a plain function rather than the worker's bound signer.
+ */
+export async function addEmptySignatureFields(pdf: Buffer, places: SignaturePlace[]): Promise<Buffer> {
+  if (places.length === 0) return pdf;
+  try {
+    const update = await IncrementalUpdate.open(pdf);
+    addEmptyFields(update, acroFields(update, false), places);
+    return update.bytes();
+  } catch (e) {
+    if (e instanceof TypedError) throw e;
+    throw new UnsignablePdfError(`The signature fields could not be added: ${(e as Error).message}`, {
+      field: 'pdf',
+    });
+  }
 }
 
 function uniqueFieldName(request: SignRequest): string {
