@@ -10,6 +10,7 @@ import { Queue } from 'bullmq';
 import type { Redis } from 'ioredis';
 import { corpusRequest, corpusTemplate } from '../bench/corpus';
 import { pdfPageCount } from './support/converter-fixtures';
+import { expectNowhere, redisDump } from './support/secrets';
 import {
   pageText,
   pdfAttachments,
@@ -106,31 +107,6 @@ afterAll(async () => {
   await stopAll(api, worker, redis);
 });
 
-/** Every value in Redis, as text: strings, hashes, lists, sets, sorted sets and streams. */
-async function redisDump(): Promise<string> {
-  const parts: string[] = [];
-  for (const key of await client.keys('*')) {
-    const type = await client.type(key);
-    if (type === 'string') parts.push((await client.getBuffer(key))?.toString('latin1') ?? '');
-    else if (type === 'hash') parts.push(JSON.stringify(await client.hgetall(key)));
-    else if (type === 'list') parts.push(JSON.stringify(await client.lrange(key, 0, -1)));
-    else if (type === 'set') parts.push(JSON.stringify(await client.smembers(key)));
-    else if (type === 'zset') parts.push(JSON.stringify(await client.zrange(key, '0', '-1')));
-    else if (type === 'stream') parts.push(JSON.stringify(await client.xrange(key, '-', '+')));
-    parts.push(key);
-  }
-  return parts.join('\n');
-}
-
-/** A password in any of its forms: as sent, and as JSON or UTF-8 escaped in a log line or a record. */
-function forms(secret: string): string[] {
-  return [secret, JSON.stringify(secret).slice(1, -1), Buffer.from(secret).toString('latin1')];
-}
-
-function expectNowhere(secret: string, ...texts: string[]): void {
-  for (const text of texts) for (const form of forms(secret)) expect(text.includes(form)).toBe(false);
-}
-
 describe('a finished PDF through the service', () => {
   it('encrypted, watermarked, with the terms appended: the passwords stay out of logs, Redis and job records', async () => {
     const res = await postRender(
@@ -165,8 +141,8 @@ describe('a finished PDF through the service', () => {
     expect(job.data.options).not.toHaveProperty('pdf'); // every option here was a finishing one
     expect(worker.output()).toContain(`job ${job.id} completed`);
     expect(record).not.toContain(b64(termsPdf).slice(0, 200));
-    expectNowhere(OWNER, record, api.proc.output(), worker.output(), await redisDump());
-    expectNowhere(USER, record, api.proc.output(), worker.output(), await redisDump());
+    expectNowhere(OWNER, record, api.proc.output(), worker.output(), await redisDump(client));
+    expectNowhere(USER, record, api.proc.output(), worker.output(), await redisDump(client));
   });
 
   it('a cover prepended and attachments on a PDF/A-3b, page counts adding up', async () => {
@@ -317,7 +293,7 @@ describe('bad inputs: a typed 4xx naming the field', () => {
   });
 
   it('after the refusals: no password in the logs or anywhere in Redis, the worker still answers', async () => {
-    expectNowhere(OWNER, api.proc.output(), worker.output(), await redisDump());
+    expectNowhere(OWNER, api.proc.output(), worker.output(), await redisDump(client));
     expect((await postRender(api.url, invoice({ watermark: { text: 'OK' } }))).status).toBe(200);
   });
 });
