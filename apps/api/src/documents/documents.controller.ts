@@ -24,7 +24,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
+import { checkTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import {
   extensionOf,
@@ -161,7 +161,7 @@ export class DocumentsController {
     }
     if (parsed.items) return this.batch(req, res, file, parsed);
     const { request, options, linter } = parsed;
-    const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const templateDigest = this.checkedTemplates.ensure(file.buffer, checkTemplate);
     prepareImages(
       request.images,
       {
@@ -215,7 +215,7 @@ export class DocumentsController {
     file: UploadedTemplate,
     parsed: ParsedJobRequest,
   ): Promise<StreamableFile> {
-    const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const digest = this.checkedTemplates.ensure(file.buffer, checkTemplate);
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,

@@ -73,8 +73,17 @@ const DATE_FILTERS = new Set(['date', 'dateformat', 'datetimeformat', 'format_da
 
 type RowNode =
   | { kind: 'row'; row: TemplateRow }
-  | { kind: 'for'; st: Extract<Statement, { type: 'for' }>; body: RowNode[]; orElse?: RowNode[] }
-  | { kind: 'if'; branches: { test?: Expr; body: RowNode[] }[] };
+  | {
+      kind: 'for';
+      st: Extract<Statement, { type: 'for' }>;
+      body: RowNode[];
+      orElse?: RowNode[];
+      /** The control rows: the loop's tag, its `else` and its `endfor`. */
+      open: number;
+      elseRow?: number;
+      end: number;
+    }
+  | { kind: 'if'; branches: { test?: Expr; body: RowNode[]; row: number }[]; open: number; end: number };
 
 interface Emitted {
   row: TemplateRow;
@@ -120,7 +129,10 @@ function syntaxError(message: string, tag: string, sheet: string, row: number): 
 /** The sheet's rows as a tree of row loops and conditions. */
 function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
   let at = 0;
-  const parse = (until: readonly string[], opener?: { source: string; r: number }) => {
+  const parse = (
+    until: readonly string[],
+    opener?: { source: string; r: number },
+  ): { nodes: RowNode[]; end?: Statement; endRow?: number } => {
     const nodes: RowNode[] = [];
     while (at < rows.length) {
       const row = rows[at++];
@@ -130,22 +142,33 @@ function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
         continue;
       }
       const { st, source } = control;
-      if (until.includes(st.type)) return { nodes, end: st };
+      if (until.includes(st.type)) return { nodes, end: st, endRow: row.r };
       if (st.type === 'for') {
         const b = parse(['else', 'endfor'], { source, r: row.r });
         let orElse: RowNode[] | undefined;
-        if (b.end?.type === 'else') orElse = parse(['endfor'], { source, r: row.r }).nodes;
-        nodes.push({ kind: 'for', st, body: b.nodes, orElse });
+        let elseRow: number | undefined;
+        let end = b.endRow!;
+        if (b.end?.type === 'else') {
+          elseRow = b.endRow;
+          const e = parse(['endfor'], { source, r: row.r });
+          orElse = e.nodes;
+          end = e.endRow!;
+        }
+        nodes.push({ kind: 'for', st, body: b.nodes, orElse, open: row.r, elseRow, end });
       } else if (st.type === 'if') {
-        const branches: { test?: Expr; body: RowNode[] }[] = [];
+        const branches: { test?: Expr; body: RowNode[]; row: number }[] = [];
         let test: Expr | undefined = st.test;
+        let branchRow = row.r;
+        let end = row.r;
         for (;;) {
           const b = parse(['elif', 'else', 'endif'], { source, r: row.r });
-          branches.push({ test, body: b.nodes });
+          branches.push({ test, body: b.nodes, row: branchRow });
+          end = b.endRow!;
           if (!b.end || b.end.type === 'endif') break;
           test = b.end.type === 'elif' ? b.end.test : undefined;
+          branchRow = b.endRow!;
         }
-        nodes.push({ kind: 'if', branches });
+        nodes.push({ kind: 'if', branches, open: row.r, end });
       } else throw syntaxError(`'{%tr ${st.type} %}' has no opening tag above it`, source, sheet, row.r);
     }
     if (opener) throw syntaxError('this row tag is never closed in a later row', opener.source, sheet, opener.r);
@@ -240,32 +263,42 @@ class XlsxFill {
     const emit = (nodes: RowNode[], frame: Frame, loopPath: number[]) => {
       for (const n of nodes) {
         if (n.kind === 'row') {
+          // Rows the XML leaves out (empty) keep their place; a repeated row follows the last.
           counter += n.row.r > lastTemplate ? n.row.r - lastTemplate : 1;
-          lastTemplate = Math.max(lastTemplate, n.row.r);
+          lastTemplate = n.row.r;
           map.add(n.row.r, { out: counter, path: loopPath });
           emitted.push({ row: n.row, out: counter, path: loopPath, frame });
           cells += n.row.cells.length + 1;
           if (cells > this.maxCells) this.checkCells(name, cells);
           continue;
         }
-        this.guard(name, n, () => {
+        // Control rows make no row: the rows after them close up.
+        if (n.open > lastTemplate) counter += n.open - lastTemplate - 1;
+        this.guard(name, () => {
           if (n.kind === 'for')
             runLoop(
               n.st,
               frame,
               this.state,
-              (f, i) => emit(n.body, f, [...loopPath, i]),
-              () => n.orElse && emit(n.orElse, frame, loopPath),
+              (f, i) => {
+                lastTemplate = n.open;
+                emit(n.body, f, [...loopPath, i]);
+              },
+              () => {
+                lastTemplate = n.elseRow ?? n.open;
+                if (n.orElse) emit(n.orElse, frame, loopPath);
+              },
             );
           else
             for (const b of n.branches)
               if (!b.test || this.truthy(evaluate(b.test, frame, this.state))) {
+                lastTemplate = b.row;
                 emit(b.body, frame, loopPath);
                 break;
               }
         });
+        lastTemplate = n.end;
       }
-      // Control rows make no row: the rows after them close up.
     };
     const root = new Frame();
     emit(rowTree(rows, name), root, []);
@@ -287,7 +320,7 @@ class XlsxFill {
   }
 
   /** Runs a row tag's work; the runtime's errors become typed ones naming the sheet. */
-  private guard(sheet: string, _n: RowNode, fn: () => void): void {
+  private guard(sheet: string, fn: () => void): void {
     this.state.produced.length = 0;
     try {
       fn();

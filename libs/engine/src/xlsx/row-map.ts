@@ -20,7 +20,8 @@ export interface RowInstance {
   path: readonly number[];
 }
 
-type Mode = 'single' | 'top' | 'bottom';
+/** `single`/`single-bottom`: the two ends of one cell's reference, gone with its row. */
+type Mode = 'single' | 'single-bottom' | 'top' | 'bottom';
 
 const REF_ERROR = '#REF!';
 
@@ -115,7 +116,7 @@ export class RowMap {
       return this.maxOut(this.instances.get(before)!) + (row - before);
     }
     if (!list.length) {
-      if (mode === 'single') return null;
+      if (mode === 'single' || mode === 'single-bottom') return null;
       if (mode === 'top') {
         const after = this.emittedAtOrAfter(row + 1);
         return after === undefined ? null : this.minOut(this.instances.get(after)!);
@@ -127,7 +128,7 @@ export class RowMap {
     let candidates = list.filter((i) => startsWith(i.path, path) || startsWith(path, i.path));
     if (!candidates.length) candidates = list;
     if (candidates.length === 1) return candidates[0].out;
-    return mode === 'bottom' ? this.maxOut(candidates) : this.minOut(candidates);
+    return mode === 'bottom' || mode === 'single-bottom' ? this.maxOut(candidates) : this.minOut(candidates);
   }
 
   /** The loop paths a row was repeated at (one `[]` for a row outside loops). */
@@ -159,12 +160,15 @@ export class WorkbookMaps {
 
 type A1Range = ReferenceA1['range'];
 
-/** A range's rows moved; null when a bound is gone. Whole columns (no rows) stay. */
+/**
+ * A range's rows moved; null when a bound is gone. Whole columns (no rows) stay. A reference made
+ * outside a row loop to a repeated row covers every copy (`SUM(D5)`, as Calc writes a one-row
+ * `SUM(D5:D5)`, grows to `SUM(D5:D9)`); one made inside names its own iteration's copy.
+ */
 function moveRange(range: A1Range, map: RowMap, path: readonly number[], cell: boolean): A1Range | null {
   if (range.top == null || range.bottom == null) return range;
-  // One cell (`D5`) names one copy; a range, even of one row (`D5:D5`), grows over every copy.
   const top = map.map(range.top + 1, path, cell ? 'single' : 'top');
-  const bottom = cell ? top : map.map(range.bottom + 1, path, 'bottom');
+  const bottom = map.map(range.bottom + 1, path, cell ? 'single-bottom' : 'bottom');
   if (top === null || bottom === null || bottom < top) return null;
   return { ...range, top: top - 1, bottom: bottom - 1 };
 }
