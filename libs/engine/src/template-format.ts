@@ -30,7 +30,8 @@ export function templateFormatOf(template: Buffer): TemplateFormat {
   return 'docx';
 }
 
-export type TemplateRenderOptions = RenderOptions & Pick<XlsxRenderOptions, 'maxCellsPerSheet' | 'allowMacros' | 'onWarning'>;
+export type TemplateRenderOptions = RenderOptions &
+  Pick<XlsxRenderOptions, 'maxCellsPerSheet' | 'allowMacros' | 'onWarning'>;
 
 /** Fills a template of any format the engine knows; returns the filled package in its own format. */
 export function renderTemplate(
@@ -50,6 +51,10 @@ export function checkTemplate(
   options: { allowMacros?: boolean } = {},
 ): PizZip {
   if (templateFormatOf(template) === 'xlsx')
-    return openSpreadsheetPackage(template, { limits, keepContent: false, allowMacros: options.allowMacros === true }).zip;
+    return openSpreadsheetPackage(template, {
+      limits,
+      keepContent: false,
+      allowMacros: options.allowMacros === true,
+    }).zip;
   return checkDocxTemplate(template, limits);
 }

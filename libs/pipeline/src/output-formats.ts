@@ -128,7 +128,8 @@ function convertOptions(ctx: ProduceContext) {
 function convertToPdf(filled: Buffer, ctx: ProduceContext): Promise<Buffer> {
   if (ctx.templateFormat === 'xlsx') {
     // Calc's PDF filter: each sheet's print area, the same FilterData as Writer's.
-    const calc = () => convertSpreadsheet(ctx.converter, filled, 'pdf', { ...convertOptions(ctx), pdf: ctx.pdf });
+    const calc = () =>
+      convertSpreadsheet(ctx.converter, filled, 'pdf', { ...convertOptions(ctx), pdf: ctx.pdf });
     return ctx.runConversion ? ctx.runConversion(calc) : calc();
   }
   // PDF/UA: the request's locale as the document's language, which LibreOffice writes as /Lang.
@@ -241,7 +242,11 @@ export const WORD_ONLY_PDF_OPTIONS = ['pdfua', 'update_indexes'] as const;
  * The request's output and PDF options checked against the template's format: an output the
  * format is not made into, or a Word-only PDF option on a spreadsheet, is a 400 naming it.
  */
-export function checkOutputForFormat(row: OutputFormatRow, format: TemplateFormat, pdf: PdfOptions = {}): void {
+export function checkOutputForFormat(
+  row: OutputFormatRow,
+  format: TemplateFormat,
+  pdf: PdfOptions = {},
+): void {
   if (!row.inputs.includes(format))
     throw new InvalidRequestError(
       `options.output: "${row.output}" is not made from ${format === 'xlsx' ? 'a spreadsheet (.xlsx)' : 'a Word (.docx)'} template`,

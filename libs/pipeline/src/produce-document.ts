@@ -110,7 +110,8 @@ export function fillDocument(
 ): Buffer {
   const source = sourceRowOf(outputFormatOf(job.output));
   // The converter's preparation passes are Word's (cell budget, table styles): a workbook has none.
-  const passes = format === 'docx' && source.prepare.length ? packagePasses(source.prepare, job.prepare) : undefined;
+  const passes =
+    format === 'docx' && source.prepare.length ? packagePasses(source.prepare, job.prepare) : undefined;
   return renderTemplate(
     template,
     request,

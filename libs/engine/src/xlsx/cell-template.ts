@@ -6,7 +6,13 @@
  */
 import { evaluate } from '../runtime/evaluator';
 import { Frame, iterate, JinjaRuntimeError, LoopInfo, LoopRun, type RenderState } from '../runtime/ops';
-import { type Expr, JinjaSyntaxError, parseExpression, parseStatement, type Statement } from '../syntax/parser';
+import {
+  type Expr,
+  JinjaSyntaxError,
+  parseExpression,
+  parseStatement,
+  type Statement,
+} from '../syntax/parser';
 import { ImageRef, Markup, str, truthy, Undefined, type Value } from '../runtime/values';
 
 /** A tag's placement prefix (`{%tr for … %}` → `tr`) and the statement after it. */
@@ -49,7 +55,8 @@ export class CompiledCell {
 
   /** Parses a cell's text; a syntax error is thrown as JinjaSyntaxError with the tag. */
   static compile(text: string): CompiledCell {
-    const tokens: ({ kind: 'text'; text: string } | { kind: 'expr' | 'stmt'; src: string; raw: string })[] = [];
+    const tokens: ({ kind: 'text'; text: string } | { kind: 'expr' | 'stmt'; src: string; raw: string })[] =
+      [];
     let last = 0;
     TAG.lastIndex = 0;
     for (let m = TAG.exec(text); m; m = TAG.exec(text)) {
@@ -156,9 +163,15 @@ export class CompiledCell {
             }
           break;
         case 'for':
-          runLoop(n.st, frame, state, (f) => this.run(n.body, f, state, out), () => {
-            if (n.orElse) this.run(n.orElse, frame, state, out);
-          });
+          runLoop(
+            n.st,
+            frame,
+            state,
+            (f) => this.run(n.body, f, state, out),
+            () => {
+              if (n.orElse) this.run(n.orElse, frame, state, out);
+            },
+          );
           break;
       }
     }
@@ -170,7 +183,8 @@ export function textOf(v: Value, state: RenderState): string {
   state.use(v);
   if (v instanceof Undefined) return state.missingText(v);
   if (v instanceof Markup) return v.plain;
-  if (v instanceof ImageRef) throw new JinjaRuntimeError('pictures cannot be placed in a spreadsheet cell yet');
+  if (v instanceof ImageRef)
+    throw new JinjaRuntimeError('pictures cannot be placed in a spreadsheet cell yet');
   return str(v);
 }
 

@@ -29,14 +29,20 @@ import { formatDefaultsOf } from '../render';
 import { evaluate } from '../runtime/evaluator';
 import { DEFAULT_EVAL_LIMITS, Frame, JinjaRuntimeError, RenderState } from '../runtime/ops';
 import { isNumber, num, truthy, type Dict, type Value } from '../runtime/values';
-import { JinjaSyntaxError, parseExpression, parseStatement, type Expr, type Statement } from '../syntax/parser';
+import {
+  JinjaSyntaxError,
+  parseExpression,
+  parseStatement,
+  type Expr,
+  type Statement,
+} from '../syntax/parser';
 import { CompiledCell, hasTags, placementTag, runLoop, soleExpression, textOf } from './cell-template';
 import { moveFormulaRows, moveRef, moveSqref, RowMap, translateSharedFormula, WorkbookMaps } from './row-map';
 import {
   attr,
   CellStyles,
   columnName,
-  escapeXml,
+  escapeText,
   readRows,
   readSharedStrings,
   setAttr,
@@ -67,7 +73,9 @@ export interface XlsxRenderOptions {
 }
 
 const REL_TYPE_END = (xml: string, end: string) =>
-  [...xml.matchAll(/<Relationship\b[^>]*>/g)].map((m) => m[0]).filter((r) => (attr(r, 'Type') ?? '').endsWith(end));
+  [...xml.matchAll(/<Relationship\b[^>]*>/g)]
+    .map((m) => m[0])
+    .filter((r) => (attr(r, 'Type') ?? '').endsWith(end));
 
 const DATE_FILTERS = new Set(['date', 'dateformat', 'datetimeformat', 'format_date', 'format_datetime']);
 
@@ -159,7 +167,7 @@ function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
         const branches: { test?: Expr; body: RowNode[]; row: number }[] = [];
         let test: Expr | undefined = st.test;
         let branchRow = row.r;
-        let end = row.r;
+        let end: number;
         for (;;) {
           const b = parse(['elif', 'else', 'endif'], { source, r: row.r });
           branches.push({ test, body: b.nodes, row: branchRow });
@@ -171,7 +179,8 @@ function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
         nodes.push({ kind: 'if', branches, open: row.r, end });
       } else throw syntaxError(`'{%tr ${st.type} %}' has no opening tag above it`, source, sheet, row.r);
     }
-    if (opener) throw syntaxError('this row tag is never closed in a later row', opener.source, sheet, opener.r);
+    if (opener)
+      throw syntaxError('this row tag is never closed in a later row', opener.source, sheet, opener.r);
     return { nodes };
   };
   return parse([]).nodes;
@@ -182,7 +191,9 @@ function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
  * explicit: a loop repeats them too, and every row there then gets its number by counting.
  */
 function withEmptyRowsInLoops(rows: TemplateRow[], sheet: string): TemplateRow[] {
-  const controls = rows.filter((r) => r.cells.some((c) => c.text !== undefined && placementTag(c.text)?.placement === 'tr'));
+  const controls = rows.filter((r) =>
+    r.cells.some((c) => c.text !== undefined && placementTag(c.text)?.placement === 'tr'),
+  );
   if (controls.length < 2) return rows;
   const first = controls[0].r;
   const last = controls[controls.length - 1].r;
@@ -190,7 +201,8 @@ function withEmptyRowsInLoops(rows: TemplateRow[], sheet: string): TemplateRow[]
   let prev = 0;
   for (const row of rows) {
     if (row.r <= prev) throw syntaxError('the sheet lists its rows out of order', '', sheet, row.r);
-    if (row.r > first && row.r <= last) for (let r = Math.max(prev + 1, first + 1); r < row.r; r++) out.push({ r, attrs: '', cells: [] });
+    if (row.r > first && row.r <= last)
+      for (let r = Math.max(prev + 1, first + 1); r < row.r; r++) out.push({ r, attrs: '', cells: [] });
     out.push(row);
     prev = row.r;
   }
@@ -213,20 +225,28 @@ function unshareFormulas(rows: TemplateRow[]): void {
       } else {
         const master = masters.get(si);
         if (!master) continue;
-        formula = escapeXml(translateSharedFormula(decodeEntities(master.formula), master.at, at));
+        formula = escapeText(translateSharedFormula(decodeEntities(master.formula), master.at, at));
       }
       cell.inner = cell.inner.replace(f[0], `<f>${formula}</f>`);
     }
 }
 
 function decodeEntities(s: string): string {
-  return s.replace(/&lt;/g, '<').replace(/&gt;/g, '>').replace(/&quot;/g, '"').replace(/&apos;/g, "'").replace(/&amp;/g, '&');
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
 }
 
 /** Days since 1899-12-30 (Excel's 1900 date system) of an ISO date or date-time, as written. */
 function isoToSerial(v: Value): number | null {
   if (typeof v !== 'string') return null;
-  const m = /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/.exec(v.trim());
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/.exec(
+      v.trim(),
+    );
   if (!m) return null;
   const [y, mo, d, h = '0', mi = '0', s = '0', frac = ''] = m.slice(1);
   const ms = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, frac ? Math.round(parseFloat(frac) * 1000) : 0);
@@ -313,10 +333,13 @@ class XlsxFill {
 
   private checkCells(sheet: string, cells: number): void {
     if (cells > this.maxCells)
-      throw new PayloadTooLargeError(`The sheet '${sheet}' would hold more than ${this.maxCells} cells (limit)`, {
-        sheet,
-        limit: this.maxCells,
-      });
+      throw new PayloadTooLargeError(
+        `The sheet '${sheet}' would hold more than ${this.maxCells} cells (limit)`,
+        {
+          sheet,
+          limit: this.maxCells,
+        },
+      );
   }
 
   /** Runs a row tag's work; the runtime's errors become typed ones naming the sheet. */
@@ -336,7 +359,11 @@ class XlsxFill {
       return new TemplateRuntimeError(`${e.message}${cause} in ${tag}`, { tag, context: sheet, part: sheet });
     }
     if (e instanceof RangeError)
-      return new TemplateRuntimeError(`a value is too large (${e.message}) in ${tag}`, { tag, context: sheet, part: sheet });
+      return new TemplateRuntimeError(`a value is too large (${e.message}) in ${tag}`, {
+        tag,
+        context: sheet,
+        part: sheet,
+      });
     return e;
   }
 
@@ -348,7 +375,9 @@ class XlsxFill {
       const cellsXml: string[] = [];
       for (const cell of e.row.cells) cellsXml.push(this.cellXml(cell, e, name, anyMoved));
       rowsXml.push(
-        cellsXml.length ? `<row r="${e.out}"${e.row.attrs}>${cellsXml.join('')}</row>` : `<row r="${e.out}"${e.row.attrs}/>`,
+        cellsXml.length
+          ? `<row r="${e.out}"${e.row.attrs}>${cellsXml.join('')}</row>`
+          : `<row r="${e.out}"${e.row.attrs}/>`,
       );
     }
     let out = xml.replace(/<sheetData\b([^>]*?)(?:\/>|>[\s\S]*?<\/sheetData>)/, (_m, a: string) =>
@@ -361,23 +390,37 @@ class XlsxFill {
       return moved ? `<dimension${setAttr(a, 'ref', moved)}/>` : m;
     });
     out = out.replace(/<mergeCells\b[^>]*>([\s\S]*?)<\/mergeCells>/, (_m, inner: string) => {
-      const refs = [...inner.matchAll(/<mergeCell\b[^>]*>/g)].flatMap((c) => moveSqref(attr(c[0], 'ref') ?? '', map));
-      return refs.length ? `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>` : '';
+      const refs = [...inner.matchAll(/<mergeCell\b[^>]*>/g)].flatMap((c) =>
+        moveSqref(attr(c[0], 'ref') ?? '', map),
+      );
+      return refs.length
+        ? `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>`
+        : '';
     });
     const formulas = (s: string) =>
-      s.replace(/<(formula|formula1|formula2)>([\s\S]*?)<\/\1>/g, (_m, tag: string, f: string) =>
-        `<${tag}>${escapeXml(moveFormulaRows(decodeEntities(f), name, this.maps, []))}</${tag}>`,
+      s.replace(
+        /<(formula|formula1|formula2)>([\s\S]*?)<\/\1>/g,
+        (_m, tag: string, f: string) =>
+          `<${tag}>${escapeText(moveFormulaRows(decodeEntities(f), name, this.maps, []))}</${tag}>`,
       );
-    out = out.replace(/<conditionalFormatting\b([^>]*)>([\s\S]*?)<\/conditionalFormatting>/g, (m, a: string, inner: string) => {
-      const refs = moveSqref(attr(a, 'sqref') ?? '', map);
-      return refs.length ? `<conditionalFormatting${setAttr(a, 'sqref', refs.join(' '))}>${formulas(inner)}</conditionalFormatting>` : '';
-    });
-    out = out.replace(/<dataValidation\b([^>]*?)(\/>|>([\s\S]*?)<\/dataValidation>)/g, (m, a: string, _c: string, inner?: string) => {
-      const refs = moveSqref(attr(a, 'sqref') ?? '', map);
-      if (!refs.length) return '';
-      const open = `<dataValidation${setAttr(a, 'sqref', refs.join(' '))}`;
-      return inner === undefined ? `${open}/>` : `${open}>${formulas(inner)}</dataValidation>`;
-    });
+    out = out.replace(
+      /<conditionalFormatting\b([^>]*)>([\s\S]*?)<\/conditionalFormatting>/g,
+      (m, a: string, inner: string) => {
+        const refs = moveSqref(attr(a, 'sqref') ?? '', map);
+        return refs.length
+          ? `<conditionalFormatting${setAttr(a, 'sqref', refs.join(' '))}>${formulas(inner)}</conditionalFormatting>`
+          : '';
+      },
+    );
+    out = out.replace(
+      /<dataValidation\b([^>]*?)(\/>|>([\s\S]*?)<\/dataValidation>)/g,
+      (m, a: string, _c: string, inner?: string) => {
+        const refs = moveSqref(attr(a, 'sqref') ?? '', map);
+        if (!refs.length) return '';
+        const open = `<dataValidation${setAttr(a, 'sqref', refs.join(' '))}`;
+        return inner === undefined ? `${open}/>` : `${open}>${formulas(inner)}</dataValidation>`;
+      },
+    );
     out = out.replace(/<hyperlink\b([^>]*?)\/>/g, (m, a: string) => {
       const refs = moveSqref(attr(a, 'ref') ?? '', map);
       return refs.map((r) => `<hyperlink${setAttr(a, 'ref', r)}/>`).join('');
@@ -400,7 +443,8 @@ class XlsxFill {
       let fAttrs = f[1];
       const arrayRef = attr(fAttrs, 'ref');
       if (arrayRef) fAttrs = setAttr(fAttrs, 'ref', moveFormulaRows(arrayRef, sheet, this.maps, e.path));
-      const text = f[2] === undefined ? '' : escapeXml(moveFormulaRows(decodeEntities(f[2]), sheet, this.maps, e.path));
+      const text =
+        f[2] === undefined ? '' : escapeText(moveFormulaRows(decodeEntities(f[2]), sheet, this.maps, e.path));
       // The cached result is stale once rows moved: dropped, and the workbook recalculates on load.
       inner = `<f${fAttrs}>${text}</f>`;
       attrs = setAttr(attrs, 't', undefined);
@@ -471,7 +515,7 @@ class XlsxFill {
 
   private stringCell(text: string, ref: string, attrs: string): string {
     if (text === '') return `<c r="${ref}"${attrs}/>`;
-    return `<c r="${ref}"${attrs} t="inlineStr"><is><t xml:space="preserve">${escapeXml(text)}</t></is></c>`;
+    return `<c r="${ref}"${attrs} t="inlineStr"><is><t xml:space="preserve">${escapeText(text)}</t></is></c>`;
   }
 
   get workbookMaps(): WorkbookMaps {
@@ -501,7 +545,13 @@ function dropExternalContent(pkg: DocxPackage, workbookPath: string): string[] {
         const targetRels = relsPathOf(target);
         if (zip.file(targetRels)) zip.remove(targetRels);
       }
-      typesXml = typesXml.replace(new RegExp(`<Override\\b[^>]*PartName="/${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*/>`, 'i'), '');
+      typesXml = typesXml.replace(
+        new RegExp(
+          `<Override\\b[^>]*PartName="/${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*/>`,
+          'i',
+        ),
+        '',
+      );
       workbook = workbook.replace(new RegExp(`<externalReference\\b[^>]*r:id="${id}"[^>]*/>`), '');
       dropped.push(`${what} (${posix.basename(target)})`);
     }
@@ -522,11 +572,17 @@ function insertCalcPr(workbook: string): string {
 }
 
 /** Fills an .xlsx template; returns the filled .xlsx or throws one of the typed errors. */
-export function renderXlsx(template: Buffer, request: RenderRequest, options: XlsxRenderOptions = {}): Buffer {
+export function renderXlsx(
+  template: Buffer,
+  request: RenderRequest,
+  options: XlsxRenderOptions = {},
+): Buffer {
   if (!isPlainObject(request) || !isPlainObject(request.template_data))
     throw new InvalidRequestError('template_data must be a JSON object', { field: 'template_data' });
   const limits: Partial<TemplateLimits> = {
-    ...(options.maxUncompressedBytes !== undefined ? { maxUncompressedBytes: options.maxUncompressedBytes } : {}),
+    ...(options.maxUncompressedBytes !== undefined
+      ? { maxUncompressedBytes: options.maxUncompressedBytes }
+      : {}),
     ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
   };
   const pkg = openSpreadsheetPackage(template, {
@@ -566,7 +622,10 @@ export function renderXlsx(template: Buffer, request: RenderRequest, options: Xl
   let workbook = zip.file(workbookPath)!.asText();
   const wbRels = zip.file(relsPathOf(workbookPath))?.asText() ?? '';
   const targets = new Map(
-    [...wbRels.matchAll(/<Relationship\b[^>]*>/g)].map((m) => [attr(m[0], 'Id'), resolveTarget(workbookPath, attr(m[0], 'Target') ?? '')]),
+    [...wbRels.matchAll(/<Relationship\b[^>]*>/g)].map((m) => [
+      attr(m[0], 'Id'),
+      resolveTarget(workbookPath, attr(m[0], 'Target') ?? ''),
+    ]),
   );
   const sheets = [...workbook.matchAll(/<sheet\b[^>]*>/g)].map((m) => ({
     name: attr(m[0], 'name') ?? '',
@@ -605,14 +664,20 @@ export function renderXlsx(template: Buffer, request: RenderRequest, options: Xl
   if (allUndefined.length) throw new UndefinedVariableError(allUndefined);
   if (anyMoved) {
     const maps = fill.workbookMaps;
-    workbook = workbook.replace(/<definedName\b([^>]*)>([\s\S]*?)<\/definedName>/g, (_m, a: string, f: string) => {
-      const local = attr(a, 'localSheetId');
-      const sheet = local !== undefined ? (sheets[Number(local)]?.name ?? '') : (sheets[0]?.name ?? '');
-      return `<definedName${a}>${escapeXml(moveFormulaRows(decodeEntities(f), sheet, maps, []))}</definedName>`;
-    });
+    workbook = workbook.replace(
+      /<definedName\b([^>]*)>([\s\S]*?)<\/definedName>/g,
+      (_m, a: string, f: string) => {
+        const local = attr(a, 'localSheetId');
+        const sheet = local !== undefined ? (sheets[Number(local)]?.name ?? '') : (sheets[0]?.name ?? '');
+        return `<definedName${a}>${escapeText(moveFormulaRows(decodeEntities(f), sheet, maps, []))}</definedName>`;
+      },
+    );
     // Formulas' cached results were dropped: both Excel and LibreOffice recalculate on opening.
     workbook = /<calcPr\b/.test(workbook)
-      ? workbook.replace(/<calcPr\b([^>]*?)(\/?)>/, (_m, a: string, close: string) => `<calcPr${setAttr(a, 'fullCalcOnLoad', '1')}${close}>`)
+      ? workbook.replace(
+          /<calcPr\b([^>]*?)(\/?)>/,
+          (_m, a: string, close: string) => `<calcPr${setAttr(a, 'fullCalcOnLoad', '1')}${close}>`,
+        )
       : insertCalcPr(workbook);
   }
   zip.file(workbookPath, workbook);
@@ -622,7 +687,9 @@ export function renderXlsx(template: Buffer, request: RenderRequest, options: Xl
     return pkg.toBuffer(options.compression ?? 'DEFLATE');
   } catch (e) {
     if (e instanceof RangeError)
-      throw new TemplateRuntimeError(`The filled workbook would be too large (${e.message})`, { reason: 'too_large' });
+      throw new TemplateRuntimeError(`The filled workbook would be too large (${e.message})`, {
+        reason: 'too_large',
+      });
     throw e;
   }
 }

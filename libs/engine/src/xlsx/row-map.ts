@@ -224,13 +224,14 @@ export function moveSqref(sqref: string, map: RowMap): string[] {
     const bottomRow = range.bottom! + 1;
     const paths = map.pathsOf(topRow);
     const perIteration =
-      paths.length > 1 &&
-      paths.every((p) => p.length > 0 && map.exactly(bottomRow, p) !== undefined);
+      paths.length > 1 && paths.every((p) => p.length > 0 && map.exactly(bottomRow, p) !== undefined);
     if (perIteration) {
       for (const p of paths) {
         const top = map.exactly(topRow, p)!;
         const bottom = map.exactly(bottomRow, p)!;
-        out.push(stringifyA1Ref({ ...ref, range: { ...range, top: top - 1, bottom: bottom - 1 } } as ReferenceA1));
+        out.push(
+          stringifyA1Ref({ ...ref, range: { ...range, top: top - 1, bottom: bottom - 1 } } as ReferenceA1),
+        );
       }
       continue;
     }

@@ -21,8 +21,14 @@ export function setAttr(attrs: string, name: string, value: string | undefined):
 /** Characters XML 1.0 cannot hold (a control character in data would make the part unreadable). */
 const NOT_XML = /[^\t\n\r\u0020-\uD7FF\uE000-\uFFFD\u{10000}-\u{10FFFF}]/gu;
 
+/** Text for element content: `&`, `<`, `>` escaped, characters XML cannot hold dropped. */
+export function escapeText(s: string): string {
+  return s.replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;');
+}
+
+/** Text for an attribute value: also `"`. */
 export function escapeXml(s: string): string {
-  return s.replace(NOT_XML, '').replace(/&/g, '&amp;').replace(/</g, '&lt;').replace(/>/g, '&gt;').replace(/"/g, '&quot;');
+  return escapeText(s).replace(/"/g, '&quot;');
 }
 
 export interface TemplateCell {
@@ -55,7 +61,8 @@ export function columnIndex(letters: string): number {
 
 export function columnName(index: number): string {
   let s = '';
-  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26)) s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
+  for (let n = index + 1; n > 0; n = Math.floor((n - 1) / 26))
+    s = String.fromCharCode(65 + ((n - 1) % 26)) + s;
   return s;
 }
 

@@ -5,7 +5,13 @@
  */
 import { CONTENT_TYPES_PART, ContentTypes } from '@app/ooxml';
 import PizZip from 'pizzip';
-import { declaresDtd, DEFAULT_TEMPLATE_LIMITS, DocxPackage, findXmlFault, type TemplateLimits } from '../docx/package';
+import {
+  declaresDtd,
+  DEFAULT_TEMPLATE_LIMITS,
+  DocxPackage,
+  findXmlFault,
+  type TemplateLimits,
+} from '../docx/package';
 import { InvalidTemplateError, PayloadTooLargeError } from '../errors';
 import { SPREADSHEET, SPREADSHEET_PARTS } from '../package/formats';
 
@@ -58,10 +64,13 @@ export function openSpreadsheetPackage(template: Buffer, options: SpreadsheetOpe
   if (!options.checked)
     for (const name of xmlParts)
       if (declaresDtd(pkg.read(name)))
-        throw new InvalidTemplateError(`The template's ${name} declares a DTD, which Excel never writes; it is refused`, {
-          reason: 'dtd',
-          part: name,
-        });
+        throw new InvalidTemplateError(
+          `The template's ${name} declares a DTD, which Excel never writes; it is refused`,
+          {
+            reason: 'dtd',
+            part: name,
+          },
+        );
   const mainType = contentTypes.overrideTypes().find((t) => Object.hasOwn(SPREADSHEET.mainTypes, t));
   const kind = mainType ? SPREADSHEET.mainTypes[mainType] : undefined;
   if (!kind)
@@ -86,6 +95,9 @@ export function openSpreadsheetPackage(template: Buffer, options: SpreadsheetOpe
     }
   // A template (.xltx) is filled as a workbook; a macro workbook the operator allows stays one.
   if (!macros && mainType !== SPREADSHEET.filledMainType)
-    zip.file(CONTENT_TYPES_PART, pkg.readText(CONTENT_TYPES_PART).replace(mainType!, SPREADSHEET.filledMainType));
+    zip.file(
+      CONTENT_TYPES_PART,
+      pkg.readText(CONTENT_TYPES_PART).replace(mainType!, SPREADSHEET.filledMainType),
+    );
   return pkg;
 }
