@@ -161,7 +161,9 @@ export class DocumentsController {
     }
     if (parsed.items) return this.batch(req, res, file, parsed);
     const { request, options, linter } = parsed;
-    const templateDigest = this.checkedTemplates.ensure(file.buffer, checkTemplate);
+    const templateDigest = this.checkedTemplates.ensure(file.buffer, (t) =>
+      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+    );
     prepareImages(
       request.images,
       {
@@ -215,7 +217,9 @@ export class DocumentsController {
     file: UploadedTemplate,
     parsed: ParsedJobRequest,
   ): Promise<StreamableFile> {
-    const digest = this.checkedTemplates.ensure(file.buffer, checkTemplate);
+    const digest = this.checkedTemplates.ensure(file.buffer, (t) =>
+      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+    );
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,

@@ -183,7 +183,9 @@ export class JobsController {
       // Locale and zone names are the engine's knowledge: the same check as the CLI's.
       formatDefaults: formatDefaultsOf,
     });
-    const digest = this.checkedTemplates.ensure(file.buffer, checkTemplate);
+    const digest = this.checkedTemplates.ensure(file.buffer, (t) =>
+      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+    );
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,
