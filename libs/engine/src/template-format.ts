@@ -8,7 +8,7 @@ import PizZip from 'pizzip';
 import { DocxPackage, checkDocxTemplate, type TemplateLimits } from './docx/package';
 import { formatOfMainType, SPREADSHEET } from './package/formats';
 import { renderDocx, type RenderOptions, type RenderRequest } from './render';
-import { renderXlsx, type XlsxRenderOptions } from './xlsx/render-xlsx';
+import { renderXlsx, spreadsheetWarnings, type XlsxRenderOptions } from './xlsx/render-xlsx';
 import { openSpreadsheetPackage } from './xlsx/xlsx-package';
 
 export type TemplateFormat = 'docx' | 'xlsx';
@@ -57,4 +57,18 @@ export function checkTemplate(
       allowMacros: options.allowMacros === true,
     }).zip;
   return checkDocxTemplate(template, limits);
+}
+
+/**
+ * What the fill will drop from the template and the answer names in its Warning header (a
+ * workbook's external links and data connections: never fetched); [] when nothing.
+ */
+export function templateWarnings(template: Buffer): string[] {
+  return templateFormatOf(template) === 'xlsx' ? spreadsheetWarnings(template) : [];
+}
+
+/** The Warning header's value for `warnings` (RFC 7234's 299, a persistent warning), or undefined. */
+export function warningHeader(warnings: readonly string[]): string | undefined {
+  if (!warnings.length) return undefined;
+  return warnings.map((w) => `299 - "${w.replace(/["\\]/g, '')}"`).join(', ');
 }

@@ -24,7 +24,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
+import { checkTemplate, formatDefaultsOf, prepareImages, templateWarnings, warningHeader } from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import {
   extensionOf,
@@ -197,6 +197,9 @@ export class DocumentsController {
       // The caller hanging up withdraws its job if no worker has taken it yet.
       hangUpSignal(res),
     );
+    // What the fill dropped from a workbook (external links, data connections), never fetched.
+    const warning = warningHeader(templateWarnings(file.buffer));
+    if (warning) res.setHeader('Warning', warning);
     // Named by what the worker made: page images are one image, or a ZIP when the PDF has several.
     return new StreamableFile(result.body, {
       type: result.contentType || OUTPUT_MEDIA[output].contentType,

@@ -1,7 +1,7 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
 import PizZip from 'pizzip';
-import { renderTemplate, templateFormatOf } from '../template-format';
+import { renderTemplate, templateFormatOf, templateWarnings, warningHeader } from '../template-format';
 import { renderXlsx } from './render-xlsx';
 
 const FIXTURES = join(__dirname, '../../../../test/fixtures/spreadsheets');
@@ -267,6 +267,10 @@ describe('hostile and refused workbooks', () => {
     expect(zip.file('xl/_rels/workbook.xml.rels')!.asText()).not.toContain('externalLink');
     expect(zip.file('[Content_Types].xml')!.asText()).not.toContain('externalLink1');
     expect(warnings).toEqual(['dropped external link (externalLink1.xml)']);
+    // The API names it before the fill, from the template alone.
+    expect(templateWarnings(xlsx)).toEqual(warnings);
+    expect(warningHeader(templateWarnings(xlsx))).toBe('299 - "dropped external link (externalLink1.xml)"');
+    expect(templateWarnings(workbook(''))).toEqual([]);
   });
 
   it('refuses a shared-string table beyond the XML limit before reading it (413)', () => {

@@ -523,45 +523,67 @@ class XlsxFill {
   }
 }
 
+const EXTERNAL_KINDS = [
+  ['/externalLink', 'external link'],
+  ['/connections', 'data connections'],
+] as const;
+
+/** The workbook part, from the package's root relationships. */
+function workbookPathOf(zip: DocxPackage['zip']): string {
+  const rootRels = zip.file('_rels/.rels')?.asText() ?? '';
+  const officeDoc = REL_TYPE_END(rootRels, '/officeDocument')[0];
+  return officeDoc ? resolveTarget('', attr(officeDoc, 'Target') ?? '') : 'xl/workbook.xml';
+}
+
+/** The workbook's external links and data connections: relationship, part and what to call it. */
+function externalContentOf(pkg: DocxPackage, workbookPath: string) {
+  const relsPath = relsPathOf(workbookPath);
+  if (!pkg.zip.file(relsPath)) return [];
+  const rels = pkg.readText(relsPath);
+  return EXTERNAL_KINDS.flatMap(([end, what]) =>
+    REL_TYPE_END(rels, end).map((rel) => {
+      const target = resolveTarget(workbookPath, attr(rel, 'Target') ?? '');
+      return { rel, target, id: attr(rel, 'Id') ?? '', name: `${what} (${posix.basename(target)})` };
+    }),
+  );
+}
+
+/**
+ * What filling a spreadsheet template will drop from it (external links, data connections), as
+ * the API names it in the answer's Warning header; [] for a template with none (and for Word).
+ */
+export function spreadsheetWarnings(template: Buffer): string[] {
+  const pkg = openSpreadsheetPackage(template, { keepContent: false, checked: true, allowMacros: true });
+  return externalContentOf(pkg, workbookPathOf(pkg.zip)).map((x) => `dropped ${x.name}`);
+}
+
 /** Drops external links and data connections (never fetched); returns what was dropped. */
 function dropExternalContent(pkg: DocxPackage, workbookPath: string): string[] {
   const zip = pkg.zip;
-  const dropped: string[] = [];
+  const found = externalContentOf(pkg, workbookPath);
+  if (!found.length) return [];
   const relsPath = relsPathOf(workbookPath);
-  if (!zip.file(relsPath)) return dropped;
   let rels = pkg.readText(relsPath);
   let workbook = zip.file(workbookPath)!.asText();
   let typesXml = zip.file(CONTENT_TYPES_PART)!.asText();
-  for (const [end, what] of [
-    ['/externalLink', 'external link'],
-    ['/connections', 'data connections'],
-  ] as const) {
-    for (const rel of REL_TYPE_END(rels, end)) {
-      const target = resolveTarget(workbookPath, attr(rel, 'Target') ?? '');
-      const id = attr(rel, 'Id') ?? '';
-      rels = rels.replace(rel, '');
-      if (zip.file(target)) {
-        zip.remove(target);
-        const targetRels = relsPathOf(target);
-        if (zip.file(targetRels)) zip.remove(targetRels);
-      }
-      typesXml = typesXml.replace(
-        new RegExp(
-          `<Override\\b[^>]*PartName="/${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*/>`,
-          'i',
-        ),
-        '',
-      );
-      workbook = workbook.replace(new RegExp(`<externalReference\\b[^>]*r:id="${id}"[^>]*/>`), '');
-      dropped.push(`${what} (${posix.basename(target)})`);
+  for (const { rel, target, id } of found) {
+    rels = rels.replace(rel, '');
+    if (zip.file(target)) {
+      zip.remove(target);
+      const targetRels = relsPathOf(target);
+      if (zip.file(targetRels)) zip.remove(targetRels);
     }
+    typesXml = typesXml.replace(
+      new RegExp(`<Override\\b[^>]*PartName="/${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*/>`, 'i'),
+      '',
+    );
+    workbook = workbook.replace(new RegExp(`<externalReference\\b[^>]*r:id="${id}"[^>]*/>`), '');
   }
-  if (!dropped.length) return dropped;
   workbook = workbook.replace(/<externalReferences>\s*<\/externalReferences>/, '');
   zip.file(relsPath, rels);
   zip.file(workbookPath, workbook);
   zip.file(CONTENT_TYPES_PART, typesXml);
-  return dropped;
+  return found.map((x) => x.name);
 }
 
 /** `<calcPr>` where the schema orders it: after the defined names, external references or sheets. */
@@ -592,9 +614,7 @@ export function renderXlsx(
   });
   const zip = pkg.zip;
   const types = new ContentTypes(zip.file(CONTENT_TYPES_PART)!.asText());
-  const rootRels = zip.file('_rels/.rels')?.asText() ?? '';
-  const officeDoc = REL_TYPE_END(rootRels, '/officeDocument')[0];
-  const workbookPath = officeDoc ? resolveTarget('', attr(officeDoc, 'Target') ?? '') : 'xl/workbook.xml';
+  const workbookPath = workbookPathOf(zip);
   if (!zip.file(workbookPath))
     throw new TemplateRuntimeError('The .xlsx has no workbook part', { reason: 'not_spreadsheet' });
   for (const w of dropExternalContent(pkg, workbookPath)) options.onWarning?.(`dropped ${w}`);
