@@ -90,16 +90,25 @@ export class RowMap {
     return undefined;
   }
 
+  private readonly pathIndex = new Map<number, Map<string, RowInstance>>();
+
+  /** A row's copies by their loop path (`'2,0'`), built on first use. */
+  private byPath(row: number, list: readonly RowInstance[]): Map<string, RowInstance> {
+    let index = this.pathIndex.get(row);
+    if (!index) {
+      index = new Map(list.map((i) => [i.path.join(','), i]));
+      this.pathIndex.set(row, index);
+    }
+    return index;
+  }
+
+  // Copies are added in output order: the first is the lowest, the last the highest.
   private maxOut(list: readonly RowInstance[]): number {
-    let m = -Infinity;
-    for (const i of list) if (i.out > m) m = i.out;
-    return m;
+    return list[list.length - 1].out;
   }
 
   private minOut(list: readonly RowInstance[]): number {
-    let m = Infinity;
-    for (const i of list) if (i.out < m) m = i.out;
-    return m;
+    return list[0].out;
   }
 
   /**
@@ -125,6 +134,15 @@ export class RowMap {
       return before === undefined ? null : this.maxOut(this.instances.get(before)!);
     }
     if (list.length === 1) return list[0].out;
+    // The common cases without a scan (a 2,000-row loop would scan 2,000 copies per reference):
+    // a reference from outside every loop spans all copies; one inside names its iteration's.
+    if (path.length === 0)
+      return mode === 'bottom' || mode === 'single-bottom' ? this.maxOut(list) : this.minOut(list);
+    const exact = this.byPath(row, list);
+    for (let k = path.length; k > 0; k--) {
+      const hit = exact.get(path.slice(0, k).join(','));
+      if (hit) return hit.out;
+    }
     let candidates = list.filter((i) => startsWith(i.path, path) || startsWith(path, i.path));
     if (!candidates.length) candidates = list;
     if (candidates.length === 1) return candidates[0].out;
@@ -140,8 +158,7 @@ export class RowMap {
   exactly(row: number, path: readonly number[]): number | undefined {
     const list = this.instances.get(row);
     if (!list) return undefined;
-    const hit = list.find((i) => i.path.length === path.length && startsWith(i.path, path));
-    return hit?.out;
+    return this.byPath(row, list).get(path.join(','))?.out;
   }
 }
 
@@ -159,6 +176,8 @@ export class WorkbookMaps {
 }
 
 type A1Range = ReferenceA1['range'];
+
+const TOKENS = new Map<string, ReturnType<typeof tokenize>>();
 
 /**
  * A range's rows moved; null when a bound is gone. Whole columns (no rows) stay. A reference made
@@ -184,7 +203,13 @@ export function moveFormulaRows(
   path: readonly number[],
 ): string {
   if (!/[0-9]/.test(formula)) return formula;
-  const tokens = tokenize(formula, { mergeRefs: true });
+  let tokens = TOKENS.get(formula);
+  if (!tokens) {
+    tokens = tokenize(formula, { mergeRefs: true });
+    // A template's formula is moved once per copy of its row: tokenized once.
+    if (TOKENS.size > 10_000) TOKENS.clear();
+    TOKENS.set(formula, tokens);
+  }
   let changed = false;
   const out = tokens.map((t) => {
     if (t.type !== 'range' && t.type !== 'range_beam') return t.value;
