@@ -5,7 +5,8 @@
  * by openpyxl, and the PDF and ODS made by Calc through the pool, which recalculates the totals.
  */
 import { execFileSync } from 'node:child_process';
-import { readFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 
 import PizZip from 'pizzip';
@@ -16,6 +17,7 @@ import { produceDocument } from '@app/pipeline';
 
 import { DOCXTPL_PYTHON } from './support/docxtpl';
 
+const ROOT = join(__dirname, '..');
 const FIXTURES = join(__dirname, 'fixtures/spreadsheets');
 const WRITERS = ['openpyxl', 'calc'] as const;
 const REQUEST = {
@@ -140,4 +142,30 @@ it('a Word-only PDF option on a spreadsheet is a 400 naming it, before any conve
   expect(httpStatusOf((refusal as TypedError).errorType)).toBe(400);
   expect((refusal as TypedError).details).toMatchObject({ field: 'options.pdf.pdfua' });
   expect(pool.stats().conversions).toBe(started);
+});
+
+it('the command line fills a workbook into OUT.xlsx, the format told by the package', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sheets-cli-'));
+  try {
+    const requestPath = join(dir, 'request.json');
+    writeFileSync(requestPath, JSON.stringify(REQUEST));
+    // Named .bin: the file name plays no part in telling the format.
+    const templatePath = join(dir, 'template.bin');
+    writeFileSync(templatePath, template('calc'));
+    const out = join(dir, 'out.xlsx');
+    execFileSync(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      [join(ROOT, 'apps/cli/src/main.ts'), templatePath, requestPath, out],
+      {
+        cwd: ROOT,
+        env: { ...process.env, INIT_CWD: dir },
+        stdio: 'pipe',
+      },
+    );
+    const book = openpyxlRead(readFileSync(out));
+    expect(book.sheets.Prices.cells.D8.value).toBe('=SUM(D4:D7)');
+    expect(book.sheets.Prices.cells.A7.value).toBe('Fig');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
 });
