@@ -142,6 +142,22 @@ describe.each(['openpyxl', 'calc'])('the price list written by %s', (writer) => 
   });
 });
 
+describe('telling the format', () => {
+  it('reads only the content types: a workbook is xlsx whatever its name, anything else goes the Word way', () => {
+    const xlsx = workbook('');
+    expect(templateFormatOf(xlsx)).toBe('xlsx');
+    const word = workbook('', {
+      mainType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
+    });
+    expect(templateFormatOf(word)).toBe('docx');
+    expect(templateFormatOf(Buffer.from('not a zip at all'))).toBe('docx');
+    // Damaged (cut in half): no throw here; the Word path's checks report it, typed.
+    expect(templateFormatOf(xlsx.subarray(0, xlsx.length >> 1))).toBe('docx');
+    const stored = new PizZip(xlsx).generate({ type: 'nodebuffer', compression: 'STORE' });
+    expect(templateFormatOf(stored)).toBe('xlsx');
+  });
+});
+
 describe('cells and row loops', () => {
   it('nested row loops: each inner row names its own iteration, a per-group subtotal covers its own rows only', () => {
     const xlsx = workbook(
