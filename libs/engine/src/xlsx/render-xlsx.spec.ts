@@ -228,6 +228,8 @@ describe('cells and row loops', () => {
     );
     const unclosed = workbook(`<row r="3">${inline('A3', '{%tr for x in y %}')}</row>`);
     expect(() => renderXlsx(unclosed, { template_data: {} })).toThrow(/never closed/);
+    const columns = workbook(`<row r="1">${inline('A1', '{%tc for c in cols %}')}</row>`);
+    expect(() => renderXlsx(columns, { template_data: { cols: [1] } })).toThrow(/column loops/);
   });
 
   it('strict mode names every undefined variable', () => {

@@ -456,7 +456,14 @@ class XlsxFill {
     const text = cell.text!;
     let attrs = setAttr(cell.attrs, 't', undefined);
     const tag = placementTag(text);
-    if (tag) return `<c r="${ref}"${attrs}/>`; // a `{%tc %}` tag alone: not supported yet, left empty
+    // Column loops are not filled yet: said plainly rather than left as an empty cell.
+    if (tag)
+      throw syntaxError(
+        'column loops ({%tc %}) are not supported in spreadsheets yet',
+        tag.source,
+        sheet,
+        e.row.r,
+      );
     this.state.produced.length = 0;
     try {
       const soleSource = soleExpression(text);
