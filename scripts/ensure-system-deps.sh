@@ -9,6 +9,10 @@ declare -A WANT=(
   [redis-server]=/usr/bin/redis-server
   [libreoffice-writer-nogui]=/usr/lib/libreoffice/program/soffice.bin
   [python3-uno]=/usr/lib/python3/dist-packages/uno.py
+  # Calc: spreadsheet templates (.xlsx) to PDF and ODS (docs/spreadsheets-and-slides.md).
+  [libreoffice-calc-nogui]=/usr/lib/libreoffice/program/libsclo.so
+  # Spreadsheet outputs read back in the tests (a third-party reader and writer of .xlsx).
+  [python3-openpyxl]=/usr/lib/python3/dist-packages/openpyxl/__init__.py
   # LibreOffice's allocator (libs/converters/src/allocator.ts): faster, and no slower with age.
   [libjemalloc2]=/usr/lib/$(uname -m)-linux-gnu/libjemalloc.so.2
   # pdftoppm and pdfinfo: page images (options.output png/jpeg, docs/outputs.md); pdftotext in tests.
@@ -56,7 +60,7 @@ done
 # LibreOffice 25.2 or newer, chosen by measurement (docs/conversion.md#which-libreoffice): Debian 13's
 # own, or bookworm-backports' on Debian 12, whose own 7.4 lays out some pages differently from Word
 # and uses up to 1.6x the CPU. Gotenberg 8's images ship 25.x too.
-LO_PACKAGES=(libreoffice-writer-nogui python3-uno)
+LO_PACKAGES=(libreoffice-writer-nogui libreoffice-calc-nogui python3-uno)
 lo_major() {
   local v
   v=$(dpkg-query -W -f='${Version}' libreoffice-core-nogui 2>/dev/null ||
@@ -70,7 +74,7 @@ lo_backports=""
 if [ "$codename" = bookworm ]; then
   if [ -n "$installed_lo" ] && [ "$installed_lo" -lt 25 ]; then
     lo_backports=bookworm-backports # 7.4 installed: upgrade it
-  elif printf '%s\n' "${missing[@]}" | grep -qxE 'libreoffice-writer-nogui|python3-uno'; then
+  elif printf '%s\n' "${missing[@]}" | grep -qxE 'libreoffice-writer-nogui|libreoffice-calc-nogui|python3-uno'; then
     lo_backports=bookworm-backports
   fi
 fi

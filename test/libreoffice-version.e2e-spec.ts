@@ -1,7 +1,7 @@
 /**
  * One LibreOffice for every route (issue 28, docs/conversion.md#which-libreoffice): 25.2 or newer,
  * chosen by measurement over Debian 12's 7.4. `npm start` and the tests install it through
- * scripts/ensure-system-deps.sh (bookworm-backports on Debian 12), the worker-libreoffice image the
+ * scripts/ensure-system-deps.sh (bookworm-backports on Debian 12; Writer and Calc), the worker-libreoffice image the
  * same way, and Gotenberg 8's images ship 25.x. These checks fail when one of them drifts.
  */
 import { execFileSync } from 'node:child_process';
@@ -44,7 +44,7 @@ describe('the LibreOffice the service runs', () => {
     const dockerPackages = installed![1].trim().split(/\s+/).sort();
     const scriptPackages = /^LO_PACKAGES=\(([^)]*)\)/m.exec(ensureDeps)![1].trim().split(/\s+/).sort();
     expect(dockerPackages).toEqual(scriptPackages);
-    expect(dockerPackages).toEqual(['libreoffice-writer-nogui', 'python3-uno']);
+    expect(dockerPackages).toEqual(['libreoffice-calc-nogui', 'libreoffice-writer-nogui', 'python3-uno']);
     expect(lo).toMatch(/Suites: bookworm-backports/);
     expect(lo).toMatch(/soffice --version \| grep -q '\^LibreOffice 25\\\.'/);
     // Backports of the base image's own release: the suite and the base must agree.

@@ -1,7 +1,7 @@
 /**
  * Command line for template authors: try a template without a server.
  *
- *   npm run render -- TEMPLATE.docx REQUEST.json OUT.docx|OUT.pdf
+ *   npm run render -- TEMPLATE.docx|TEMPLATE.xlsx REQUEST.json OUT.docx|OUT.pdf|OUT.xlsx|OUT.ods
  *
  * REQUEST.json is the interface's enhanced request (checked by the service's own parser, so refused
  * exactly as the API would refuse it as request_data): {"template_data": {…}, "images": {…}}, with

@@ -30,6 +30,12 @@ export const OUTPUT_MEDIA = {
   txt: { contentType: 'text/plain; charset=utf-8', extension: 'txt' },
   png: { contentType: 'image/png', extension: 'png' },
   jpeg: { contentType: 'image/jpeg', extension: 'jpg' },
+  // Spreadsheet templates (.xlsx): the filled workbook, or Calc's OpenDocument spreadsheet.
+  xlsx: {
+    contentType: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    extension: 'xlsx',
+  },
+  ods: { contentType: 'application/vnd.oasis.opendocument.spreadsheet', extension: 'ods' },
 } as const satisfies Record<string, { contentType: string; extension: string }>;
 
 /** Several pages of a png/jpeg output: a ZIP of page-1.png, page-2.png, … */

@@ -49,6 +49,10 @@ export const limitSettings = defineSettings({
     MAX_BATCH_ITEMS: Setting.integer({ minimum: 1, maximum: 100_000, default: 1000 }),
     /** Iterations all loops of one document may run together (engine default when unset). */
     MAX_LOOP_ITERATIONS: Setting.optional(Setting.integer({ minimum: 1 })),
+    /** Cells one filled sheet of a spreadsheet template may hold, loops included; more: 413. */
+    MAX_CELLS_PER_SHEET: Setting.integer({ minimum: 1, default: 1_000_000 }),
+    /** `on`: macro-enabled workbooks (.xlsm) are filled (their macros kept, never run); `off`: 400. */
+    ALLOW_MACRO_TEMPLATES: Setting.onOff({ default: 'off' }),
   },
   slice: (v) => ({
     templateBytes: v.MAX_TEMPLATE_BYTES,
@@ -62,6 +66,8 @@ export const limitSettings = defineSettings({
     /** The engine's limits (RenderOptions' maxLoopIterations, imageLimits, richLimits). */
     render: {
       maxLoopIterations: v.MAX_LOOP_ITERATIONS,
+      maxCellsPerSheet: v.MAX_CELLS_PER_SHEET,
+      allowMacros: v.ALLOW_MACRO_TEMPLATES === 'on',
       imageLimits: {
         maxImages: v.MAX_IMAGES,
         maxImageBytes: v.MAX_IMAGE_BYTES,

@@ -128,6 +128,9 @@ export function createConverter(config: ConverterConfig = {}, hooks: ConverterHo
 export * from './pdf-finish';
 export {
   convertDocument,
+  convertSpreadsheet,
+  SPREADSHEET_TARGETS,
+  type SpreadsheetConversion,
   DOCUMENT_FORMATS,
   htmlToPlainText,
   selfContainedHtml,

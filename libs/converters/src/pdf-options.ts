@@ -52,6 +52,13 @@ export interface LibreOfficeExport {
 export interface ExportTarget {
   filter: string;
   options?: string;
+  /**
+   * The import filter the input is loaded with: Word's ("MS Word 2007 XML") unless named, e.g.
+   * "Calc MS Excel 2007 XML" for a filled spreadsheet.
+   */
+  importFilter?: string;
+  /** The export filter's FilterData is passed too (a PDF filter of another application: calc_pdf_Export). */
+  withFilterData?: boolean;
 }
 
 const SELECT_PDF_VERSION: Record<string, number> = { 'PDF/A-1b': 1, 'PDF/A-2b': 2, 'PDF/A-3b': 3 };

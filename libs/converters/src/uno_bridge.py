@@ -198,9 +198,10 @@ class Office:
         load_props = (
             prop("Hidden", True),
             prop("ReadOnly", True),
-            # The input is always a filled .docx: naming the filter skips type detection and
+            # The input is a filled .docx unless the target names its import filter (a filled
+            # .xlsx: "Calc MS Excel 2007 XML"): naming the filter skips type detection and
             # makes a corrupt file fail instead of being imported as plain text.
-            prop("FilterName", "MS Word 2007 XML"),
+            prop("FilterName", str((target or {}).get("importFilter") or "MS Word 2007 XML")),
             prop("UpdateDocMode", 0),  # NO_UPDATE: never fetch linked content
             prop("MacroExecutionMode", 0),  # NEVER_EXECUTE
         )
@@ -210,7 +211,10 @@ class Office:
         if doc is None:
             raise ValueError("LibreOffice could not open the document")
         try:
-            if update_indexes:
+            if (target or {}).get("importFilter") and hasattr(doc, "calculateAll"):
+                # A filled workbook's formulas carry no cached results (rows moved): computed now.
+                doc.calculateAll()
+            elif update_indexes:
                 refresh_fields_and_indexes(doc)
             set_metadata(doc, metadata or {})
             filter_data = dict(filter_data or {})
@@ -228,6 +232,10 @@ class Office:
                 export = (prop("FilterName", str(target["filter"])),)
                 if target.get("options"):
                     export += (prop("FilterOptions", str(target["options"])),)
+                if target.get("withFilterData"):
+                    data = uno.Any("[]com.sun.star.beans.PropertyValue",
+                                   tuple(prop(k, v) for k, v in sorted(filter_data.items())))
+                    export += (prop("FilterData", data),)
             else:
                 data = uno.Any("[]com.sun.star.beans.PropertyValue",
                                tuple(prop(k, v) for k, v in sorted(filter_data.items())))

@@ -46,3 +46,13 @@ export {
 } from './format/barcodes';
 export { parseDataJson, stringifyDataJson, plainNumbers, NATIVE_SOURCE_TEXT } from './runtime/json-numbers';
 export { PyFloat } from './runtime/values';
+export {
+  renderTemplate,
+  checkTemplate,
+  templateFormatOf,
+  templateWarnings,
+  warningHeader,
+} from './template-format';
+export type { TemplateFormat, TemplateRenderOptions } from './template-format';
+export { renderXlsx, DEFAULT_MAX_CELLS_PER_SHEET } from './xlsx/render-xlsx';
+export type { XlsxRenderOptions } from './xlsx/render-xlsx';

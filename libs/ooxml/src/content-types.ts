@@ -15,6 +15,18 @@ export const WORD_FOOTNOTES_TYPE = `${WML}.footnotes+xml`;
 export const WORD_ENDNOTES_TYPE = `${WML}.endnotes+xml`;
 export const WORD_COMMENTS_TYPE = `${WML}.comments+xml`;
 export const WORD_NUMBERING_TYPE = `${WML}.numbering+xml`;
+const SML = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
+/** SpreadsheetML's part content types (ECMA-376 part 1, 12.3). */
+export const SHEET_MAIN_TYPE = `${SML}.sheet.main+xml`;
+export const SHEET_TEMPLATE_MAIN_TYPE = `${SML}.template.main+xml`;
+export const SHEET_MACRO_MAIN_TYPE = 'application/vnd.ms-excel.sheet.macroEnabled.main+xml';
+export const SHEET_MACRO_TEMPLATE_MAIN_TYPE = 'application/vnd.ms-excel.template.macroEnabled.main+xml';
+export const WORKSHEET_TYPE = `${SML}.worksheet+xml`;
+export const SHARED_STRINGS_TYPE = `${SML}.sharedStrings+xml`;
+export const SHEET_STYLES_TYPE = `${SML}.styles+xml`;
+export const SHEET_TABLE_TYPE = `${SML}.table+xml`;
+export const EXTERNAL_LINK_TYPE = `${SML}.externalLink+xml`;
+export const CONNECTIONS_TYPE = `${SML}.connections+xml`;
 export const CUSTOM_PROPERTIES_TYPE = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
 
 const ATTRIBUTE = (name: string) => new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`);

@@ -1,4 +1,6 @@
 export {
+  checkOutputForFormat,
+  WORD_ONLY_PDF_OPTIONS,
   OUTPUT_FORMATS,
   outputFormatOf,
   PDF_FINISH,

@@ -1,6 +1,7 @@
 import { InvalidRequestError, OUTPUT_FORMAT_NAMES, httpStatusOf } from '@app/contracts';
 import { CELL_BUDGET, LIBREOFFICE_PREPARE } from '@app/converters';
 import {
+  checkOutputForFormat,
   OUTPUT_FORMATS,
   outputFormatOf,
   PDF_FINISH,
@@ -52,7 +53,7 @@ describe('the output formats table', () => {
       expect(error).toBeInstanceOf(InvalidRequestError);
       expect((error as InvalidRequestError).details).toEqual({ field: 'options.output' });
       expect((error as InvalidRequestError).message).toBe(
-        'options.output: must be one of the following values: pdf, docx, odt, html, txt, png, jpeg',
+        'options.output: must be one of the following values: pdf, docx, odt, html, txt, png, jpeg, xlsx, ods',
       );
       expect(httpStatusOf((error as InvalidRequestError).errorType)).toBe(400);
     }
@@ -80,5 +81,51 @@ describe('the output formats table', () => {
     const png = { ...OUTPUT_FORMATS.pdf, from: 'pdf', prepare: [] } as unknown as OutputFormatRow;
     expect(sourceRowOf(png)).toBe(OUTPUT_FORMATS.pdf);
     expect(sourceRowOf(OUTPUT_FORMATS.docx)).toBe(OUTPUT_FORMATS.docx);
+  });
+});
+
+describe('outputs by template format', () => {
+  const statusOf = (fn: () => void): { status: number; message: string; details: unknown } => {
+    try {
+      fn();
+    } catch (e) {
+      const err = e as InvalidRequestError;
+      return { status: httpStatusOf(err.errorType), message: err.message, details: err.details };
+    }
+    throw new Error('expected a refusal');
+  };
+
+  it('makes a spreadsheet into pdf, png, jpeg, xlsx and ods, and a Word template into none of xlsx and ods', () => {
+    for (const output of ['pdf', 'png', 'jpeg', 'xlsx', 'ods'] as const)
+      expect(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'xlsx')).not.toThrow();
+    for (const output of ['docx', 'odt', 'html', 'txt'] as const)
+      expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'xlsx'))).toMatchObject({
+        status: 400,
+        details: { field: 'options.output', output, template_format: 'xlsx' },
+      });
+    for (const output of ['xlsx', 'ods'] as const)
+      expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'docx')).status).toBe(400);
+  });
+
+  it('refuses a Word-only PDF option on a spreadsheet with a 400 naming it, for the PDF and the images made from it', () => {
+    for (const output of ['pdf', 'png'] as const)
+      expect(
+        statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'xlsx', { pdfua: true })),
+      ).toMatchObject({
+        status: 400,
+        message: expect.stringContaining('options.pdf.pdfua'),
+        details: { field: 'options.pdf.pdfua' },
+      });
+    expect(
+      statusOf(() => checkOutputForFormat(OUTPUT_FORMATS.pdf, 'xlsx', { update_indexes: false })).details,
+    ).toEqual({
+      field: 'options.pdf.update_indexes',
+      template_format: 'xlsx',
+    });
+    // What Calc's PDF filter and the finishing step honour stays allowed.
+    expect(() =>
+      checkOutputForFormat(OUTPUT_FORMATS.pdf, 'xlsx', { pdfa: 'PDF/A-2b', watermark: { text: 'DRAFT' } }),
+    ).not.toThrow();
+    expect(() => checkOutputForFormat(OUTPUT_FORMATS.pdf, 'docx', { pdfua: true })).not.toThrow();
   });
 });

@@ -18,8 +18,10 @@ import {
   type PdfOptions,
   type SignatureLevel,
 } from '@app/contracts';
+import type { TemplateFormat } from '@app/engine';
 import {
   convertDocument,
+  convertSpreadsheet,
   type DocumentFormat,
   finishPdf,
   LIBREOFFICE_PREPARE,
@@ -55,6 +57,8 @@ export interface SignRequest {
 /** What one production of a document hands the rows' conversion and finishing steps. */
 export interface ProduceContext {
   converter: PdfConverter;
+  /** The template's format (its content types): the converter's import and export filters follow it. */
+  templateFormat?: TemplateFormat;
   /** The request's options.pdf, parsed (parsePdfOptions); `{}` when it has none. */
   pdf: PdfOptions;
   /** Names the conversion in the converter's logs and errors (the request id). */
@@ -111,6 +115,8 @@ export interface OutputFormatRow {
   extension: string;
   /** Made from this row's finished result rather than from the filled .docx. */
   from?: OutputFormat;
+  /** The template formats it is made from (a spreadsheet is never made into a Word file). */
+  inputs: readonly TemplateFormat[];
   /** Needs the converter (LibreOffice or Gotenberg): a row without one never touches it. */
   needsConverter: boolean;
   /**
@@ -224,6 +230,12 @@ function convertOptions(ctx: ProduceContext) {
 
 /** The converter's PDF of the filled .docx. */
 function convertToPdf(filled: Buffer, ctx: ProduceContext): Promise<Buffer> {
+  if (ctx.templateFormat === 'xlsx') {
+    // Calc's PDF filter: each sheet's print area, the same FilterData as Writer's.
+    const calc = () =>
+      convertSpreadsheet(ctx.converter, filled, 'pdf', { ...convertOptions(ctx), pdf: ctx.pdf });
+    return ctx.runConversion ? ctx.runConversion(calc) : calc();
+  }
   // PDF/UA: the request's locale as the document's language, which LibreOffice writes as /Lang.
   const docx = ctx.pdf.pdfua ? withDocumentLanguage(filled, ctx.documentLocale) : filled;
   const convert = () => ctx.converter.convert(docx, { ...convertOptions(ctx), pdf: ctx.pdf });
@@ -235,6 +247,7 @@ function documentRow<F extends DocumentFormat>(output: F): OutputFormatRow & { o
   return {
     output,
     ...OUTPUT_MEDIA[output],
+    inputs: ['docx'],
     needsConverter: true,
     fillCompression: 'STORE',
     // The same preparation as the PDF's: LibreOffice imports the same .docx.
@@ -253,6 +266,7 @@ function imageRow<F extends 'png' | 'jpeg'>(output: F): OutputFormatRow & { outp
     output,
     ...OUTPUT_MEDIA[output],
     from: 'pdf',
+    inputs: ['docx', 'xlsx'],
     needsConverter: false,
     fillCompression: 'STORE',
     prepare: [],
@@ -275,6 +289,7 @@ export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & {
   pdf: {
     output: 'pdf',
     ...OUTPUT_MEDIA.pdf,
+    inputs: ['docx', 'xlsx'],
     needsConverter: true,
     fillCompression: 'STORE',
     prepare: LIBREOFFICE_PREPARE,
@@ -284,6 +299,7 @@ export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & {
   docx: {
     output: 'docx',
     ...OUTPUT_MEDIA.docx,
+    inputs: ['docx'],
     needsConverter: false,
     // The caller edits it in Word: its styles stay as the template has them.
     fillCompression: 'DEFLATE',
@@ -296,7 +312,57 @@ export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & {
   txt: documentRow('txt'),
   png: imageRow('png'),
   jpeg: imageRow('jpeg'),
+  xlsx: {
+    output: 'xlsx',
+    ...OUTPUT_MEDIA.xlsx,
+    inputs: ['xlsx'],
+    needsConverter: false,
+    // The caller opens it in Excel or Calc: the filled workbook as it is.
+    fillCompression: 'DEFLATE',
+    prepare: [],
+    convert: (xlsx) => Promise.resolve(xlsx),
+    finish: [],
+  },
+  ods: {
+    output: 'ods',
+    ...OUTPUT_MEDIA.ods,
+    inputs: ['xlsx'],
+    needsConverter: true,
+    fillCompression: 'STORE',
+    prepare: [],
+    convert: (xlsx, ctx) => {
+      const convert = () => convertSpreadsheet(ctx.converter, xlsx, 'ods', convertOptions(ctx));
+      return ctx.runConversion ? ctx.runConversion(convert) : convert();
+    },
+    finish: [],
+  },
 };
+
+/** options.pdf fields only a Word template can honour: on a spreadsheet they are a 400 naming them. */
+export const WORD_ONLY_PDF_OPTIONS = ['pdfua', 'update_indexes'] as const;
+
+/**
+ * The request's output and PDF options checked against the template's format: an output the
+ * format is not made into, or a Word-only PDF option on a spreadsheet, is a 400 naming it.
+ */
+export function checkOutputForFormat(
+  row: OutputFormatRow,
+  format: TemplateFormat,
+  pdf: PdfOptions = {},
+): void {
+  if (!row.inputs.includes(format))
+    throw new InvalidRequestError(
+      `options.output: "${row.output}" is not made from ${format === 'xlsx' ? 'a spreadsheet (.xlsx)' : 'a Word (.docx)'} template`,
+      { field: 'options.output', output: row.output, template_format: format },
+    );
+  if (format !== 'docx' && sourceRowOf(row).output === 'pdf')
+    for (const name of WORD_ONLY_PDF_OPTIONS)
+      if (pdf[name] !== undefined)
+        throw new InvalidRequestError(
+          `options.pdf.${name}: only a Word (.docx) template can honour it; this template is a spreadsheet`,
+          { field: `options.pdf.${name}`, template_format: format },
+        );
+}
 
 /** The row of `output`; an output the table has not is the request's typed error. */
 export function outputFormatOf(output: unknown): OutputFormatRow {

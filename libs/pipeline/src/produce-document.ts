@@ -6,8 +6,16 @@
  */
 import type { ImageOutputOptions, OutputFormat, PdfOptions } from '@app/contracts';
 import { packagePasses, type PdfConverter, type PrepareSettings } from '@app/converters';
-import { CompiledTemplates, renderDocx, type RenderOptions, type RenderRequest } from '@app/engine';
 import {
+  CompiledTemplates,
+  renderTemplate,
+  templateFormatOf,
+  type RenderRequest,
+  type TemplateFormat,
+  type TemplateRenderOptions,
+} from '@app/engine';
+import {
+  checkOutputForFormat,
   outputFormatOf,
   sourceRowOf,
   type OutputFormatRow,
@@ -22,8 +30,8 @@ import { withSpan } from '@app/telemetry';
  * and what is done to it before are the row's.
  */
 export type FillOptions = Omit<
-  RenderOptions,
-  'compiledTemplates' | 'preparedImages' | 'packagePasses' | 'compression'
+  TemplateRenderOptions,
+  'compiledTemplates' | 'preparedImages' | 'packagePasses' | 'compression' | 'onWarning'
 >;
 
 /** One fill, as a fill thread takes it: plain data. */
@@ -99,14 +107,23 @@ export function fillDocument(
   request: RenderRequest,
   job: FillJob,
   caches: { compiledTemplates?: CompiledTemplates } = {},
+  format: TemplateFormat = templateFormatOf(template),
 ): Buffer {
   const source = sourceRowOf(outputFormatOf(job.output));
-  return renderDocx(template, request, {
-    ...job.options,
-    compression: source.fillCompression,
-    ...(source.prepare.length ? { packagePasses: packagePasses(source.prepare, job.prepare) } : {}),
-    ...(caches.compiledTemplates ? { compiledTemplates: caches.compiledTemplates } : {}),
-  });
+  // The converter's preparation passes are Word's (cell budget, table styles): a workbook has none.
+  const passes =
+    format === 'docx' && source.prepare.length ? packagePasses(source.prepare, job.prepare) : undefined;
+  return renderTemplate(
+    template,
+    request,
+    {
+      ...job.options,
+      compression: source.fillCompression,
+      ...(passes ? { packagePasses: passes } : {}),
+      ...(caches.compiledTemplates ? { compiledTemplates: caches.compiledTemplates } : {}),
+    },
+    format,
+  );
 }
 
 /** `row`'s result from the filled .docx: its source row's first, then its conversion and finishing. */
@@ -147,6 +164,9 @@ export async function produceDocument(
   deps: PipelineDeps = {},
 ): Promise<ProducedDocument> {
   const row = outputFormatOf(parsed.output);
+  // Told by the package's content types, before any fill or conversion.
+  const templateFormat = templateFormatOf(template);
+  checkOutputForFormat(row, templateFormat, parsed.pdf);
   if (needsConverter(row) && !deps.converter)
     throw new Error(`produceDocument: output ${row.output} needs a converter`);
   const pdfua = sourceRowOf(row).output === 'pdf' && parsed.pdf?.pdfua === true;
@@ -166,7 +186,7 @@ export async function produceDocument(
       }
       if (!parsed.request)
         throw new Error('produceDocument: no parsed request and no fill thread to parse it');
-      return fillDocument(template, parsed.request, job, deps);
+      return fillDocument(template, parsed.request, job, deps, templateFormat);
     },
     { attributes: { output: row.output, template_bytes: template.length } },
   );
@@ -176,6 +196,7 @@ export async function produceDocument(
   let made: PdfConverter | undefined;
   const ctx: ProduceContext = {
     ...rest,
+    templateFormat,
     pdf: parsed.pdf ?? {},
     ...(parsed.image ? { image: parsed.image } : {}),
     ...(parsed.documentLocale ? { documentLocale: parsed.documentLocale } : {}),

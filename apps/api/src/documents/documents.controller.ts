@@ -24,7 +24,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
+import { checkTemplate, formatDefaultsOf, prepareImages, templateWarnings, warningHeader } from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import {
   extensionOf,
@@ -96,7 +96,7 @@ export class DocumentsController {
   @ApiResponse({
     status: 200,
     description:
-      'The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg; several page images: a ZIP)',
+      'The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg, xlsx, ods; several page images: a ZIP)',
     content: Object.fromEntries(
       RESULT_MEDIA.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
     ),
@@ -178,7 +178,9 @@ export class DocumentsController {
     }
     if (parsed.items) return this.batch(req, res, file, parsed);
     const { request, options, linter } = parsed;
-    const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const templateDigest = this.checkedTemplates.ensure(file.buffer, (t) =>
+      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+    );
     prepareImages(
       request.images,
       {
@@ -212,6 +214,9 @@ export class DocumentsController {
       // The caller hanging up withdraws its job if no worker has taken it yet.
       hangUpSignal(res),
     );
+    // What the fill dropped from a workbook (external links, data connections), never fetched.
+    const warning = warningHeader(templateWarnings(file.buffer));
+    if (warning) res.setHeader('Warning', warning);
     // Named by what the worker made: page images are one image, or a ZIP when the PDF has several.
     return new StreamableFile(result.body, {
       type: result.contentType || OUTPUT_MEDIA[output].contentType,
@@ -232,7 +237,9 @@ export class DocumentsController {
     file: UploadedTemplate,
     parsed: ParsedJobRequest,
   ): Promise<StreamableFile> {
-    const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const digest = this.checkedTemplates.ensure(file.buffer, (t) =>
+      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+    );
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,

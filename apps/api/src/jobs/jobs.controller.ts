@@ -30,7 +30,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
+import { checkTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import { publicBaseUrl } from './public-base-url';
 import {
@@ -202,7 +202,9 @@ export class JobsController {
       // Locale and zone names are the engine's knowledge: the same check as the CLI's.
       formatDefaults: formatDefaultsOf,
     });
-    const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const digest = this.checkedTemplates.ensure(file.buffer, (t) =>
+      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+    );
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,

@@ -150,7 +150,8 @@ export const RenderOptionsSchema = Type.Object(
           '`pdf` (default); `docx`: the filled Word document without conversion; `odt`; `html` (one self-contained file, ' +
           'pictures as data: URIs); `txt` (UTF-8, paragraphs separated by blank lines); `png` / `jpeg`: pages of the PDF ' +
           'the same request gives (options.image). odt, html and txt need the embedded LibreOffice pool: on a ' +
-          'Gotenberg-only worker they are 400 unsupported_output (docs/outputs.md).',
+          'Gotenberg-only worker they are 400 unsupported_output (docs/outputs.md). A spreadsheet template (.xlsx): ' +
+          '`pdf`, `png`, `jpeg`, `xlsx` (the filled workbook) or `ods` (docs/spreadsheets-and-slides.md).',
         problem: `must be one of the following values: ${OUTPUT_FORMAT_NAMES.join(', ')}`,
       }),
     ),

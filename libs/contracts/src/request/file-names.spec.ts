@@ -12,6 +12,8 @@ describe('outputFilename', () => {
     ['.docx', 'pdf', 'document.pdf'],
     [undefined, 'pdf', 'document.pdf'],
     ['facture été.docx', 'docx', 'facture été.docx'],
+    ['prices.xlsx', 'pdf', 'prices.pdf'],
+    ['Prices.XLSX', 'ods', 'Prices.ods'],
   ])('%s → %s', (input, ext, expected) => {
     expect(outputFilename(input, ext)).toBe(expected);
   });

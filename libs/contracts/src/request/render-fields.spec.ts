@@ -168,7 +168,7 @@ describe('options.output and options.image', () => {
       errors: [
         {
           field: 'options.output',
-          problems: [expect.stringMatching(/pdf, docx, odt, html, txt, png, jpeg/)],
+          problems: [expect.stringMatching(/pdf, docx, odt, html, txt, png, jpeg, xlsx, ods/)],
         },
       ],
     });

@@ -82,6 +82,36 @@ export async function convertDocument(
   return raw;
 }
 
+/** The outputs a filled spreadsheet (.xlsx) is converted to, through Calc's filters. */
+export type SpreadsheetConversion = 'pdf' | 'ods';
+
+const CALC_IMPORT = 'Calc MS Excel 2007 XML';
+
+/**
+ * Calc's export filters: its PDF filter takes the same FilterData as Writer's (PDF/A, image
+ * compression, page ranges) and prints each sheet's print area; ODS as written.
+ */
+export const SPREADSHEET_TARGETS: Readonly<Record<SpreadsheetConversion, ExportTarget>> = {
+  pdf: { filter: 'calc_pdf_Export', importFilter: CALC_IMPORT, withFilterData: true },
+  ods: { filter: 'calc8', importFilter: CALC_IMPORT },
+};
+
+/** A filled .xlsx as PDF or ODS through Calc; 400 on the Gotenberg route (it converts Word only here). */
+export async function convertSpreadsheet(
+  converter: PdfConverter,
+  xlsx: Buffer,
+  format: SpreadsheetConversion,
+  options: ConvertOptions = {},
+): Promise<Buffer> {
+  if (!writesDocumentFormats(converter))
+    throw new UnsupportedOutputError(
+      `a spreadsheet template to "${format}" needs the embedded LibreOffice pool; this worker converts through ` +
+        `${converter.name}`,
+      { field: 'options.output', output: format, route: converter.name },
+    );
+  return converter.convertTo(xlsx, SPREADSHEET_TARGETS[format], options);
+}
+
 /** Attributes through which a browser loads something (not navigation: a's href stays). */
 const RESOURCE_ATTRIBUTES = new Set(['src', 'srcset', 'background', 'poster', 'data', 'lowsrc', 'dynsrc']);
 

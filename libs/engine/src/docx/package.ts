@@ -243,7 +243,7 @@ function indexLookups(zip: PizZip): void {
 }
 
 /** Byte-level search for a DTD (`<!DOCTYPE`, `<!ENTITY`, any case), without decoding the part. */
-function declaresDtd(xml: Buffer): boolean {
+export function declaresDtd(xml: Buffer): boolean {
   for (let i = xml.indexOf('<!'); i >= 0; i = xml.indexOf('<!', i + 2)) {
     const word = xml.toString('latin1', i + 2, i + 9).toUpperCase();
     if (word.startsWith('DOCTYPE') || word.startsWith('ENTITY')) return true;

@@ -6,7 +6,7 @@
  * (`elements`, to join a tag split across runs or paragraphs); the docx layer and the steps above
  * it ask the description instead of matching part names.
  *
- * Word is the only entry today. A spreadsheet or slide format fits as another entry:
+ * Word and spreadsheets (.xlsx, filled by libs/engine/src/xlsx) are entries; slides fit as another:
  *   - .xlsx: main type `…spreadsheetml.sheet.main+xml`; parts `…worksheet+xml` (templated, cells
  *     `x:c` in rows `x:row`) and `…sharedStrings+xml` (templated: the text lives there, in
  *     `x:si`/`x:t`); placements `tr` → `x:row`, `tc` → `x:c`; no paragraph or run placement (null).
@@ -15,6 +15,13 @@
  * Only the entry is new; the steps that fill and check parts look types up in it.
  */
 import {
+  SHARED_STRINGS_TYPE,
+  SHEET_MACRO_MAIN_TYPE,
+  SHEET_MACRO_TEMPLATE_MAIN_TYPE,
+  SHEET_MAIN_TYPE,
+  SHEET_TABLE_TYPE,
+  SHEET_TEMPLATE_MAIN_TYPE,
+  WORKSHEET_TYPE,
   WORD_COMMENTS_TYPE,
   WORD_ENDNOTES_TYPE,
   WORD_FOOTER_TYPE,
@@ -111,6 +118,35 @@ export const WORD: PackageFormat = {
   ],
 };
 
+/**
+ * Spreadsheets (.xlsx, and .xltx filled as .xlsx). Tags live in cells (their text in the shared
+ * strings or inline); `{%tr %}` stands for a row (`x:row`), `{%tc %}` for a cell. The workbook
+ * and tables are read to move what follows repeated rows; they hold no tags.
+ */
+export const SPREADSHEET: PackageFormat = {
+  name: 'xlsx',
+  mainTypes: {
+    [SHEET_MAIN_TYPE]: 'xlsx',
+    [SHEET_TEMPLATE_MAIN_TYPE]: 'xltx',
+    [SHEET_MACRO_MAIN_TYPE]: 'xlsm',
+    [SHEET_MACRO_TEMPLATE_MAIN_TYPE]: 'xltm',
+  },
+  filledMainType: SHEET_MAIN_TYPE,
+  macroVariants: ['xlsm', 'xltm'],
+  parts: [
+    { contentType: SHEET_MAIN_TYPE, role: 'workbook', templated: false, pictures: false, order: 0 },
+    { contentType: WORKSHEET_TYPE, role: 'worksheet', templated: true, pictures: false, order: 1 },
+    { contentType: SHARED_STRINGS_TYPE, role: 'shared strings', templated: true, pictures: false, order: 2 },
+    { contentType: SHEET_TABLE_TYPE, role: 'table', templated: false, pictures: false, order: 3 },
+  ],
+  elements: { paragraph: 'x:si', run: 'x:r', text: 'x:t', table: 'x:sheetData', row: 'x:row', cell: 'x:c' },
+  placements: { p: 'x:si', tr: 'x:row', tc: 'x:c', r: 'x:r' },
+  lexedElements: [],
+};
+
+/** The formats the engine fills, Word first. */
+export const PACKAGE_FORMATS: readonly PackageFormat[] = [WORD, SPREADSHEET];
+
 /** A format's part kinds, looked up by content type (built once per format). */
 export class FormatParts {
   private readonly byType: ReadonlyMap<string, PartKind>;
@@ -148,3 +184,11 @@ export class FormatParts {
 }
 
 export const WORD_PARTS = new FormatParts(WORD);
+
+export const SPREADSHEET_PARTS = new FormatParts(SPREADSHEET);
+
+/** The format whose main content type `mainType` is, if the engine fills it. */
+export function formatOfMainType(mainType: string | undefined): PackageFormat | undefined {
+  if (mainType === undefined) return undefined;
+  return PACKAGE_FORMATS.find((f) => Object.hasOwn(f.mainTypes, mainType));
+}

@@ -1,0 +1,324 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import PizZip from 'pizzip';
+import { renderTemplate, templateFormatOf, templateWarnings, warningHeader } from '../template-format';
+import { renderXlsx } from './render-xlsx';
+
+const FIXTURES = join(__dirname, '../../../../test/fixtures/spreadsheets');
+const DATA = {
+  customer: 'ACME & Co',
+  issued: '2026-03-15',
+  vip: true,
+  currency: 'EUR',
+  items: [
+    { name: 'Apple', qty: 2, price: 1.5 },
+    { name: 'Pear', qty: 3, price: 2.25 },
+    { name: 'Plum', qty: 10, price: 12 },
+    { name: 'Fig', qty: 1, price: 0.5 },
+  ],
+};
+
+function text(xlsx: Buffer, part: string): string {
+  return new PizZip(xlsx).file(part)!.asText();
+}
+
+/** A cell's XML in a sheet part, by reference. */
+function cell(sheetXml: string, ref: string): string | undefined {
+  return new RegExp(`<c r="${ref}"[^>]*?(?:/>|>[\\s\\S]*?</c>)`).exec(sheetXml)?.[0];
+}
+
+/** The smallest workbook around `sheetData` (our own builder, for the edge cases only). */
+function workbook(
+  sheetData: string,
+  extra: { sheetTail?: string; mainType?: string; parts?: Record<string, string> } = {},
+): Buffer {
+  const zip = new PizZip();
+  zip.file(
+    '[Content_Types].xml',
+    '<?xml version="1.0" encoding="UTF-8"?><Types xmlns="http://schemas.openxmlformats.org/package/2006/content-types">' +
+      '<Default Extension="rels" ContentType="application/vnd.openxmlformats-package.relationships+xml"/>' +
+      '<Default Extension="xml" ContentType="application/xml"/>' +
+      `<Override PartName="/xl/workbook.xml" ContentType="${extra.mainType ?? 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml'}"/>` +
+      '<Override PartName="/xl/worksheets/sheet1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml"/>' +
+      '<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/>' +
+      '</Types>',
+  );
+  zip.file(
+    '_rels/.rels',
+    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/officeDocument" Target="xl/workbook.xml"/></Relationships>',
+  );
+  const external = extra.parts?.['xl/externalLinks/externalLink1.xml'] !== undefined;
+  zip.file(
+    'xl/workbook.xml',
+    '<?xml version="1.0" encoding="UTF-8"?><workbook xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">' +
+      '<sheets><sheet name="Sheet 1" sheetId="1" r:id="rId1"/></sheets>' +
+      (external ? '<externalReferences><externalReference r:id="rId9"/></externalReferences>' : '') +
+      '</workbook>',
+  );
+  zip.file(
+    'xl/_rels/workbook.xml.rels',
+    '<?xml version="1.0" encoding="UTF-8"?><Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships">' +
+      '<Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/worksheet" Target="worksheets/sheet1.xml"/>' +
+      (external
+        ? '<Relationship Id="rId9" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/externalLink" Target="externalLinks/externalLink1.xml"/>'
+        : '') +
+      '</Relationships>',
+  );
+  zip.file(
+    'xl/worksheets/sheet1.xml',
+    '<?xml version="1.0" encoding="UTF-8"?><worksheet xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">' +
+      `<sheetData>${sheetData}</sheetData>${extra.sheetTail ?? ''}</worksheet>`,
+  );
+  for (const [name, content] of Object.entries(extra.parts ?? {})) zip.file(name, content);
+  return zip.generate({ type: 'nodebuffer' });
+}
+
+const inline = (ref: string, s: string) => `<c r="${ref}" t="inlineStr"><is><t>${s}</t></is></c>`;
+
+describe.each(['openpyxl', 'calc'])('the price list written by %s', (writer) => {
+  const template = readFileSync(join(FIXTURES, `price-list.${writer}.xlsx`));
+  const out = renderTemplate(template, { template_data: DATA });
+  const sheetPaths = (xlsx: Buffer) => {
+    const wb = text(xlsx, 'xl/workbook.xml');
+    const rels = text(xlsx, 'xl/_rels/workbook.xml.rels');
+    return [...wb.matchAll(/<sheet\b[^>]*name="([^"]*)"[^>]*r:id="([^"]*)"/g)].map((m) => {
+      const target = new RegExp(`Id="${m[2]}"[^>]*Target="([^"]*)"|Target="([^"]*)"[^>]*Id="${m[2]}"`).exec(
+        rels,
+      )!;
+      return { name: m[1], path: `xl/${(target[1] ?? target[2]).replace(/^\/?xl\//, '')}` };
+    });
+  };
+  const [prices, summary] = sheetPaths(out).map((s) => text(out, s.path));
+  const sharedPart = Object.keys(new PizZip(out).files).find((n) => /sharedStrings\.xml$/.test(n));
+  const shared = sharedPart
+    ? [...text(out, sharedPart).matchAll(/<si>([\s\S]*?)<\/si>/g)].map((m) => m[1])
+    : [];
+  /** A cell's text, from its inline string or the shared strings (cells without tags keep theirs). */
+  const cellText = (xml: string, ref: string) => {
+    const c = cell(xml, ref) ?? '';
+    return /t="s"/.test(c) ? shared[Number(/<v>(\d+)<\/v>/.exec(c)![1])] : c;
+  };
+
+  it('is told a spreadsheet by its content types', () => {
+    expect(templateFormatOf(template)).toBe('xlsx');
+  });
+
+  it('repeats the loop rows once per item, the tag rows gone, with each row height kept', () => {
+    expect(cell(prices, 'A4')).toContain('Apple');
+    expect(cell(prices, 'A7')).toContain('Fig');
+    expect(cellText(prices, 'A8')).toContain('Total');
+    expect(prices).not.toContain('{%tr');
+    for (const r of [4, 5, 6, 7]) expect(prices).toMatch(new RegExp(`<row r="${r}"[^>]*ht="21"`));
+  });
+
+  it('keeps a lone expression typed: numbers stay numbers with the cell style, the date is a serial with a date format', () => {
+    expect(cell(prices, 'B6')).toMatch(/<v>10<\/v>/);
+    expect(cell(prices, 'B6')).not.toContain('t="');
+    expect(cell(prices, 'C5')).toMatch(/<v>2.25<\/v>/);
+    // 2026-03-15 is day 46096 of Excel's 1900 date system.
+    expect(cell(prices, 'B2')).toMatch(/<v>46096<\/v>/);
+    expect(cell(prices, 'A9')).toContain('Note: VIP customer, 4 lines');
+    expect(cell(prices, 'A1')).toContain('Price list for ACME &amp; Co');
+  });
+
+  it('moves formulas: each copy names its own row, the total grows over the copies, another sheet follows', () => {
+    expect(cell(prices, 'D5')).toMatch(/<f[^>]*>B5\*C5<\/f>/);
+    expect(cell(prices, 'D8')).toMatch(/<f[^>]*>SUM\(D4:D7\)<\/f>/);
+    expect(cell(summary, 'B1')).toMatch(/<f[^>]*>Prices!D8<\/f>/);
+    expect(text(out, 'xl/workbook.xml')).toContain('fullCalcOnLoad="1"');
+  });
+
+  it('moves merged cells, conditional formats, validations, the table and the defined names', () => {
+    expect(prices).toContain('<mergeCell ref="A1:D1"/>');
+    expect(prices).toContain('<mergeCell ref="A9:D9"/>');
+    expect(prices).toMatch(/<conditionalFormatting[^>]*sqref="D4 D5 D6 D7"/);
+    expect(prices).toMatch(/<dataValidation[^>]*sqref="B4 B5 B6 B7"/);
+    const table = Object.keys(new PizZip(out).files).find((n) => /tables\/table\d+\.xml$/.test(n))!;
+    expect(text(out, table)).toMatch(/<table\b[^>]*ref="A3:D7"/);
+    const names = text(out, 'xl/workbook.xml');
+    expect(names).toMatch(/Print_Area[^>]*>(?:'?Prices'?!)?\$A\$1:\$D\$9</);
+    expect(names).toMatch(/LineTotals[^>]*>Prices!\$D\$4:\$D\$7</);
+  });
+});
+
+describe('telling the format', () => {
+  it('reads only the content types: a workbook is xlsx whatever its name, anything else goes the Word way', () => {
+    const xlsx = workbook('');
+    expect(templateFormatOf(xlsx)).toBe('xlsx');
+    const word = workbook('', {
+      mainType: 'application/vnd.openxmlformats-officedocument.wordprocessingml.document.main+xml',
+    });
+    expect(templateFormatOf(word)).toBe('docx');
+    expect(templateFormatOf(Buffer.from('not a zip at all'))).toBe('docx');
+    // Damaged (cut in half): no throw here; the Word path's checks report it, typed.
+    expect(templateFormatOf(xlsx.subarray(0, xlsx.length >> 1))).toBe('docx');
+    const stored = new PizZip(xlsx).generate({ type: 'nodebuffer', compression: 'STORE' });
+    expect(templateFormatOf(stored)).toBe('xlsx');
+  });
+});
+
+describe('cells and row loops', () => {
+  it('nested row loops: each inner row names its own iteration, a per-group subtotal covers its own rows only', () => {
+    const xlsx = workbook(
+      `<row r="1">${inline('A1', '{%tr for g in groups %}')}</row>` +
+        `<row r="2">${inline('A2', '{{ g.name }}')}</row>` +
+        `<row r="3">${inline('A3', '{%tr for n in g.values %}')}</row>` +
+        `<row r="4">${inline('B4', '{{ n }}')}<c r="C4"><f>B4*2</f></c></row>` +
+        `<row r="5">${inline('A5', '{%tr endfor %}')}</row>` +
+        `<row r="6"><c r="B6"><f>SUM(B4:B4)</f></c></row>` +
+        `<row r="7">${inline('A7', '{%tr endfor %}')}</row>` +
+        `<row r="8"><c r="B8"><f>SUM(B4)</f></c></row>`,
+    );
+    const out = text(
+      renderXlsx(xlsx, {
+        template_data: {
+          groups: [
+            { name: 'x', values: [1, 2] },
+            { name: 'y', values: [3, 4, 5] },
+          ],
+        },
+      }),
+      'xl/worksheets/sheet1.xml',
+    );
+    // x at row 1, its values at 2-3, subtotal 4; y at 5, values 6-8, subtotal 9; grand total 10.
+    expect(cell(out, 'A1')).toContain('>x<');
+    expect(cell(out, 'C3')).toContain('<f>B3*2</f>');
+    expect(cell(out, 'B4')).toContain('<f>SUM(B2:B3)</f>');
+    expect(cell(out, 'A5')).toContain('>y<');
+    expect(cell(out, 'C8')).toContain('<f>B8*2</f>');
+    expect(cell(out, 'B9')).toContain('<f>SUM(B6:B8)</f>');
+    expect(cell(out, 'B10')).toContain('<f>SUM(B2:B8)</f>');
+  });
+
+  it('a loop of no items: the rows close up and a range over only its rows becomes #REF!', () => {
+    const xlsx = workbook(
+      `<row r="1">${inline('A1', 'Head')}</row>` +
+        `<row r="2">${inline('A2', '{%tr for i in items %}')}</row>` +
+        `<row r="3">${inline('A3', '{{ i }}')}</row>` +
+        `<row r="4">${inline('A4', '{%tr endfor %}')}</row>` +
+        `<row r="5"><c r="A5"><f>SUM(A3:A3)</f></c><c r="B5"><f>A1&amp;"!"</f></c></row>`,
+    );
+    const out = text(renderXlsx(xlsx, { template_data: { items: [] } }), 'xl/worksheets/sheet1.xml');
+    expect(cell(out, 'A2')).toContain('<f>SUM(#REF!)</f>');
+    expect(cell(out, 'B2')).toContain('<f>A1&amp;"!"</f>');
+  });
+
+  it('an if in a cell, a row condition, booleans and null', () => {
+    const xlsx = workbook(
+      `<row r="1">${inline('A1', '{%tr if show %}')}</row>` +
+        `<row r="2">${inline('A2', '{{ flag }}')}${inline('B2', '{{ nothing }}')}${inline('C2', '{% if n > 1 %}many{% else %}one{% endif %}')}</row>` +
+        `<row r="3">${inline('A3', '{%tr endif %}')}</row>` +
+        `<row r="4">${inline('A4', '{{ missing }}')}</row>`,
+    );
+    const out = text(
+      renderXlsx(xlsx, { template_data: { show: true, flag: true, nothing: null, n: 2 } }),
+      'xl/worksheets/sheet1.xml',
+    );
+    expect(cell(out, 'A1')).toBe('<c r="A1" t="b"><v>1</v></c>');
+    expect(cell(out, 'B1')).toBe('<c r="B1"/>');
+    expect(cell(out, 'C1')).toContain('>many<');
+    expect(cell(out, 'A2')).toBe('<c r="A2"/>');
+  });
+
+  it('a tag error is a typed syntax error naming the sheet and row', () => {
+    const xlsx = workbook(`<row r="1">${inline('A1', '{{ a + }}')}</row>`);
+    expect(() => renderXlsx(xlsx, { template_data: {} })).toThrow(
+      expect.objectContaining({ errorType: 'template_syntax_error' }),
+    );
+    const unclosed = workbook(`<row r="3">${inline('A3', '{%tr for x in y %}')}</row>`);
+    expect(() => renderXlsx(unclosed, { template_data: {} })).toThrow(/never closed/);
+    const columns = workbook(`<row r="1">${inline('A1', '{%tc for c in cols %}')}</row>`);
+    expect(() => renderXlsx(columns, { template_data: { cols: [1] } })).toThrow(/column loops/);
+  });
+
+  it('strict mode names every undefined variable', () => {
+    const xlsx = workbook(`<row r="1">${inline('A1', '{{ a }}')}${inline('B1', 'x {{ b.c }}')}</row>`);
+    expect(() => renderXlsx(xlsx, { template_data: {} }, { undefined: 'strict' })).toThrow(
+      expect.objectContaining({ errorType: 'undefined_variable', variables: ['a', 'b.c'] }),
+    );
+  });
+});
+
+describe('hostile and refused workbooks', () => {
+  it('refuses a sheet whose loops would make more cells than the limit (413) before writing it', () => {
+    const xlsx = workbook(
+      `<row r="1">${inline('A1', '{%tr for i in items %}')}</row><row r="2">${inline('A2', '{{ i }}')}</row>` +
+        `<row r="3">${inline('A3', '{%tr endfor %}')}</row>`,
+    );
+    expect(() =>
+      renderXlsx(
+        xlsx,
+        { template_data: { items: Array.from({ length: 600 }, (_, i) => i) } },
+        { maxCellsPerSheet: 1000 },
+      ),
+    ).toThrow(expect.objectContaining({ errorType: 'payload_too_large' }));
+  });
+
+  it('refuses a macro-enabled workbook unless allowed', () => {
+    const xlsm = workbook(`<row r="1">${inline('A1', '{{ a }}')}</row>`, {
+      mainType: 'application/vnd.ms-excel.sheet.macroEnabled.main+xml',
+    });
+    expect(() => renderXlsx(xlsm, { template_data: { a: 1 } })).toThrow(
+      expect.objectContaining({
+        errorType: 'invalid_template',
+        details: expect.objectContaining({ reason: 'macros' }),
+      }),
+    );
+    expect(
+      text(renderXlsx(xlsm, { template_data: { a: 1 } }, { allowMacros: true }), 'xl/worksheets/sheet1.xml'),
+    ).toContain('<v>1</v>');
+  });
+
+  it('drops an external link, never fetched, and says so', () => {
+    const xlsx = workbook(`<row r="1"><c r="A1"><f>[1]Other!A1</f></c></row>`, {
+      parts: {
+        'xl/externalLinks/externalLink1.xml':
+          '<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"/>',
+      },
+    });
+    const warnings: string[] = [];
+    const out = renderXlsx(xlsx, { template_data: {} }, { onWarning: (w) => warnings.push(w) });
+    const zip = new PizZip(out);
+    expect(zip.file('xl/externalLinks/externalLink1.xml')).toBeNull();
+    expect(zip.file('xl/workbook.xml')!.asText()).not.toContain('externalReference');
+    expect(zip.file('xl/_rels/workbook.xml.rels')!.asText()).not.toContain('externalLink');
+    expect(zip.file('[Content_Types].xml')!.asText()).not.toContain('externalLink1');
+    expect(warnings).toEqual(['dropped external link (externalLink1.xml)']);
+    // The API names it before the fill, from the template alone.
+    expect(templateWarnings(xlsx)).toEqual(warnings);
+    expect(warningHeader(templateWarnings(xlsx))).toBe('299 - "dropped external link (externalLink1.xml)"');
+    expect(templateWarnings(workbook(''))).toEqual([]);
+  });
+
+  it('refuses a shared-string table beyond the XML limit before reading it (413)', () => {
+    const many = '<si><t>x</t></si>'.repeat(100_000);
+    const xlsx = workbook(`<row r="1"><c r="A1" t="s"><v>0</v></c></row>`, {
+      parts: {
+        'xl/sharedStrings.xml': `<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${many}</sst>`,
+        '[Content_Types].xml': new PizZip(workbook(''))
+          .file('[Content_Types].xml')!
+          .asText()
+          .replace(
+            '</Types>',
+            '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>',
+          ),
+      },
+    });
+    expect(() => renderXlsx(xlsx, { template_data: {} }, { maxWordXmlBytes: 1024 * 1024 })).toThrow(
+      expect.objectContaining({ errorType: 'payload_too_large' }),
+    );
+  });
+
+  it('refuses a DTD (entity expansion)', () => {
+    const xlsx = workbook('', {
+      parts: { 'xl/styles.xml': '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><styleSheet/>' },
+    });
+    expect(() => renderXlsx(xlsx, { template_data: {} })).toThrow(
+      expect.objectContaining({
+        errorType: 'invalid_template',
+        details: expect.objectContaining({ reason: 'dtd' }),
+      }),
+    );
+  });
+});

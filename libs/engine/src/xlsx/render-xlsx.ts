@@ -1,0 +1,722 @@
+/**
+ * Fills a spreadsheet template (.xlsx): tags in cells, row loops (`{%tr for %}` … `{%tr endfor %}`
+ * in rows of their own), and everything that names rows below them moved down. Filled strings
+ * are written as inline strings in their cells rather than into a new shared-string table: each
+ * cell is then written once, on its own, without a second pass to number and deduplicate strings,
+ * and the template's table stays as it was for the cells that kept theirs (Excel and LibreOffice
+ * read both; Excel moves inline strings into its table on the next save).
+ */
+import {
+  CONTENT_TYPES_PART,
+  ContentTypes,
+  relsPathOf,
+  SHARED_STRINGS_TYPE,
+  SHEET_STYLES_TYPE,
+  zipPathOf,
+} from '@app/ooxml';
+import { isPlainObject, type RenderRequest } from '@app/contracts';
+import { posix } from 'node:path';
+import type { DocxPackage, TemplateLimits } from '../docx/package';
+import {
+  InvalidRequestError,
+  PayloadTooLargeError,
+  TemplateRuntimeError,
+  TemplateSyntaxError,
+  UndefinedVariableError,
+} from '../errors';
+import { defaultEnvironment, type EngineEnvironment } from '../environment';
+import { formatDefaultsOf } from '../render';
+import { evaluate } from '../runtime/evaluator';
+import { DEFAULT_EVAL_LIMITS, Frame, JinjaRuntimeError, RenderState } from '../runtime/ops';
+import { isNumber, num, truthy, type Dict, type Value } from '../runtime/values';
+import {
+  JinjaSyntaxError,
+  parseExpression,
+  parseStatement,
+  type Expr,
+  type Statement,
+} from '../syntax/parser';
+import { CompiledCell, hasTags, placementTag, runLoop, soleExpression, textOf } from './cell-template';
+import { moveFormulaRows, moveRef, moveSqref, RowMap, translateSharedFormula, WorkbookMaps } from './row-map';
+import {
+  attr,
+  CellStyles,
+  columnName,
+  escapeText,
+  readRows,
+  readSharedStrings,
+  setAttr,
+  type TemplateCell,
+  type TemplateRow,
+} from './sheet-xml';
+import { openSpreadsheetPackage } from './xlsx-package';
+
+export const DEFAULT_MAX_CELLS_PER_SHEET = 1_000_000;
+
+export interface XlsxRenderOptions {
+  environment?: EngineEnvironment;
+  undefined?: 'empty' | 'strict' | 'debug' | 'property_missing';
+  locale?: string;
+  timezone?: string;
+  maxLoopIterations?: number;
+  maxValueLength?: number;
+  maxUncompressedBytes?: number;
+  maxWordXmlBytes?: number;
+  /** Cells in one filled sheet (the template's and the loops' together): beyond it, 413. */
+  maxCellsPerSheet?: number;
+  /** ALLOW_MACRO_TEMPLATES: fill a .xlsm (its macros are kept, never run). */
+  allowMacros?: boolean;
+  templateChecked?: boolean;
+  compression?: 'DEFLATE' | 'STORE';
+  /** Told what was dropped from the workbook (external links, data connections), for a warning header. */
+  onWarning?: (warning: string) => void;
+}
+
+const REL_TYPE_END = (xml: string, end: string) =>
+  [...xml.matchAll(/<Relationship\b[^>]*>/g)]
+    .map((m) => m[0])
+    .filter((r) => (attr(r, 'Type') ?? '').endsWith(end));
+
+const DATE_FILTERS = new Set(['date', 'dateformat', 'datetimeformat', 'format_date', 'format_datetime']);
+
+type RowNode =
+  | { kind: 'row'; row: TemplateRow }
+  | {
+      kind: 'for';
+      st: Extract<Statement, { type: 'for' }>;
+      body: RowNode[];
+      orElse?: RowNode[];
+      /** The control rows: the loop's tag, its `else` and its `endfor`. */
+      open: number;
+      elseRow?: number;
+      end: number;
+    }
+  | { kind: 'if'; branches: { test?: Expr; body: RowNode[]; row: number }[]; open: number; end: number };
+
+interface Emitted {
+  row: TemplateRow;
+  out: number;
+  path: number[];
+  frame: Frame;
+}
+
+interface SheetWork {
+  name: string;
+  path: string;
+  xml: string;
+  rows: TemplateRow[];
+  emitted: Emitted[];
+  map: RowMap;
+}
+
+/** A path inside the package from a relationship's target, relative to the part that owns it. */
+function resolveTarget(ownerPath: string, target: string): string {
+  if (target.startsWith('/')) return zipPathOf(target);
+  return posix.normalize(posix.join(posix.dirname(ownerPath), target));
+}
+
+/** The `{%tr %}` statement a row holds, if any (a row holding one is a control row). */
+function rowStatement(row: TemplateRow, sheet: string): { st: Statement; source: string } | null {
+  for (const cell of row.cells) {
+    if (cell.text === undefined) continue;
+    const tag = placementTag(cell.text);
+    if (!tag || tag.placement !== 'tr') continue;
+    try {
+      return { st: parseStatement(tag.body), source: tag.source };
+    } catch (e) {
+      throw syntaxError((e as Error).message, tag.source, sheet, row.r);
+    }
+  }
+  return null;
+}
+
+function syntaxError(message: string, tag: string, sheet: string, row: number): TemplateSyntaxError {
+  return new TemplateSyntaxError([{ message, tag, context: `${sheet}, row ${row}`, part: sheet }]);
+}
+
+/** The sheet's rows as a tree of row loops and conditions. */
+function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
+  let at = 0;
+  const parse = (
+    until: readonly string[],
+    opener?: { source: string; r: number },
+  ): { nodes: RowNode[]; end?: Statement; endRow?: number } => {
+    const nodes: RowNode[] = [];
+    while (at < rows.length) {
+      const row = rows[at++];
+      const control = rowStatement(row, sheet);
+      if (!control) {
+        nodes.push({ kind: 'row', row });
+        continue;
+      }
+      const { st, source } = control;
+      if (until.includes(st.type)) return { nodes, end: st, endRow: row.r };
+      if (st.type === 'for') {
+        const b = parse(['else', 'endfor'], { source, r: row.r });
+        let orElse: RowNode[] | undefined;
+        let elseRow: number | undefined;
+        let end = b.endRow!;
+        if (b.end?.type === 'else') {
+          elseRow = b.endRow;
+          const e = parse(['endfor'], { source, r: row.r });
+          orElse = e.nodes;
+          end = e.endRow!;
+        }
+        nodes.push({ kind: 'for', st, body: b.nodes, orElse, open: row.r, elseRow, end });
+      } else if (st.type === 'if') {
+        const branches: { test?: Expr; body: RowNode[]; row: number }[] = [];
+        let test: Expr | undefined = st.test;
+        let branchRow = row.r;
+        let end: number;
+        for (;;) {
+          const b = parse(['elif', 'else', 'endif'], { source, r: row.r });
+          branches.push({ test, body: b.nodes, row: branchRow });
+          end = b.endRow!;
+          if (!b.end || b.end.type === 'endif') break;
+          test = b.end.type === 'elif' ? b.end.test : undefined;
+          branchRow = b.endRow!;
+        }
+        nodes.push({ kind: 'if', branches, open: row.r, end });
+      } else throw syntaxError(`'{%tr ${st.type} %}' has no opening tag above it`, source, sheet, row.r);
+    }
+    if (opener)
+      throw syntaxError('this row tag is never closed in a later row', opener.source, sheet, opener.r);
+    return { nodes };
+  };
+  return parse([]).nodes;
+}
+
+/**
+ * Rows between the first and last control rows that the XML leaves out (empty rows) are made
+ * explicit: a loop repeats them too, and every row there then gets its number by counting.
+ */
+function withEmptyRowsInLoops(rows: TemplateRow[], sheet: string): TemplateRow[] {
+  const controls = rows.filter((r) =>
+    r.cells.some((c) => c.text !== undefined && placementTag(c.text)?.placement === 'tr'),
+  );
+  if (controls.length < 2) return rows;
+  const first = controls[0].r;
+  const last = controls[controls.length - 1].r;
+  const out: TemplateRow[] = [];
+  let prev = 0;
+  for (const row of rows) {
+    if (row.r <= prev) throw syntaxError('the sheet lists its rows out of order', '', sheet, row.r);
+    if (row.r > first && row.r <= last)
+      for (let r = Math.max(prev + 1, first + 1); r < row.r; r++) out.push({ r, attrs: '', cells: [] });
+    out.push(row);
+    prev = row.r;
+  }
+  return out;
+}
+
+/** Shared formulas (`t="shared"`) written out in each cell: the rows they span may be repeated. */
+function unshareFormulas(rows: TemplateRow[]): void {
+  const masters = new Map<string, { formula: string; at: string }>();
+  for (const row of rows)
+    for (const cell of row.cells) {
+      const f = /<f\b([^>]*?)(?:\/>|>([\s\S]*?)<\/f>)/.exec(cell.inner);
+      if (!f || attr(f[1], 't') !== 'shared') continue;
+      const si = attr(f[1], 'si') ?? '';
+      const at = `${columnName(cell.col)}${row.r}`;
+      let formula: string;
+      if (f[2] !== undefined && f[2] !== '') {
+        formula = f[2];
+        masters.set(si, { formula, at });
+      } else {
+        const master = masters.get(si);
+        if (!master) continue;
+        formula = escapeText(translateSharedFormula(decodeEntities(master.formula), master.at, at));
+      }
+      cell.inner = cell.inner.replace(f[0], `<f>${formula}</f>`);
+    }
+}
+
+function decodeEntities(s: string): string {
+  return s
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&amp;/g, '&');
+}
+
+/** Days since 1899-12-30 (Excel's 1900 date system) of an ISO date or date-time, as written. */
+function isoToSerial(v: Value): number | null {
+  if (typeof v !== 'string') return null;
+  const m =
+    /^(\d{4})-(\d{2})-(\d{2})(?:[T ](\d{2}):(\d{2})(?::(\d{2})(\.\d+)?)?)?(?:Z|[+-]\d{2}:?\d{2})?$/.exec(
+      v.trim(),
+    );
+  if (!m) return null;
+  const [y, mo, d, h = '0', mi = '0', s = '0', frac = ''] = m.slice(1);
+  const ms = Date.UTC(+y, +mo - 1, +d, +h, +mi, +s, frac ? Math.round(parseFloat(frac) * 1000) : 0);
+  if (!Number.isFinite(ms)) return null;
+  return (ms - Date.UTC(1899, 11, 30)) / 86_400_000;
+}
+
+class XlsxFill {
+  private readonly maps = new WorkbookMaps();
+  private readonly compiled = new Map<string, CompiledCell>();
+  private readonly sole = new Map<string, Expr | null>();
+
+  constructor(
+    private readonly state: RenderState,
+    private readonly styles: CellStyles | undefined,
+    private readonly maxCells: number,
+  ) {}
+
+  /** Phase 1: runs the row loops of a sheet; every row's copies are numbered. */
+  layout(name: string, path: string, xml: string, shared: readonly string[]): SheetWork {
+    const data = /<sheetData\b[^>]*?(?:\/>|>([\s\S]*?)<\/sheetData>)/.exec(xml);
+    let rows = readRows(data?.[1] ?? '', shared);
+    let cellCount = 0;
+    for (const r of rows) cellCount += r.cells.length;
+    this.checkCells(name, cellCount);
+    rows = withEmptyRowsInLoops(rows, name);
+    unshareFormulas(rows);
+    const map = new RowMap();
+    for (const r of rows) map.declare(r.r);
+    const emitted: Emitted[] = [];
+    let counter = 0;
+    let lastTemplate = 0;
+    let cells = 0;
+    const emit = (nodes: RowNode[], frame: Frame, loopPath: number[]) => {
+      for (const n of nodes) {
+        if (n.kind === 'row') {
+          // Rows the XML leaves out (empty) keep their place; a repeated row follows the last.
+          counter += n.row.r > lastTemplate ? n.row.r - lastTemplate : 1;
+          lastTemplate = n.row.r;
+          map.add(n.row.r, { out: counter, path: loopPath });
+          emitted.push({ row: n.row, out: counter, path: loopPath, frame });
+          cells += n.row.cells.length + 1;
+          if (cells > this.maxCells) this.checkCells(name, cells);
+          continue;
+        }
+        // Control rows make no row: the rows after them close up.
+        if (n.open > lastTemplate) counter += n.open - lastTemplate - 1;
+        this.guard(name, () => {
+          if (n.kind === 'for')
+            runLoop(
+              n.st,
+              frame,
+              this.state,
+              (f, i) => {
+                lastTemplate = n.open;
+                emit(n.body, f, [...loopPath, i]);
+              },
+              () => {
+                lastTemplate = n.elseRow ?? n.open;
+                if (n.orElse) emit(n.orElse, frame, loopPath);
+              },
+            );
+          else
+            for (const b of n.branches)
+              if (!b.test || this.truthy(evaluate(b.test, frame, this.state))) {
+                lastTemplate = b.row;
+                emit(b.body, frame, loopPath);
+                break;
+              }
+        });
+        lastTemplate = n.end;
+      }
+    };
+    const root = new Frame();
+    emit(rowTree(rows, name), root, []);
+    // The counter skipped control rows; rows after the last template row keep their distance.
+    this.maps.set(name, map);
+    return { name, path, xml, rows, emitted, map };
+  }
+
+  private truthy(v: Value): boolean {
+    return truthy(this.state.use(v));
+  }
+
+  private checkCells(sheet: string, cells: number): void {
+    if (cells > this.maxCells)
+      throw new PayloadTooLargeError(
+        `The sheet '${sheet}' would hold more than ${this.maxCells} cells (limit)`,
+        {
+          sheet,
+          limit: this.maxCells,
+        },
+      );
+  }
+
+  /** Runs a row tag's work; the runtime's errors become typed ones naming the sheet. */
+  private guard(sheet: string, fn: () => void): void {
+    this.state.produced.length = 0;
+    try {
+      fn();
+    } catch (e) {
+      throw this.runtimeError(e, sheet, '{%tr %}');
+    }
+  }
+
+  private runtimeError(e: unknown, sheet: string, tag: string): unknown {
+    if (e instanceof JinjaRuntimeError) {
+      const { names } = this.state.explainFailure();
+      const cause = names.length ? ` (undefined: ${names.join(', ')})` : '';
+      return new TemplateRuntimeError(`${e.message}${cause} in ${tag}`, { tag, context: sheet, part: sheet });
+    }
+    if (e instanceof RangeError)
+      return new TemplateRuntimeError(`a value is too large (${e.message}) in ${tag}`, {
+        tag,
+        context: sheet,
+        part: sheet,
+      });
+    return e;
+  }
+
+  /** Phase 2: the sheet's XML with its rows written and what names rows moved. */
+  write(work: SheetWork, anyMoved: boolean): string {
+    const { name, xml, map } = work;
+    const rowsXml: string[] = [];
+    for (const e of work.emitted) {
+      const cellsXml: string[] = [];
+      for (const cell of e.row.cells) cellsXml.push(this.cellXml(cell, e, name, anyMoved));
+      rowsXml.push(
+        cellsXml.length
+          ? `<row r="${e.out}"${e.row.attrs}>${cellsXml.join('')}</row>`
+          : `<row r="${e.out}"${e.row.attrs}/>`,
+      );
+    }
+    let out = xml.replace(/<sheetData\b([^>]*?)(?:\/>|>[\s\S]*?<\/sheetData>)/, (_m, a: string) =>
+      rowsXml.length ? `<sheetData${a}>${rowsXml.join('')}</sheetData>` : `<sheetData${a}/>`,
+    );
+    if (!map.changed) return out;
+    out = out.replace(/<dimension\b([^>]*?)\/>/, (m, a: string) => {
+      const ref = attr(a, 'ref');
+      const moved = ref ? moveRef(ref, map) : null;
+      return moved ? `<dimension${setAttr(a, 'ref', moved)}/>` : m;
+    });
+    out = out.replace(/<mergeCells\b[^>]*>([\s\S]*?)<\/mergeCells>/, (_m, inner: string) => {
+      const refs = [...inner.matchAll(/<mergeCell\b[^>]*>/g)].flatMap((c) =>
+        moveSqref(attr(c[0], 'ref') ?? '', map),
+      );
+      return refs.length
+        ? `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>`
+        : '';
+    });
+    const formulas = (s: string) =>
+      s.replace(
+        /<(formula|formula1|formula2)>([\s\S]*?)<\/\1>/g,
+        (_m, tag: string, f: string) =>
+          `<${tag}>${escapeText(moveFormulaRows(decodeEntities(f), name, this.maps, []))}</${tag}>`,
+      );
+    out = out.replace(
+      /<conditionalFormatting\b([^>]*)>([\s\S]*?)<\/conditionalFormatting>/g,
+      (m, a: string, inner: string) => {
+        const refs = moveSqref(attr(a, 'sqref') ?? '', map);
+        return refs.length
+          ? `<conditionalFormatting${setAttr(a, 'sqref', refs.join(' '))}>${formulas(inner)}</conditionalFormatting>`
+          : '';
+      },
+    );
+    out = out.replace(
+      /<dataValidation\b([^>]*?)(\/>|>([\s\S]*?)<\/dataValidation>)/g,
+      (m, a: string, _c: string, inner?: string) => {
+        const refs = moveSqref(attr(a, 'sqref') ?? '', map);
+        if (!refs.length) return '';
+        const open = `<dataValidation${setAttr(a, 'sqref', refs.join(' '))}`;
+        return inner === undefined ? `${open}/>` : `${open}>${formulas(inner)}</dataValidation>`;
+      },
+    );
+    out = out.replace(/<hyperlink\b([^>]*?)\/>/g, (m, a: string) => {
+      const refs = moveSqref(attr(a, 'ref') ?? '', map);
+      return refs.map((r) => `<hyperlink${setAttr(a, 'ref', r)}/>`).join('');
+    });
+    out = out.replace(/<autoFilter\b([^>]*?)(\/?)>/g, (m, a: string, close: string) => {
+      const ref = attr(a, 'ref');
+      const moved = ref ? moveRef(ref, map) : null;
+      return moved ? `<autoFilter${setAttr(a, 'ref', moved)}${close}>` : m;
+    });
+    return out;
+  }
+
+  private cellXml(cell: TemplateCell, e: Emitted, sheet: string, anyMoved: boolean): string {
+    const ref = `${columnName(cell.col)}${e.out}`;
+    if (cell.text !== undefined && hasTags(cell.text)) return this.filledCell(cell, ref, e, sheet);
+    let inner = cell.inner;
+    let attrs = cell.attrs;
+    const f = /<f\b([^>]*?)(?:\/>|>([\s\S]*?)<\/f>)/.exec(inner);
+    if (f && anyMoved) {
+      let fAttrs = f[1];
+      const arrayRef = attr(fAttrs, 'ref');
+      if (arrayRef) fAttrs = setAttr(fAttrs, 'ref', moveFormulaRows(arrayRef, sheet, this.maps, e.path));
+      const text =
+        f[2] === undefined ? '' : escapeText(moveFormulaRows(decodeEntities(f[2]), sheet, this.maps, e.path));
+      // The cached result is stale once rows moved: dropped, and the workbook recalculates on load.
+      inner = `<f${fAttrs}>${text}</f>`;
+      attrs = setAttr(attrs, 't', undefined);
+    }
+    return inner ? `<c r="${ref}"${attrs}>${inner}</c>` : `<c r="${ref}"${attrs}/>`;
+  }
+
+  private filledCell(cell: TemplateCell, ref: string, e: Emitted, sheet: string): string {
+    const text = cell.text!;
+    let attrs = setAttr(cell.attrs, 't', undefined);
+    const tag = placementTag(text);
+    // Column loops are not filled yet: said plainly rather than left as an empty cell.
+    if (tag)
+      throw syntaxError(
+        'column loops ({%tc %}) are not supported in spreadsheets yet',
+        tag.source,
+        sheet,
+        e.row.r,
+      );
+    this.state.produced.length = 0;
+    try {
+      const soleSource = soleExpression(text);
+      if (soleSource !== null) {
+        let expr = this.sole.get(soleSource);
+        if (expr === undefined) {
+          try {
+            expr = parseExpression(soleSource);
+          } catch (err) {
+            throw syntaxError((err as Error).message, text.trim(), sheet, e.row.r);
+          }
+          this.sole.set(soleSource, expr);
+        }
+        if (expr && expr.type === 'Filter' && DATE_FILTERS.has(expr.name)) {
+          const serial = isoToSerial(evaluate(expr.input, e.frame, this.state));
+          if (serial !== null) {
+            const style = Number(attr(cell.attrs, 's') ?? '0');
+            const dateStyle = this.styles ? this.styles.dateStyleFor(style) : style;
+            attrs = setAttr(attrs, 's', String(dateStyle));
+            return `<c r="${ref}"${attrs}><v>${serial}</v></c>`;
+          }
+          // Not an ISO date: the filter formats it as text, as in Word.
+        }
+        if (expr && !(expr.type === 'Filter' && expr.name === 'date')) {
+          const v = evaluate(expr, e.frame, this.state);
+          return this.valueCell(v, ref, attrs);
+        }
+      }
+      let compiled = this.compiled.get(text);
+      if (!compiled) {
+        try {
+          compiled = CompiledCell.compile(text);
+        } catch (err) {
+          if (err instanceof JinjaSyntaxError) throw syntaxError(err.message, text.trim(), sheet, e.row.r);
+          throw err;
+        }
+        this.compiled.set(text, compiled);
+      }
+      return this.stringCell(compiled.render(e.frame, this.state), ref, attrs);
+    } catch (err) {
+      throw this.runtimeError(err, sheet, text.trim());
+    }
+  }
+
+  /** A lone `{{ expr }}`'s value with its own type: numbers and booleans stay what they are. */
+  private valueCell(v: Value, ref: string, attrs: string): string {
+    this.state.use(v);
+    if (typeof v === 'boolean') return `<c r="${ref}"${attrs} t="b"><v>${v ? 1 : 0}</v></c>`;
+    if (isNumber(v)) {
+      const n = num(v);
+      if (Number.isFinite(n)) return `<c r="${ref}"${attrs}><v>${n}</v></c>`;
+    }
+    if (v === null) return `<c r="${ref}"${attrs}/>`;
+    return this.stringCell(textOf(v, this.state), ref, attrs);
+  }
+
+  private stringCell(text: string, ref: string, attrs: string): string {
+    if (text === '') return `<c r="${ref}"${attrs}/>`;
+    return `<c r="${ref}"${attrs} t="inlineStr"><is><t xml:space="preserve">${escapeText(text)}</t></is></c>`;
+  }
+
+  get workbookMaps(): WorkbookMaps {
+    return this.maps;
+  }
+}
+
+const EXTERNAL_KINDS = [
+  ['/externalLink', 'external link'],
+  ['/connections', 'data connections'],
+] as const;
+
+/** The workbook part, from the package's root relationships. */
+function workbookPathOf(zip: DocxPackage['zip']): string {
+  const rootRels = zip.file('_rels/.rels')?.asText() ?? '';
+  const officeDoc = REL_TYPE_END(rootRels, '/officeDocument')[0];
+  return officeDoc ? resolveTarget('', attr(officeDoc, 'Target') ?? '') : 'xl/workbook.xml';
+}
+
+/** The workbook's external links and data connections: relationship, part and what to call it. */
+function externalContentOf(pkg: DocxPackage, workbookPath: string) {
+  const relsPath = relsPathOf(workbookPath);
+  if (!pkg.zip.file(relsPath)) return [];
+  const rels = pkg.readText(relsPath);
+  return EXTERNAL_KINDS.flatMap(([end, what]) =>
+    REL_TYPE_END(rels, end).map((rel) => {
+      const target = resolveTarget(workbookPath, attr(rel, 'Target') ?? '');
+      return { rel, target, id: attr(rel, 'Id') ?? '', name: `${what} (${posix.basename(target)})` };
+    }),
+  );
+}
+
+/**
+ * What filling a spreadsheet template will drop from it (external links, data connections), as
+ * the API names it in the answer's Warning header; [] for a template with none (and for Word).
+ */
+export function spreadsheetWarnings(template: Buffer): string[] {
+  const pkg = openSpreadsheetPackage(template, { keepContent: false, checked: true, allowMacros: true });
+  return externalContentOf(pkg, workbookPathOf(pkg.zip)).map((x) => `dropped ${x.name}`);
+}
+
+/** Drops external links and data connections (never fetched); returns what was dropped. */
+function dropExternalContent(pkg: DocxPackage, workbookPath: string): string[] {
+  const zip = pkg.zip;
+  const found = externalContentOf(pkg, workbookPath);
+  if (!found.length) return [];
+  const relsPath = relsPathOf(workbookPath);
+  let rels = pkg.readText(relsPath);
+  let workbook = zip.file(workbookPath)!.asText();
+  let typesXml = zip.file(CONTENT_TYPES_PART)!.asText();
+  for (const { rel, target, id } of found) {
+    rels = rels.replace(rel, '');
+    if (zip.file(target)) {
+      zip.remove(target);
+      const targetRels = relsPathOf(target);
+      if (zip.file(targetRels)) zip.remove(targetRels);
+    }
+    typesXml = typesXml.replace(
+      new RegExp(`<Override\\b[^>]*PartName="/${target.replace(/[.*+?^${}()|[\]\\]/g, '\\$&')}"[^>]*/>`, 'i'),
+      '',
+    );
+    workbook = workbook.replace(new RegExp(`<externalReference\\b[^>]*r:id="${id}"[^>]*/>`), '');
+  }
+  workbook = workbook.replace(/<externalReferences>\s*<\/externalReferences>/, '');
+  zip.file(relsPath, rels);
+  zip.file(workbookPath, workbook);
+  zip.file(CONTENT_TYPES_PART, typesXml);
+  return found.map((x) => x.name);
+}
+
+/** `<calcPr>` where the schema orders it: after the defined names, external references or sheets. */
+function insertCalcPr(workbook: string): string {
+  for (const end of ['</definedNames>', '</externalReferences>', '</sheets>'])
+    if (workbook.includes(end)) return workbook.replace(end, `${end}<calcPr fullCalcOnLoad="1"/>`);
+  return workbook;
+}
+
+/** Fills an .xlsx template; returns the filled .xlsx or throws one of the typed errors. */
+export function renderXlsx(
+  template: Buffer,
+  request: RenderRequest,
+  options: XlsxRenderOptions = {},
+): Buffer {
+  if (!isPlainObject(request) || !isPlainObject(request.template_data))
+    throw new InvalidRequestError('template_data must be a JSON object', { field: 'template_data' });
+  const limits: Partial<TemplateLimits> = {
+    ...(options.maxUncompressedBytes !== undefined
+      ? { maxUncompressedBytes: options.maxUncompressedBytes }
+      : {}),
+    ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
+  };
+  const pkg = openSpreadsheetPackage(template, {
+    limits,
+    allowMacros: options.allowMacros === true,
+    checked: options.templateChecked === true,
+  });
+  const zip = pkg.zip;
+  const types = new ContentTypes(zip.file(CONTENT_TYPES_PART)!.asText());
+  const workbookPath = workbookPathOf(zip);
+  if (!zip.file(workbookPath))
+    throw new TemplateRuntimeError('The .xlsx has no workbook part', { reason: 'not_spreadsheet' });
+  for (const w of dropExternalContent(pkg, workbookPath)) options.onWarning?.(`dropped ${w}`);
+
+  const environment = options.environment ?? defaultEnvironment();
+  const state = new RenderState(
+    environment,
+    request.template_data as Dict,
+    new Set(),
+    options.undefined === 'strict',
+    {
+      maxLoopIterations: options.maxLoopIterations ?? DEFAULT_EVAL_LIMITS.maxLoopIterations,
+      maxValueLength: options.maxValueLength ?? DEFAULT_EVAL_LIMITS.maxValueLength,
+    },
+    options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
+  );
+  state.format = formatDefaultsOf(options);
+
+  const partsOf = (type: string) => Object.keys(zip.files).filter((n) => types.typeOf(n) === type);
+  const sharedPath = partsOf(SHARED_STRINGS_TYPE)[0];
+  const shared = sharedPath ? readSharedStrings(pkg.readText(sharedPath)) : [];
+  const stylesPath = partsOf(SHEET_STYLES_TYPE)[0];
+  const styles = stylesPath ? new CellStyles(pkg.readText(stylesPath)) : undefined;
+
+  let workbook = zip.file(workbookPath)!.asText();
+  const wbRels = zip.file(relsPathOf(workbookPath))?.asText() ?? '';
+  const targets = new Map(
+    [...wbRels.matchAll(/<Relationship\b[^>]*>/g)].map((m) => [
+      attr(m[0], 'Id'),
+      resolveTarget(workbookPath, attr(m[0], 'Target') ?? ''),
+    ]),
+  );
+  const sheets = [...workbook.matchAll(/<sheet\b[^>]*>/g)].map((m) => ({
+    name: attr(m[0], 'name') ?? '',
+    path: targets.get(attr(m[0], 'r:id')) ?? '',
+  }));
+
+  const fill = new XlsxFill(state, styles, options.maxCellsPerSheet ?? DEFAULT_MAX_CELLS_PER_SHEET);
+  const works: SheetWork[] = [];
+  for (const sheet of sheets) {
+    if (!sheet.path || !zip.file(sheet.path)) continue; // a chart sheet or a missing part: left as it is
+    works.push(fill.layout(sheet.name, sheet.path, pkg.readText(sheet.path), shared));
+  }
+  const undefinedNames = state.undefinedNames;
+  const anyMoved = works.some((w) => w.map.changed);
+  for (const w of works) {
+    zip.file(w.path, fill.write(w, anyMoved));
+    if (!w.map.changed) continue;
+    // The sheet's tables (ListObjects) grow over the repeated rows.
+    const relsPath = relsPathOf(w.path);
+    const rels = zip.file(relsPath)?.asText() ?? '';
+    for (const rel of REL_TYPE_END(rels, '/table')) {
+      const tablePath = resolveTarget(w.path, attr(rel, 'Target') ?? '');
+      const table = zip.file(tablePath)?.asText();
+      if (!table) continue;
+      zip.file(
+        tablePath,
+        table.replace(/<(table|autoFilter)\b([^>]*?)(\/?)>/g, (m, tag: string, a: string, close: string) => {
+          const ref = attr(a, 'ref');
+          const moved = ref ? moveRef(ref, w.map) : null;
+          return moved ? `<${tag}${setAttr(a, 'ref', moved)}${close}>` : m;
+        }),
+      );
+    }
+  }
+  const allUndefined = [...new Set([...undefinedNames, ...state.undefinedNames])];
+  if (allUndefined.length) throw new UndefinedVariableError(allUndefined);
+  if (anyMoved) {
+    const maps = fill.workbookMaps;
+    workbook = workbook.replace(
+      /<definedName\b([^>]*)>([\s\S]*?)<\/definedName>/g,
+      (_m, a: string, f: string) => {
+        const local = attr(a, 'localSheetId');
+        const sheet = local !== undefined ? (sheets[Number(local)]?.name ?? '') : (sheets[0]?.name ?? '');
+        return `<definedName${a}>${escapeText(moveFormulaRows(decodeEntities(f), sheet, maps, []))}</definedName>`;
+      },
+    );
+    // Formulas' cached results were dropped: both Excel and LibreOffice recalculate on opening.
+    workbook = /<calcPr\b/.test(workbook)
+      ? workbook.replace(
+          /<calcPr\b([^>]*?)(\/?)>/,
+          (_m, a: string, close: string) => `<calcPr${setAttr(a, 'fullCalcOnLoad', '1')}${close}>`,
+        )
+      : insertCalcPr(workbook);
+  }
+  zip.file(workbookPath, workbook);
+  const stylesXml = styles?.toXml();
+  if (stylesPath && stylesXml) zip.file(stylesPath, stylesXml);
+  try {
+    return pkg.toBuffer(options.compression ?? 'DEFLATE');
+  } catch (e) {
+    if (e instanceof RangeError)
+      throw new TemplateRuntimeError(`The filled workbook would be too large (${e.message})`, {
+        reason: 'too_large',
+      });
+    throw e;
+  }
+}

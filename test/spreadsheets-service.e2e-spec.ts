@@ -1,0 +1,124 @@
+/**
+ * Spreadsheet templates (.xlsx, issue 41) through the running service: the synchronous endpoint
+ * fills the Calc-saved price list to PDF and to .xlsx, names a dropped external link in the
+ * Warning header, and refuses what a spreadsheet cannot be made into with a 400 naming it.
+ */
+import { execFileSync } from 'node:child_process';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+
+import PizZip from 'pizzip';
+
+import {
+  buildService,
+  ManagedProcess,
+  postRender,
+  RedisServer,
+  type RunningApi,
+  startApi,
+  startWorker,
+  stopAll,
+  testEnv,
+} from './service-harness';
+
+jest.setTimeout(300_000);
+
+const TEMPLATE = readFileSync(join(__dirname, 'fixtures/spreadsheets/price-list.calc.xlsx'));
+const DATA = {
+  customer: 'ACME',
+  issued: '2026-03-15',
+  vip: true,
+  currency: 'EUR',
+  items: [
+    { name: 'Apple', qty: 2, price: 1.5 },
+    { name: 'Plum', qty: 10, price: 12 },
+  ],
+};
+
+let redis: RedisServer;
+let worker: ManagedProcess;
+let api: RunningApi;
+
+beforeAll(async () => {
+  buildService();
+  redis = await RedisServer.start();
+  const env = testEnv(redis.url, { QUEUE_PREFIX: '{sheetsvc}', JOB_TIMEOUT_MS: '60000' });
+  [worker, api] = await Promise.all([startWorker(env), startApi(env)]);
+});
+
+afterAll(async () => {
+  await stopAll(api, worker, redis);
+});
+
+/** The price list with an external link to another workbook, as Excel writes one. */
+function withExternalLink(xlsx: Buffer): Buffer {
+  const zip = new PizZip(xlsx);
+  zip.file(
+    'xl/externalLinks/externalLink1.xml',
+    '<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><externalBook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="rId1"/></externalLink>',
+  );
+  zip.file(
+    'xl/externalLinks/_rels/externalLink1.xml.rels',
+    '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/externalLinkPath" Target="http://127.0.0.1:9/rates.xlsx" TargetMode="External"/></Relationships>',
+  );
+  const rels = zip.file('xl/_rels/workbook.xml.rels')!.asText();
+  zip.file(
+    'xl/_rels/workbook.xml.rels',
+    rels.replace(
+      '</Relationships>',
+      '<Relationship Id="rIdX1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/externalLink" Target="externalLinks/externalLink1.xml"/></Relationships>',
+    ),
+  );
+  const types = zip.file('[Content_Types].xml')!.asText();
+  zip.file(
+    '[Content_Types].xml',
+    types.replace(
+      '</Types>',
+      '<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/></Types>',
+    ),
+  );
+  return zip.generate({ type: 'nodebuffer' });
+}
+
+it('fills a spreadsheet to PDF: Calc recalculates the total over the repeated rows', async () => {
+  const res = await postRender(api.url, { file: TEMPLATE, filename: 'prices.xlsx', data: DATA });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe('application/pdf');
+  expect(res.headers.get('content-disposition')).toContain('prices.pdf');
+  expect(res.headers.get('warning')).toBeNull();
+  const pdf = Buffer.from(await res.arrayBuffer());
+  const text = execFileSync('pdftotext', ['-layout', '-', '-'], { input: pdf })
+    .toString('utf8')
+    .replace(/[ \t]+/g, ' ');
+  expect(text).toMatch(/Total 123\.00/);
+});
+
+it('fills to .xlsx, drops an external link and names it in the Warning header', async () => {
+  const res = await postRender(api.url, {
+    file: withExternalLink(TEMPLATE),
+    filename: 'prices.xlsx',
+    request_data: { template_data: DATA, options: { output: 'xlsx' } },
+  });
+  expect(res.status).toBe(200);
+  expect(res.headers.get('content-type')).toBe(
+    'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+  );
+  expect(res.headers.get('warning')).toBe('299 - "dropped external link (externalLink1.xml)"');
+  const zip = new PizZip(Buffer.from(await res.arrayBuffer()));
+  expect(zip.file('xl/externalLinks/externalLink1.xml')).toBeNull();
+  expect(zip.file('xl/_rels/workbook.xml.rels')!.asText()).not.toContain('externalLink');
+});
+
+it.each([
+  [{ output: 'docx' }, 'options.output'],
+  [{ output: 'pdf', pdf: { pdfua: true } }, 'options.pdf.pdfua'],
+])('refuses %j on a spreadsheet with a 400 naming %s', async (options, field) => {
+  const res = await postRender(api.url, {
+    file: TEMPLATE,
+    filename: 'prices.xlsx',
+    request_data: { template_data: DATA, options },
+  });
+  expect(res.status).toBe(400);
+  const body = (await res.json()) as { details: Record<string, unknown> };
+  expect(body.details.field).toBe(field);
+});

@@ -1,0 +1,171 @@
+/**
+ * Spreadsheet templates (.xlsx, issue 41; docs/spreadsheets-and-slides.md) through the service's
+ * pipeline, on a price list written by openpyxl (shaped like Excel's output) and the same saved
+ * by LibreOffice Calc (test/fixtures/spreadsheets/make-fixtures.py): the filled workbook read back
+ * by openpyxl, and the PDF and ODS made by Calc through the pool, which recalculates the totals.
+ */
+import { execFileSync } from 'node:child_process';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+
+import PizZip from 'pizzip';
+
+import { httpStatusOf, type TypedError } from '@app/contracts';
+import { LibreOfficePool } from '@app/converters';
+import { produceDocument } from '@app/pipeline';
+
+import { DOCXTPL_PYTHON } from './support/docxtpl';
+
+const ROOT = join(__dirname, '..');
+const FIXTURES = join(__dirname, 'fixtures/spreadsheets');
+const WRITERS = ['openpyxl', 'calc'] as const;
+const REQUEST = {
+  template_data: {
+    customer: 'ACME & Co',
+    issued: '2026-03-15',
+    vip: false,
+    currency: 'EUR',
+    items: [
+      { name: 'Apple', qty: 2, price: 1.5 },
+      { name: 'Pear', qty: 3, price: 2.25 },
+      { name: 'Plum', qty: 10, price: 12 },
+      { name: 'Fig', qty: 1, price: 0.5 },
+    ],
+  },
+};
+
+interface SheetRead {
+  cells: Record<string, { value: unknown; type: string; format: string }>;
+  heights: Record<string, number>;
+  merged: string[];
+  tables: Record<string, string>;
+  conditional: string[];
+  validations: string[];
+  print_area: string | string[] | null;
+}
+
+function openpyxlRead(xlsx: Buffer): { sheets: Record<string, SheetRead>; names: Record<string, string> } {
+  const script = join(__dirname, 'support/xlsx_read.py');
+  return JSON.parse(execFileSync(DOCXTPL_PYTHON, [script], { input: xlsx }).toString('utf8'));
+}
+
+/** The PDF's text as laid out (a sheet's rows stay lines), runs of spaces as one. */
+const layoutText = (pdf: Buffer) =>
+  execFileSync('pdftotext', ['-layout', '-enc', 'UTF-8', '-', '-'], { input: pdf })
+    .toString('utf8')
+    .replace(/[ \t]+/g, ' ');
+
+const template = (writer: string) => readFileSync(join(FIXTURES, `price-list.${writer}.xlsx`));
+
+let pool: LibreOfficePool;
+
+beforeAll(async () => {
+  pool = new LibreOfficePool({ instances: 1 });
+  await pool.start();
+}, 120_000);
+
+afterAll(async () => {
+  await pool?.close();
+});
+
+describe.each(WRITERS)('the price list saved by %s', (writer) => {
+  it('filled as .xlsx: openpyxl reads the values with their types, moved formulas, merges, table and names', async () => {
+    const produced = await produceDocument(template(writer), { output: 'xlsx', request: REQUEST }, {});
+    expect(produced.contentType).toBe('application/vnd.openxmlformats-officedocument.spreadsheetml.sheet');
+    const book = openpyxlRead(produced.body);
+    const prices = book.sheets.Prices;
+    expect(prices.cells.A1.value).toBe('Price list for ACME & Co');
+    expect(prices.cells.B2).toMatchObject({ value: '2026-03-15T00:00:00', type: 'datetime' });
+    expect(['A4', 'A5', 'A6', 'A7'].map((c) => prices.cells[c].value)).toEqual([
+      'Apple',
+      'Pear',
+      'Plum',
+      'Fig',
+    ]);
+    expect(prices.cells.B6).toMatchObject({ value: 10, type: 'int' });
+    expect(prices.cells.C5).toMatchObject({ value: 2.25, type: 'float', format: '#,##0.00' });
+    expect(prices.cells.D7.value).toBe('=B7*C7');
+    expect(prices.cells.A8.value).toBe('Total');
+    expect(prices.cells.D8.value).toBe('=SUM(D4:D7)');
+    expect(prices.cells.A9.value).toBe('Note: standard customer, 4 lines');
+    expect(Object.values(prices.cells).some((c) => String(c.value).includes('{'))).toBe(false);
+    for (const r of ['4', '5', '6', '7']) expect(prices.heights[r]).toBe(21);
+    expect(prices.merged).toEqual(['A1:D1', 'A9:D9']);
+    expect(prices.tables).toEqual({ Lines: 'A3:D7' });
+    expect(prices.conditional).toEqual(['D4 D5 D6 D7']);
+    expect(prices.validations).toEqual(['B4 B5 B6 B7']);
+    expect(String(prices.print_area)).toContain('$A$1:$D$9');
+    expect(book.names.LineTotals).toBe('Prices!$D$4:$D$7');
+    expect(book.sheets.Summary.cells.B1.value).toBe('=Prices!D8');
+    expect(book.sheets.Summary.cells.B2.value).toBe('EUR');
+  });
+
+  it('to PDF through Calc: the totals over the repeated rows are recalculated', async () => {
+    const produced = await produceDocument(
+      template(writer),
+      { output: 'pdf', request: REQUEST, pdf: {} },
+      {},
+      { converter: pool },
+    );
+    const text = layoutText(produced.body);
+    expect(text).toMatch(/Plum 10 12\.00 120\.00/);
+    // 3 + 6.75 + 120 + 0.5, summed by LibreOffice over the rows the loop made.
+    expect(text).toMatch(/Total 130\.25/);
+    expect(text).toMatch(/Grand total 130\.25/);
+  });
+});
+
+it('to ODS through Calc', async () => {
+  const produced = await produceDocument(
+    template('calc'),
+    { output: 'ods', request: REQUEST },
+    {},
+    { converter: pool },
+  );
+  expect(produced.contentType).toBe('application/vnd.oasis.opendocument.spreadsheet');
+  const zip = new PizZip(produced.body);
+  expect(zip.file('mimetype')!.asText()).toBe('application/vnd.oasis.opendocument.spreadsheet');
+  const content = zip.file('content.xml')!.asText();
+  expect(content).toContain('Fig');
+  expect(content).toContain('of:=SUM([.D4:.D7])');
+});
+
+it('a Word-only PDF option on a spreadsheet is a 400 naming it, before any conversion', async () => {
+  const started = pool.stats().conversions;
+  const refusal = await produceDocument(
+    template('openpyxl'),
+    { output: 'pdf', request: REQUEST, pdf: { pdfua: true } },
+    {},
+    { converter: pool },
+  ).catch((e: TypedError) => e);
+  expect(httpStatusOf((refusal as TypedError).errorType)).toBe(400);
+  expect((refusal as TypedError).details).toMatchObject({ field: 'options.pdf.pdfua' });
+  expect(pool.stats().conversions).toBe(started);
+});
+
+it('the command line fills a workbook into OUT.xlsx, the format told by the package', () => {
+  const dir = mkdtempSync(join(tmpdir(), 'sheets-cli-'));
+  try {
+    const requestPath = join(dir, 'request.json');
+    writeFileSync(requestPath, JSON.stringify(REQUEST));
+    // Named .bin: the file name plays no part in telling the format.
+    const templatePath = join(dir, 'template.bin');
+    writeFileSync(templatePath, template('calc'));
+    const out = join(dir, 'out.xlsx');
+    execFileSync(
+      join(ROOT, 'node_modules/.bin/tsx'),
+      [join(ROOT, 'apps/cli/src/main.ts'), templatePath, requestPath, out],
+      {
+        cwd: ROOT,
+        env: { ...process.env, INIT_CWD: dir },
+        stdio: 'pipe',
+      },
+    );
+    const book = openpyxlRead(readFileSync(out));
+    expect(book.sheets.Prices.cells.D8.value).toBe('=SUM(D4:D7)');
+    expect(book.sheets.Prices.cells.A7.value).toBe('Fig');
+  } finally {
+    rmSync(dir, { recursive: true, force: true });
+  }
+});
