@@ -27,7 +27,12 @@ describe('the output formats table', () => {
     });
     expect(pdf.prepare).toBe(LIBREOFFICE_PREPARE);
     expect(pdf.prepare[0]).toBe(CELL_BUDGET);
-    expect(pdf.finish.map((s) => s.name)).toEqual(['signature_places', 'pdf_finish', 'signature']);
+    expect(pdf.finish.map((s) => s.name)).toEqual([
+      'signature_places',
+      'pdf_finish',
+      'signature',
+      'empty_signature_fields',
+    ]);
     expect(pdf.from).toBeUndefined();
   });
 
