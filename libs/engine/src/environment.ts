@@ -8,6 +8,7 @@
 import type PizZip from 'pizzip';
 import type { RenderRequest } from '@app/contracts';
 import type { ContentWriter } from './docx/content-writer';
+import { CHART_FILTERS } from './charts/chart-writer';
 import { FORMAT_FILTERS } from './format/filters';
 import { RICH_FILTERS } from './rich/rich-value';
 import { jinjaEnvironment } from './runtime/environment';
@@ -46,12 +47,12 @@ export interface EnvironmentOptions {
 }
 
 /**
- * The engine's built-ins — Jinja's filters and tests, rich content's (`html`, `markdown`, …) and
- * the formatting filters (Babel's names, num2words, barcodes) — with the caller's added.
+ * The engine's built-ins — Jinja's filters and tests, rich content's (`html`, `markdown`, …),
+ * the formatting filters (Babel's names, num2words, barcodes) and `chart` — with the caller's added.
  */
 export function createEnvironment(options: EnvironmentOptions = {}): EngineEnvironment {
   const runtime = jinjaEnvironment({
-    filters: [RICH_FILTERS, FORMAT_FILTERS, ...(options.filters ? [options.filters] : [])],
+    filters: [RICH_FILTERS, FORMAT_FILTERS, CHART_FILTERS, ...(options.filters ? [options.filters] : [])],
     tests: options.tests ? [options.tests] : [],
   });
   return Object.freeze({
