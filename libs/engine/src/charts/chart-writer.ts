@@ -25,7 +25,7 @@ import { escapeXml } from '../docx/run-text';
 import { WORD_PARTS } from '../package/formats';
 import type { FilterFn } from '../runtime/ops';
 import { getOwn, isNumber, num, str, TemplateObject, Undefined, type Value } from '../runtime/values';
-import { ChartDataError } from '../errors';
+import { ChartDataError, TemplateRuntimeError } from '../errors';
 import { DEFAULT_CHART_LIMITS, parseChartData, type ChartData, type ChartLimits } from './chart-data';
 import {
   chartShape,
@@ -359,8 +359,14 @@ export class ChartWriter {
     };
 
     /** Fills chart part `path` and its embedded workbook with `data`; returns the chart's kind. */
-    const fill = (path: string, data: ChartData): string => {
-      const filled = fillChartXml(zip.file(path)!.asText(), data);
+    const fill = (path: string, data: ChartData, name: string): string => {
+      const xml = zip.file(path)!.asText();
+      if (!chartShape(xml).series)
+        throw new TemplateRuntimeError(
+          `Chart '${name}': the template's chart (${path}) has no data series to fill; give it one in Word or LibreOffice`,
+          { chart: name, part: path },
+        );
+      const filled = fillChartXml(xml, data);
       zip.file(path, filled.xml);
       const workbook = relsOf(zip, path).find((r) => r.type === REL_PACKAGE && !r.external);
       const target = workbook && resolveTarget(path, workbook.target);
@@ -400,7 +406,7 @@ export class ChartWriter {
             .replace(/(<wp:docPr\b[^>]*\bid=")\d+"/, `$1${200000 + ++this.drawings}"`);
         }
         used.add(path);
-        const kind = fill(path, placed.data);
+        const kind = fill(path, placed.data, placed.name);
         // Alternative text: the template's, else a summary of the data (a PDF/UA figure's /Alt).
         const docPr = /<wp:docPr\b[^>]*>/.exec(newDrawing)?.[0];
         if (docPr && !attr(docPr, 'descr')) {
@@ -427,7 +433,7 @@ export class ChartWriter {
         ),
       );
       zip.file(workbookPath, newWorkbook([[null]]));
-      fill(chart.chartPath, chart.data);
+      fill(chart.chartPath, chart.data, chart.name);
       types = withOverrideContentType(types, `/${chart.chartPath}`, CHART_TYPE);
       addRel(
         chart.part,
