@@ -244,6 +244,39 @@ export function bindChartTags(zip: PizZip): BoundChart[] {
   return bound;
 }
 
+/** A `chart(…)` tag in the alternative text of a drawing that is not a chart (a picture, a shape). */
+export interface MisplacedChartTag {
+  part: string;
+  /** The drawing's name in Word (`Picture 3`). */
+  drawing: string;
+  tag: string;
+}
+
+/** The chart tags lint reports: on drawings that show no chart, so nothing would be filled. */
+export function misplacedChartTags(zip: PizZip): MisplacedChartTag[] {
+  const out: MisplacedChartTag[] = [];
+  for (const part of templatedParts(zip)) {
+    const xml = zip.file(part)?.asText();
+    if (!xml || !xml.includes('chart(')) continue;
+    for (const m of xml.matchAll(DRAWING)) {
+      if (chartPartOf(zip, part, m[0])) continue;
+      const docPr = /<wp:docPr\b[^>]*>/.exec(m[0])?.[0] ?? '';
+      for (const name of ['descr', 'title']) {
+        const tag = CHART_TAG.exec(attr(docPr, name) ?? '');
+        if (tag) out.push({ part, drawing: attr(docPr, 'name') ?? '', tag: tag[0] });
+      }
+    }
+  }
+  return out;
+}
+
+/** What inspect says of a bound chart: its kind, its template's series and the data it expects. */
+export function boundChartShape(zip: PizZip, chart: BoundChart): { kind: string; template_series: number; xy: boolean } {
+  const xml = zip.file(chart.chartPath)?.asText() ?? '';
+  const shape = chartShape(xml);
+  return { kind: shape.kind, template_series: shape.series, xy: shape.xy };
+}
+
 // ---- 2. and 3. The content writer ----
 
 interface Placed {

@@ -11,6 +11,8 @@ import {
   workbookCells,
 } from '../../../../test/support/chart-parts';
 import { renderDocx } from '../render';
+import { inspectTemplate } from '../inspect/inspect-template';
+import { lintDocxTemplate } from '../lint/lint-template';
 import { ChartDataError, PayloadTooLargeError } from '../errors';
 import { countChartPoints } from './chart-data';
 import { chartShape } from './chart-xml';
@@ -264,3 +266,45 @@ describe('bad chart data: typed errors naming chart, series and index', () => {
     );
   });
 });
+
+describe('inspect and lint', () => {
+  it('inspect-template lists each bound chart with the data it expects', () => {
+    const report = inspectTemplate(fixture('lo-combo-bar-line.docx'));
+    expect(report.charts).toEqual([
+      expect.objectContaining({
+        expression: 'sales',
+        bound_by: 'title',
+        chart_part: 'word/charts/chart1.xml',
+        kind: 'Column and line chart',
+        template_series: 2,
+      }),
+    ]);
+    expect(report.summary.charts).toBe(1);
+    expect(report.skeleton.template_data.sales).toMatchObject({ categories: ['A', 'B', 'C'] });
+    // The skeleton fills the chart as it is.
+    const out = render(fixture('lo-combo-bar-line.docx'), report.skeleton.template_data);
+    expect(cachedSeries(docxCharts(out)[0].xml).map((s) => s.name)).toEqual(['Series 1', 'Series 2']);
+  });
+
+  it('lint reports a chart tag on a picture (not a chart), and passes a bound chart', () => {
+    const zip = new PizZip(
+      buildDocx([
+        p('A picture:'),
+        { runs: [{ image: { png: PNG_1PX, widthMm: 10, heightMm: 10, name: 'Logo' } }] },
+      ]),
+    );
+    const doc = zip.file('word/document.xml')!.asText();
+    zip.file('word/document.xml', doc.replace(/(<wp:docPr\b[^>]*name="Logo")/, '$1 descr="{{ chart(sales) }}"'));
+    const report = lintDocxTemplate(zip.generate({ type: 'nodebuffer' }));
+    expect(report.errors).toEqual([
+      expect.objectContaining({ code: 'chart_tag_not_on_chart', tag: '{{ chart(sales) }}' }),
+    ]);
+    expect(report.errors[0].message).toContain("'Logo', which is not a chart");
+    expect(lintDocxTemplate(fixture('lo-area.docx')).errors).toEqual([]);
+  });
+});
+
+const PNG_1PX = Buffer.from(
+  'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==',
+  'base64',
+);
