@@ -27,7 +27,12 @@ function kids(el: Element, name: string): Element[] {
   );
 }
 
-function cache(source: Element | undefined): { f: string; pts: Map<number, string>; count: number; format: string } {
+function cache(source: Element | undefined): {
+  f: string;
+  pts: Map<number, string>;
+  count: number;
+  format: string;
+} {
   const f = source?.getElementsByTagNameNS(NS_C, 'f')[0]?.textContent ?? '';
   const pts = new Map<number, string>();
   for (const pt of Array.from(source?.getElementsByTagNameNS(NS_C, 'pt') ?? []))
@@ -124,7 +129,10 @@ export function docxCharts(docx: Buffer, part = 'word/document.xml'): DocxChart[
 }
 
 /** The first sheet of an embedded workbook as rows of cell values (exceljs's reading). */
-export async function workbookCells(docx: Buffer, path: string): Promise<Array<Array<string | number | null>>> {
+export async function workbookCells(
+  docx: Buffer,
+  path: string,
+): Promise<Array<Array<string | number | null>>> {
   const bytes = new PizZip(docx).file(path)!.asNodeBuffer();
   const wb = new ExcelJS.Workbook();
   await wb.xlsx.load(bytes as never);
@@ -145,13 +153,16 @@ export async function workbookCells(docx: Buffer, path: string): Promise<Array<A
 export function withChartAltText(docx: Buffer, descr: string, n = 0, part = 'word/document.xml'): Buffer {
   const zip = new PizZip(docx);
   let i = 0;
-  const xml = zip.file(part)!.asText().replace(/<w:drawing\b[\s\S]*?<\/w:drawing>/g, (d) => {
-    if (!d.includes('<c:chart') || i++ !== n) return d;
-    const esc = descr.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
-    return /<wp:docPr\b[^>]*\sdescr="/.test(d)
-      ? d.replace(/(<wp:docPr\b[^>]*\sdescr=")[^"]*"/, `$1${esc}"`)
-      : d.replace(/<wp:docPr\b/, `<wp:docPr descr="${esc}"`);
-  });
+  const xml = zip
+    .file(part)!
+    .asText()
+    .replace(/<w:drawing\b[\s\S]*?<\/w:drawing>/g, (d) => {
+      if (!d.includes('<c:chart') || i++ !== n) return d;
+      const esc = descr.replace(/&/g, '&amp;').replace(/"/g, '&quot;').replace(/</g, '&lt;');
+      return /<wp:docPr\b[^>]*\sdescr="/.test(d)
+        ? d.replace(/(<wp:docPr\b[^>]*\sdescr=")[^"]*"/, `$1${esc}"`)
+        : d.replace(/<wp:docPr\b/, `<wp:docPr descr="${esc}"`);
+    });
   zip.file(part, xml);
   return zip.generate({ type: 'nodebuffer' });
 }

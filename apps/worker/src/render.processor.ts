@@ -25,7 +25,14 @@ import {
   type RenderJobResult,
   TypedError,
 } from '@app/contracts';
-import { CompiledTemplates, DigestLru, type ImageLimits, parseDataJson, type RichLimits, type ChartLimits } from '@app/engine';
+import {
+  CompiledTemplates,
+  DigestLru,
+  type ImageLimits,
+  parseDataJson,
+  type RichLimits,
+  type ChartLimits,
+} from '@app/engine';
 import { needsConverter, outputFormatOf, produceDocument } from '@app/pipeline';
 import {
   isFinalFailure,

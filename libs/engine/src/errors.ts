@@ -90,7 +90,13 @@ export class ChartDataError extends TypedError {
   readonly errorType = 'chart_data_error';
   constructor(
     message: string,
-    details: { chart: string; series?: number | null; series_name?: string | null; index?: number | null; field?: string },
+    details: {
+      chart: string;
+      series?: number | null;
+      series_name?: string | null;
+      index?: number | null;
+      field?: string;
+    },
   ) {
     super(`Chart '${details.chart}': ${message}`, { series: null, index: null, ...details });
   }

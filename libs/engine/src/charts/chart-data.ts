@@ -50,7 +50,11 @@ function list(v: Value | undefined): Value[] | undefined {
 }
 
 /** The value at `chart(…)` as chart data, or a ChartDataError saying what is wrong and where. */
-export function parseChartData(v: Value, chart: string, limits: ChartLimits = DEFAULT_CHART_LIMITS): ChartData {
+export function parseChartData(
+  v: Value,
+  chart: string,
+  limits: ChartLimits = DEFAULT_CHART_LIMITS,
+): ChartData {
   if (!isDict(v))
     throw new ChartDataError(
       `expects chart data {"categories": [...], "series": [{"name": ..., "values": [...]}]}, got ${v instanceof Undefined ? 'an undefined value' : typeof v === 'string' ? 'text' : Array.isArray(v) ? 'a list' : 'a value that is not chart data'}`,
@@ -70,7 +74,11 @@ export function parseChartData(v: Value, chart: string, limits: ChartLimits = DE
   if (!categoryList) throw new ChartDataError('categories must be a list', { chart, field: 'categories' });
   const categories = categoryList.map((c, i) => {
     if (typeof c !== 'string' && !isNumber(c))
-      throw new ChartDataError(`category ${i} must be text or a number`, { chart, index: i, field: 'categories' });
+      throw new ChartDataError(`category ${i} must be text or a number`, {
+        chart,
+        index: i,
+        field: 'categories',
+      });
     return str(c);
   });
   const numericCategories =
@@ -88,7 +96,8 @@ export function parseChartData(v: Value, chart: string, limits: ChartLimits = DE
     const name = nameValue === undefined || nameValue === null ? `Series ${si + 1}` : str(nameValue);
     const at = { chart, series: si, series_name: name };
     const values = list(getOwn(s, 'values'));
-    if (!values) throw new ChartDataError(`series ${si} ('${name}') has no values list`, { ...at, field: 'values' });
+    if (!values)
+      throw new ChartDataError(`series ${si} ('${name}') has no values list`, { ...at, field: 'values' });
     const nums = values.map((x, i) => {
       if (x === null) return null;
       if (!isNumber(x))
@@ -112,7 +121,11 @@ export function parseChartData(v: Value, chart: string, limits: ChartLimits = DE
       if (!xs) throw new ChartDataError(`series ${si} ('${name}') x must be a list`, { ...at, field: 'x' });
       x = xs.map((xv, i) => {
         if (!isNumber(xv))
-          throw new ChartDataError(`series ${si} ('${name}') x ${i} is not a number`, { ...at, index: i, field: 'x' });
+          throw new ChartDataError(`series ${si} ('${name}') x ${i} is not a number`, {
+            ...at,
+            index: i,
+            field: 'x',
+          });
         return num(xv);
       });
       if (x.length !== nums.length)

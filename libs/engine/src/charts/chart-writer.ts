@@ -271,7 +271,10 @@ export function misplacedChartTags(zip: PizZip): MisplacedChartTag[] {
 }
 
 /** What inspect says of a bound chart: its kind, its template's series and the data it expects. */
-export function boundChartShape(zip: PizZip, chart: BoundChart): { kind: string; template_series: number; xy: boolean } {
+export function boundChartShape(
+  zip: PizZip,
+  chart: BoundChart,
+): { kind: string; template_series: number; xy: boolean } {
   const xml = zip.file(chart.chartPath)?.asText() ?? '';
   const shape = chartShape(xml);
   return { kind: shape.kind, template_series: shape.series, xy: shape.xy };
@@ -382,7 +385,10 @@ export class ChartWriter {
             types = withOverrideContentType(types, `/${newTarget}`, own);
           copyRels = copyRels.replace(
             rel.raw,
-            rel.raw.replace(/Target="[^"]*"/, `Target="${rel.target.replace(/([^/]+)$/, newTarget.split('/').pop()!)}"`),
+            rel.raw.replace(
+              /Target="[^"]*"/,
+              `Target="${rel.target.replace(/([^/]+)$/, newTarget.split('/').pop()!)}"`,
+            ),
           );
         }
         zip.file(relsPathOf(copyPath), copyRels);

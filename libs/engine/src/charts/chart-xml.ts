@@ -192,8 +192,7 @@ function groupKind(g: Element): string {
   if (base === 'bar') {
     const dir = first(g, 'barDir')?.getAttribute('val') === 'bar' ? 'bar' : 'column';
     const grouping = first(g, 'grouping')?.getAttribute('val');
-    const prefix =
-      grouping === 'stacked' ? 'stacked ' : grouping === 'percentStacked' ? '100% stacked ' : '';
+    const prefix = grouping === 'stacked' ? 'stacked ' : grouping === 'percentStacked' ? '100% stacked ' : '';
     return `${prefix}${dir}`;
   }
   return base;
@@ -262,8 +261,24 @@ function newTitle(doc: Document, text: string): Element {
   return title;
 }
 
-const CHART_CHILDREN_AFTER_TITLE = ['autoTitleDeleted', 'pivotFmts', 'view3D', 'floor', 'sideWall', 'backWall', 'plotArea'];
-const AXIS_AFTER_TITLE = ['numFmt', 'majorTickMark', 'minorTickMark', 'tickLblPos', 'spPr', 'txPr', 'crossAx'];
+const CHART_CHILDREN_AFTER_TITLE = [
+  'autoTitleDeleted',
+  'pivotFmts',
+  'view3D',
+  'floor',
+  'sideWall',
+  'backWall',
+  'plotArea',
+];
+const AXIS_AFTER_TITLE = [
+  'numFmt',
+  'majorTickMark',
+  'minorTickMark',
+  'tickLblPos',
+  'spPr',
+  'txPr',
+  'crossAx',
+];
 
 function setChartTitle(doc: Document, text: string | undefined): void {
   const chart = doc.getElementsByTagNameNS(NS_C, 'chart')[0];
@@ -293,7 +308,10 @@ function axes(doc: Document, xy: boolean): { x?: Element; y?: Element } {
   const pos = (e: Element) => first(e, 'axPos')?.getAttribute('val') ?? '';
   if (xy) {
     const vals = all.filter((e) => e.localName === 'valAx');
-    return { x: vals.find((e) => /[bt]/.test(pos(e))) ?? vals[0], y: vals.find((e) => /[lr]/.test(pos(e))) ?? vals[1] };
+    return {
+      x: vals.find((e) => /[bt]/.test(pos(e))) ?? vals[0],
+      y: vals.find((e) => /[lr]/.test(pos(e))) ?? vals[1],
+    };
   }
   return { x: all.find((e) => e.localName !== 'valAx'), y: all.find((e) => e.localName === 'valAx') };
 }
@@ -355,11 +373,7 @@ export function fillChartXml(xml: string, data: ChartData): FilledChart {
     setSource(ser, 'tx', strRef(doc, `${s}!$${col}$1`, [series.name]));
     const x = series.x ?? data.numericCategories;
     if (xy) {
-      setSource(
-        ser,
-        'xVal',
-        x ? numRef(doc, catF, x, 'General') : strRef(doc, catF, data.categories),
-      );
+      setSource(ser, 'xVal', x ? numRef(doc, catF, x, 'General') : strRef(doc, catF, data.categories));
     } else setSource(ser, 'cat', strRef(doc, catF, data.categories));
     const valName = xy ? 'yVal' : 'val';
     const code = format ?? existingFormat(ser, valName) ?? 'General';
@@ -415,7 +429,9 @@ const DIR: Record<string, string> = { bar: 'bar', column: 'col' };
 export function newChartXml(type: NewChartType, workbookRelId: string | undefined): string {
   const ser =
     '<c:ser><c:idx val="0"/><c:order val="0"/><c:tx><c:v>Series</c:v></c:tx>' +
-    (type === 'line' || type === 'scatter' ? '<c:marker><c:symbol val="circle"/><c:size val="5"/></c:marker>' : '') +
+    (type === 'line' || type === 'scatter'
+      ? '<c:marker><c:symbol val="circle"/><c:size val="5"/></c:marker>'
+      : '') +
     (type === 'bar' || type === 'column' ? '<c:invertIfNegative val="0"/>' : '') +
     (type === 'scatter' ? '<c:xVal/><c:yVal/><c:smooth val="0"/>' : '<c:cat/><c:val/>') +
     (type === 'line' ? '<c:smooth val="0"/>' : '') +
@@ -456,8 +472,13 @@ export function newChartXml(type: NewChartType, workbookRelId: string | undefine
   const axesXml =
     type === 'pie' || type === 'doughnut'
       ? ''
-      : axis(type === 'scatter' ? 'valAx' : 'catAx', '500000001', '500000002', horizontal ? 'l' : 'b', false) +
-        axis('valAx', '500000002', '500000001', horizontal ? 'b' : 'l', true);
+      : axis(
+          type === 'scatter' ? 'valAx' : 'catAx',
+          '500000001',
+          '500000002',
+          horizontal ? 'l' : 'b',
+          false,
+        ) + axis('valAx', '500000002', '500000001', horizontal ? 'b' : 'l', true);
   return (
     '<?xml version="1.0" encoding="UTF-8" standalone="yes"?>' +
     `<c:chartSpace xmlns:c="${NS_C}" xmlns:a="${NS_A}" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships">` +
@@ -465,7 +486,9 @@ export function newChartXml(type: NewChartType, workbookRelId: string | undefine
     `<c:plotArea><c:layout/>${group}${axesXml}</c:plotArea>` +
     '<c:legend><c:legendPos val="b"/><c:overlay val="0"/></c:legend><c:plotVisOnly val="1"/><c:dispBlanksAs val="gap"/></c:chart>' +
     '<c:txPr><a:bodyPr/><a:lstStyle/><a:p><a:pPr><a:defRPr sz="1000"/></a:pPr><a:endParaRPr lang="en-US"/></a:p></c:txPr>' +
-    (workbookRelId ? `<c:externalData r:id="${workbookRelId}"><c:autoUpdate val="0"/></c:externalData>` : '') +
+    (workbookRelId
+      ? `<c:externalData r:id="${workbookRelId}"><c:autoUpdate val="0"/></c:externalData>`
+      : '') +
     '</c:chartSpace>'
   );
 }

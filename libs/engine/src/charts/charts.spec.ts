@@ -107,7 +107,9 @@ describe('a template chart filled from data (LibreOffice-made fixtures, every ty
 
   it('fewer series than the template: the extra ones are removed', () => {
     const [chart] = docxCharts(
-      render(fixture('lo-line.docx'), { sales: { categories: ['a', 'b'], series: [{ name: 'only', values: [1, 2] }] } }),
+      render(fixture('lo-line.docx'), {
+        sales: { categories: ['a', 'b'], series: [{ name: 'only', values: [1, 2] }] },
+      }),
     );
     expect(cachedSeries(chart.xml).map((s) => s.name)).toEqual(['only']);
   });
@@ -174,23 +176,29 @@ describe('charts in loops: one independent chart per item', () => {
     const out = render(fixture('lo-loops.docx'), data);
     const charts = docxCharts(out);
     expect(charts.map((c) => cachedSeries(c.xml)[0].name)).toEqual(['E', 'W', 'N', 'p1', 'p2']);
-    expect(charts.map((c) => cachedSeries(c.xml)[0].values)).toEqual([[1, 2], [5, 6, 7], [9], [3, 4], [8, 9]]);
+    expect(charts.map((c) => cachedSeries(c.xml)[0].values)).toEqual([
+      [1, 2],
+      [5, 6, 7],
+      [9],
+      [3, 4],
+      [8, 9],
+    ]);
     expect(new Set(charts.map((c) => c.path)).size).toBe(5);
     const types = new PizZip(out).file('[Content_Types].xml')!.asText();
     for (const c of charts) expect(types).toContain(`PartName="/${c.path}"`);
-    const ids = [...new PizZip(out).file('word/document.xml')!.asText().matchAll(/<wp:docPr\b[^>]*\bid="(\d+)"/g)].map(
-      (m) => m[1],
-    );
+    const ids = [
+      ...new PizZip(out)
+        .file('word/document.xml')!
+        .asText()
+        .matchAll(/<wp:docPr\b[^>]*\bid="(\d+)"/g),
+    ].map((m) => m[1]);
     expect(new Set(ids).size).toBe(ids.length);
   });
 
   it("the Word chart's copies each get their own embedded workbook", async () => {
     const looped = buildLoopOverWordChart();
     const out = render(looped, {
-      items: [
-        { s: history('A', [1, 2, 3]) },
-        { s: history('B', [4, 5, 6]) },
-      ],
+      items: [{ s: history('A', [1, 2, 3]) }, { s: history('B', [4, 5, 6]) }],
     });
     const charts = docxCharts(out).slice(0, 2);
     expect(charts[0].workbook).not.toBe(charts[1].workbook);
@@ -209,7 +217,11 @@ function buildLoopOverWordChart(): Buffer {
   const para = (t: string) => `<w:p><w:r><w:t>${t}</w:t></w:r></w:p>`;
   zip.file(
     'word/document.xml',
-    xml.slice(0, pStart) + para('{% for item in items %}') + xml.slice(pStart, pEnd) + para('{% endfor %}') + xml.slice(pEnd),
+    xml.slice(0, pStart) +
+      para('{% for item in items %}') +
+      xml.slice(pStart, pEnd) +
+      para('{% endfor %}') +
+      xml.slice(pEnd),
   );
   return zip.generate({ type: 'nodebuffer' });
 }
@@ -218,11 +230,15 @@ describe('a new chart where the template has none', () => {
   it.each(['bar', 'column', 'line', 'area', 'pie', 'doughnut', 'scatter'])(
     "chart(sales, type='%s') inserts a chart part with the data and its workbook",
     async (type) => {
-      const template = buildDocx([p(`Before {{ chart(sales, type='${type}', width_mm=150, height_mm=80) }} after`)]);
+      const template = buildDocx([
+        p(`Before {{ chart(sales, type='${type}', width_mm=150, height_mm=80) }} after`),
+      ]);
       const out = render(template, { sales: SALES });
       const [chart] = docxCharts(out);
       expect(chart).toBeDefined();
-      expect(cachedSeries(chart.xml).map((s) => [s.name, s.values])).toEqual(SALES.series.map((s) => [s.name, s.values]));
+      expect(cachedSeries(chart.xml).map((s) => [s.name, s.values])).toEqual(
+        SALES.series.map((s) => [s.name, s.values]),
+      );
       const doc = new PizZip(out).file('word/document.xml')!.asText();
       expect(doc).toContain('<wp:extent cx="5400000" cy="2880000"/>');
       expect(await workbookCells(out, chart.workbook!)).toHaveLength(6);
@@ -239,7 +255,13 @@ describe('bad chart data: typed errors naming chart, series and index', () => {
     );
     expect(e).toBeInstanceOf(ChartDataError);
     expect(httpStatusOf(e.errorType)).toBe(422);
-    expect(e.details).toMatchObject({ chart: 'sales', series: 0, series_name: 'x', index: 1, field: 'values' });
+    expect(e.details).toMatchObject({
+      chart: 'sales',
+      series: 0,
+      series_name: 'x',
+      index: 1,
+      field: 'values',
+    });
   });
   it('series of unequal length', () => {
     const e = caught(() =>
@@ -261,9 +283,9 @@ describe('bad chart data: typed errors naming chart, series and index', () => {
     );
     expect(e).toBeInstanceOf(PayloadTooLargeError);
     expect(e.details).toMatchObject({ field: 'template_data.deep.big', points: 30, limit: 20 });
-    expect(() => countChartPoints({ a: big, b: big }, { maxChartPoints: 100, maxRequestChartPoints: 50 })).toThrow(
-      /more than 50 points together/,
-    );
+    expect(() =>
+      countChartPoints({ a: big, b: big }, { maxChartPoints: 100, maxRequestChartPoints: 50 }),
+    ).toThrow(/more than 50 points together/);
   });
 });
 
@@ -294,7 +316,10 @@ describe('inspect and lint', () => {
       ]),
     );
     const doc = zip.file('word/document.xml')!.asText();
-    zip.file('word/document.xml', doc.replace(/(<wp:docPr\b[^>]*name="Logo")/, '$1 descr="{{ chart(sales) }}"'));
+    zip.file(
+      'word/document.xml',
+      doc.replace(/(<wp:docPr\b[^>]*name="Logo")/, '$1 descr="{{ chart(sales) }}"'),
+    );
     const report = lintDocxTemplate(zip.generate({ type: 'nodebuffer' }));
     expect(report.errors).toEqual([
       expect.objectContaining({ code: 'chart_tag_not_on_chart', tag: '{{ chart(sales) }}' }),

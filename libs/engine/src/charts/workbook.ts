@@ -19,7 +19,10 @@ function rowsXml(cells: Cells): string {
       const cs = row
         .map((v, c) => {
           const ref = `${columnName(c)}${r + 1}`;
-          if (v === null) return r === 0 && c === 0 ? `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve"> </t></is></c>` : '';
+          if (v === null)
+            return r === 0 && c === 0
+              ? `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve"> </t></is></c>`
+              : '';
           if (typeof v === 'number') return `<c r="${ref}"><v>${v}</v></c>`;
           return `<c r="${ref}" t="inlineStr"><is><t xml:space="preserve">${escapeXml(v)}</t></is></c>`;
         })
@@ -82,7 +85,10 @@ export function rewriteWorkbook(xlsx: Uint8Array, sheet: string, cells: Cells): 
   const sheetXml = target && zip.file(target)?.asText();
   if (!target || !sheetXml) throw new Error('the embedded workbook has no sheet');
   const ref = rangeOf(cells);
-  let out = sheetXml.replace(/<sheetData\s*\/>|<sheetData\b[^>]*>[\s\S]*?<\/sheetData>/, `<sheetData>${rowsXml(cells)}</sheetData>`);
+  let out = sheetXml.replace(
+    /<sheetData\s*\/>|<sheetData\b[^>]*>[\s\S]*?<\/sheetData>/,
+    `<sheetData>${rowsXml(cells)}</sheetData>`,
+  );
   out = out.replace(/<dimension\b[^>]*\/>/, `<dimension ref="${ref}"/>`);
   zip.file(target, out);
   // Word's charts keep their data in a table: its range and column names follow the cells.
@@ -97,7 +103,10 @@ export function rewriteWorkbook(xlsx: Uint8Array, sheet: string, cells: Cells): 
       table
         .replace(/(<table\b[^>]*\bref=")[^"]*"/, `$1${ref}"`)
         .replace(/(<autoFilter\b[^>]*\bref=")[^"]*"/, `$1${ref}"`)
-        .replace(/<tableColumns\b[^>]*>[\s\S]*?<\/tableColumns>/, `<tableColumns count="${names.length}">${columns}</tableColumns>`),
+        .replace(
+          /<tableColumns\b[^>]*>[\s\S]*?<\/tableColumns>/,
+          `<tableColumns count="${names.length}">${columns}</tableColumns>`,
+        ),
     );
   }
   // Cached results of formulas elsewhere would be stale: Excel recalculates on open.

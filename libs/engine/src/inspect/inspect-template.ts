@@ -34,7 +34,13 @@ export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits
       chart_part: c.chartPath,
       kind: shape.kind,
       template_series: shape.template_series,
-      data_shape: { categories: ['A', 'B', 'C'], series, title: 'optional', x_title: 'optional', y_title: 'optional' },
+      data_shape: {
+        categories: ['A', 'B', 'C'],
+        series,
+        title: 'optional',
+        x_title: 'optional',
+        y_title: 'optional',
+      },
     };
   });
   const outline = templateOutline(zip);

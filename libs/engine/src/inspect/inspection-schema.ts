@@ -71,7 +71,6 @@ export const TemplateChartSchema = Type.Object({
 });
 export type TemplateChart = Static<typeof TemplateChartSchema>;
 
-
 export const TemplateInspectionSchema = Type.Object(
   {
     variables: Type.Array(InspectedVariableSchema),

@@ -479,7 +479,7 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
       context: null,
       tag_name: 'expression',
       suggestion:
-        'Insert a chart (Insert > Chart in Word or LibreOffice) and put the tag in its title or alternative text, or write {{ chart(data, type=\'line\') }} in a paragraph for a new chart',
+        "Insert a chart (Insert > Chart in Word or LibreOffice) and put the tag in its title or alternative text, or write {{ chart(data, type='line') }} in a paragraph for a new chart",
       code: 'chart_tag_not_on_chart',
       tag: m.tag,
       location: { part: m.part, paragraph: 0, line: 0, table: null },
