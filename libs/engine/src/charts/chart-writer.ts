@@ -30,6 +30,8 @@ import { DEFAULT_CHART_LIMITS, parseChartData, type ChartData, type ChartLimits 
 import {
   chartShape,
   chartSummary,
+  ChartWithoutSeries,
+  type FilledChart,
   chartTitleText,
   fillChartXml,
   NEW_CHART_TYPES,
@@ -346,7 +348,7 @@ export class ChartWriter {
       type: type as NewChartType,
     };
     this.created.push(chart);
-    const summary = chartSummary(chartShape(newChartXml(chart.type, undefined)).kind, data);
+    const summary = chartSummary(`${chart.type.charAt(0).toUpperCase()}${chart.type.slice(1)} chart`, data);
     const id = 200000 + ++this.drawings;
     return `</w:t>${chartDrawing(id, chart.rId, Math.round(v.widthMm * EMU_PER_MM), Math.round(v.heightMm * EMU_PER_MM), summary)}<w:t xml:space="preserve">`;
   }
@@ -399,13 +401,16 @@ export class ChartWriter {
 
     /** Fills chart part `path` and its embedded workbook with `data`; returns the chart's kind. */
     const fill = (path: string, data: ChartData, name: string): string => {
-      const xml = zip.file(path)!.asText();
-      if (!chartShape(xml).series)
+      let filled: FilledChart;
+      try {
+        filled = fillChartXml(zip.file(path)!.asText(), data);
+      } catch (e) {
+        if (!(e instanceof ChartWithoutSeries)) throw e;
         throw new TemplateRuntimeError(
           `Chart '${name}': the template's chart (${path}) has no data series to fill; give it one in Word or LibreOffice`,
           { chart: name, part: path },
         );
-      const filled = fillChartXml(xml, data);
+      }
       zip.file(path, filled.xml);
       const workbook = relsOf(zip, path).find((r) => r.type === REL_PACKAGE && !r.external);
       const target = workbook && resolveTarget(path, workbook.target);

@@ -202,9 +202,7 @@ function upperFirst(s: string): string {
   return s.charAt(0).toUpperCase() + s.slice(1);
 }
 
-/** The chart's type(s) and series count, for inspect, alt text and checks. */
-export function chartShape(xml: string): ChartShape {
-  const doc = parse(xml);
+function shapeOf(doc: Document): ChartShape {
   const groups = groupsOf(doc);
   const kinds = [...new Set(groups.map(groupKind))];
   return {
@@ -213,6 +211,14 @@ export function chartShape(xml: string): ChartShape {
     series: groups.reduce((n, g) => n + elements(g, 'ser').length, 0),
   };
 }
+
+/** The chart's type(s) and series count, for inspect, alt text and checks. */
+export function chartShape(xml: string): ChartShape {
+  return shapeOf(parse(xml));
+}
+
+/** The template's chart has no series: nothing to copy the data's series from. */
+export class ChartWithoutSeries extends Error {}
 
 function parse(xml: string): Document {
   return new DOMParser().parseFromString(xml, 'text/xml') as unknown as Document;
@@ -344,11 +350,11 @@ function sheetOf(doc: Document): string {
 export function fillChartXml(xml: string, data: ChartData): FilledChart {
   const doc = parse(xml);
   const groups = groupsOf(doc);
-  const shape = chartShape(xml);
+  const shape = shapeOf(doc);
   const sheet = sheetOf(doc);
   const s = sheetRef(sheet);
   const sers = groups.flatMap((g) => elements(g, 'ser'));
-  if (!sers.length) throw new Error('the chart has no series to fill');
+  if (!sers.length) throw new ChartWithoutSeries();
   // Copies of the last series for the data's extra ones, placed after it in its chart group.
   const last = sers[sers.length - 1];
   while (sers.length < data.series.length) {

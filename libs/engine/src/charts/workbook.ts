@@ -111,7 +111,9 @@ export function rewriteWorkbook(xlsx: Uint8Array, sheet: string, cells: Cells): 
   }
   // Cached results of formulas elsewhere would be stale: Excel recalculates on open.
   zip.remove('xl/calcChain.xml');
-  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+  // Stored, not deflated: the .docx deflates the workbook as a whole when it is written, and
+  // pizzip's JavaScript deflate of every entry again was a third of a chart's fill time.
+  return zip.generate({ type: 'nodebuffer', compression: 'STORE' });
 }
 
 const XLSX_MAIN = 'application/vnd.openxmlformats-officedocument.spreadsheetml';
