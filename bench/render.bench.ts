@@ -285,7 +285,9 @@ function chartReport(charts: boolean): Buffer {
   const pEnd = xml.indexOf('</w:p>', at) + '</w:p>'.length;
   const chartParagraph = xml
     .slice(pStart, pEnd)
-    .replace(/(<wp:docPr\b[^>]*?)(\s*\/?>)/, '$1 descr="{{ chart(s.sales) }}"$2');
+    .replace(/(<wp:docPr\b[^>]*?)(\s*\/?>)/, '$1 descr="{{ chart(s.sales) }}"$2')
+    // 15 × 6 cm: two sections a page.
+    .replace(/<wp:extent cx="\d+" cy="\d+"\/>/, '<wp:extent cx="5400000" cy="2160000"/>');
   const para = (t: string, extra = '') =>
     `<w:p>${extra}<w:r><w:t xml:space="preserve">${t}</w:t></w:r></w:p>`;
   const body =
@@ -307,7 +309,7 @@ function chartReportData(): Record<string, unknown> {
   return {
     sections: Array.from({ length: 24 }, (_, i) => ({
       title: `Region ${i + 1}`,
-      text: 'Revenue grew in every quarter; the chart shows the monthly figures by product line. '.repeat(3),
+      text: 'Revenue grew in every quarter; the chart shows the monthly figures by product line. '.repeat(2),
       sales: {
         categories: months,
         series: ['Hardware', 'Services', 'Support'].map((name, k) => ({

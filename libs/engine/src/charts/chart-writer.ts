@@ -370,7 +370,7 @@ export class ChartWriter {
     const copyChart = (path: string): string => {
       const n = ++this.copies;
       const copyPath = path.replace(/([^/]+)\.xml$/, `docgen_chart${n}.xml`);
-      zip.file(copyPath, zip.file(path)!.asText());
+      zip.file(copyPath, templateXml(path));
       const rels = zip.file(relsPathOf(path))?.asText();
       if (rels) {
         let copyRels = rels;
@@ -400,10 +400,17 @@ export class ChartWriter {
     };
 
     /** Fills chart part `path` and its embedded workbook with `data`; returns the chart's kind. */
+    /** Chart parts as the template has them, kept before their first fill: copies start from these. */
+    const templates = new Map<string, string>();
+    const templateXml = (path: string): string => {
+      let xml = templates.get(path);
+      if (xml === undefined) templates.set(path, (xml = zip.file(path)!.asText()));
+      return xml;
+    };
     const fill = (path: string, data: ChartData, name: string): string => {
       let filled: FilledChart;
       try {
-        filled = fillChartXml(zip.file(path)!.asText(), data);
+        filled = fillChartXml(templateXml(path), data);
       } catch (e) {
         if (!(e instanceof ChartWithoutSeries)) throw e;
         throw new TemplateRuntimeError(

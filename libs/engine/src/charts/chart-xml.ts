@@ -40,14 +40,28 @@ function first(parent: Element, localName: string): Element | undefined {
   return elements(parent, localName)[0];
 }
 
+/**
+ * Empty elements made once per document and per name, then cloned: xmldom checks the qualified
+ * name of every createElementNS against its grammar, which was most of a chart's fill time.
+ */
+const madeElements = new WeakMap<Document, Map<string, Element>>();
+
+function element(doc: Document, ns: string, qualifiedName: string): Element {
+  let made = madeElements.get(doc);
+  if (!made) madeElements.set(doc, (made = new Map()));
+  let proto = made.get(qualifiedName);
+  if (!proto) made.set(qualifiedName, (proto = doc.createElementNS(ns, qualifiedName)));
+  return proto.cloneNode(false) as Element;
+}
+
 function cEl(doc: Document, name: string, val?: string | number): Element {
-  const el = doc.createElementNS(NS_C, `c:${name}`);
+  const el = element(doc, NS_C, `c:${name}`);
   if (val !== undefined) el.setAttribute('val', String(val));
   return el;
 }
 
 function aEl(doc: Document, name: string): Element {
-  return doc.createElementNS(NS_A, `a:${name}`);
+  return element(doc, NS_A, `a:${name}`);
 }
 
 /** Inserts `el` before the first child named in `before` (the schema's order), else at the end. */

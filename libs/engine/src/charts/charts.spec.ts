@@ -209,7 +209,15 @@ describe('charts in loops: one independent chart per item', () => {
 
 /** The Word fixture with its first chart's paragraph wrapped in `{% for item in items %}`. */
 function buildLoopOverWordChart(): Buffer {
-  const zip = new PizZip(withChartAltText(fixture('word-column-clustered.docx'), '{{ chart(item.s) }}', 0));
+  return wrapChartInLoop(
+    withChartAltText(fixture('word-column-clustered.docx'), '{{ chart(item.s) }}', 0),
+    '{% for item in items %}',
+  );
+}
+
+/** `docx` with its first chart's paragraph between `loop` and `{% endfor %}` paragraphs. */
+function wrapChartInLoop(docx: Buffer, loop: string): Buffer {
+  const zip = new PizZip(docx);
   const xml = zip.file('word/document.xml')!.asText();
   const drawingAt = xml.indexOf('<w:drawing>');
   const pStart = Math.max(xml.lastIndexOf('<w:p>', drawingAt), xml.lastIndexOf('<w:p ', drawingAt));
@@ -217,14 +225,38 @@ function buildLoopOverWordChart(): Buffer {
   const para = (t: string) => `<w:p><w:r><w:t>${t}</w:t></w:r></w:p>`;
   zip.file(
     'word/document.xml',
-    xml.slice(0, pStart) +
-      para('{% for item in items %}') +
-      xml.slice(pStart, pEnd) +
-      para('{% endfor %}') +
-      xml.slice(pEnd),
+    xml.slice(0, pStart) + para(loop) + xml.slice(pStart, pEnd) + para('{% endfor %}') + xml.slice(pEnd),
   );
   return zip.generate({ type: 'nodebuffer' });
 }
+
+describe('copies in a loop start from the template chart, not from the first copy', () => {
+  it('a combo chart whose first item has one series still gives the second its line', () => {
+    const template = wrapChartInLoop(fixture('lo-combo-bar-line.docx'), '{% for sales in items %}');
+    const one = { categories: ['a', 'b'], series: [{ name: 'bars', values: [1, 2] }] };
+    const two = {
+      categories: ['a', 'b'],
+      series: [
+        { name: 'bars', values: [3, 4] },
+        { name: 'line', values: [5, 6] },
+      ],
+    };
+    const charts = docxCharts(render(template, { items: [one, two] }));
+    const groups = (xml: string) =>
+      [...xml.matchAll(/<c:(barChart|lineChart)>([\s\S]*?)<\/c:\1>/g)].map((m) => [
+        m[1],
+        (m[2].match(/<c:ser>/g) ?? []).length,
+      ]);
+    expect(groups(charts[0].xml)).toEqual([
+      ['barChart', 1],
+      ['lineChart', 0],
+    ]);
+    expect(groups(charts[1].xml)).toEqual([
+      ['barChart', 1],
+      ['lineChart', 1],
+    ]);
+  });
+});
 
 describe('a new chart where the template has none', () => {
   it.each(['bar', 'column', 'line', 'area', 'pie', 'doughnut', 'scatter'])(
