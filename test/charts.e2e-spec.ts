@@ -61,12 +61,15 @@ const TYPES = [
   'lo-scatter',
   'lo-combo-bar-line',
   'word-column-clustered',
+  'word-line',
+  'word-combo-bar-line',
+  'word-scatter',
 ] as const;
 type Name = (typeof TYPES)[number];
 
-const dataOf = (name: Name) => (name === 'lo-scatter' ? SCATTER : DATA_A);
+const dataOf = (name: Name) => (name.endsWith('scatter') ? SCATTER : DATA_A);
 const templateOf = (name: Name) =>
-  name === 'word-column-clustered'
+  name.startsWith('word-')
     ? withChartAltText(fixture(`${name}.docx`), '{{ chart(sales) }}', 0)
     : fixture(`${name}.docx`);
 
@@ -162,7 +165,7 @@ describe.each(TYPES)('%s filled with new data', (name) => {
     const [table] = odtChartTables(odt.get(name)!);
     const header = table[0].slice(1);
     const body = table.slice(1).map((r) => r.slice(1).map(Number));
-    if (name === 'lo-scatter') {
+    if (name.endsWith('scatter')) {
       // LibreOffice's table for scatter: each series' y values under its name, its x values in
       // the column after.
       const column = (i: number) => table.slice(1).map((r) => Number(r[i]));
@@ -181,7 +184,7 @@ describe.each(TYPES)('%s filled with new data', (name) => {
   it('the PDF shows the title and the category labels', () => {
     const text = pdfToText(pdf.get(name)!);
     expect(text).toContain('Quarterly Zeta');
-    if (name !== 'lo-scatter') for (const c of CATEGORIES) expect(text).toContain(c);
+    if (!name.endsWith('scatter')) for (const c of CATEGORIES) expect(text).toContain(c);
     expect(text).not.toContain('chart(');
   });
 });

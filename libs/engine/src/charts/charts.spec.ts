@@ -155,6 +155,46 @@ describe('a Word-made chart (Apache POI 61745.docx) with its embedded workbook',
   });
 });
 
+describe('more Word-made charts (jsreport-docx test templates, MIT)', () => {
+  const XY = {
+    categories: [],
+    series: [
+      { name: 'fit', values: [2.5, 4, 9], x: [1, 2, 3.5] },
+      { name: 'raw', values: [1, 5, 8], x: [1, 2, 3.5] },
+    ],
+    title: 'Measured',
+  };
+  it.each([
+    ['word-line.docx', 'Line chart', SALES],
+    ['word-bar.docx', 'Column chart', SALES],
+    ['word-combo-bar-line.docx', 'Column and line chart', SALES],
+    ['word-scatter.docx', 'Scatter chart', XY],
+  ] as const)('%s: caches, title and the embedded workbook equal the data', async (file, kind, data) => {
+    const out = render(withChartAltText(fixture(file), '{{ chart(sales) }}'), { sales: data });
+    const [chart] = docxCharts(out);
+    expect(chartShape(chart.xml).kind).toBe(kind);
+    expect(cachedSeries(chart.xml).map((s) => [s.name, s.values])).toEqual(
+      data.series.map((s) => [s.name, s.values]),
+    );
+    expect(chartTitle(chart.xml)).toBe(data.title);
+    const cells = await workbookCells(out, chart.workbook!);
+    expect(cells[0].slice(1)).toEqual(data.series.map((s) => s.name));
+    expect(cells.slice(1).map((r) => r.slice(1))).toEqual(
+      data.series[0].values.map((_, i) => data.series.map((s) => s.values[i])),
+    );
+  });
+
+  it('a chart in a header is filled there (its part, its relationships)', async () => {
+    const part = 'word/header1.xml';
+    const out = render(withChartAltText(fixture('word-line-header.docx'), '{{ chart(sales) }}', 0, part), {
+      sales: SALES,
+    });
+    const [chart] = docxCharts(out, part);
+    expect(cachedSeries(chart.xml).map((s) => s.values)).toEqual(SALES.series.map((s) => s.values));
+    expect((await workbookCells(out, chart.workbook!))[0]).toEqual([' ', '2025', '2026', '2027']);
+  });
+});
+
 describe('charts in loops: one independent chart per item', () => {
   const history = (name: string, values: number[]) => ({
     categories: values.map((_, i) => `c${i + 1}`),
