@@ -11,6 +11,7 @@ import {
   workbookCells,
 } from '../../../../test/support/chart-parts';
 import { renderDocx } from '../render';
+import { CompiledTemplates } from '../docx/compiled-templates';
 import { inspectTemplate } from '../inspect/inspect-template';
 import { lintDocxTemplate } from '../lint/lint-template';
 import { ChartDataError, PayloadTooLargeError } from '../errors';
@@ -233,6 +234,17 @@ describe('charts in loops: one independent chart per item', () => {
         .matchAll(/<wp:docPr\b[^>]*\bid="(\d+)"/g),
     ].map((m) => m[1]);
     expect(new Set(ids).size).toBe(ids.length);
+  });
+
+  it('a template compiled by an earlier render (the worker keeps them) fills its charts the same', () => {
+    const compiledTemplates = new CompiledTemplates();
+    const template = fixture('lo-loops.docx');
+    const first = renderDocx(template, { template_data: data } as never, { compiledTemplates });
+    expect(compiledTemplates.size).toBe(1);
+    const again = renderDocx(template, { template_data: data } as never, { compiledTemplates });
+    const names = (docx: Buffer) => docxCharts(docx).map((c) => cachedSeries(c.xml)[0].values);
+    expect(names(again)).toEqual(names(first));
+    expect(names(again)).toEqual([[1, 2], [5, 6, 7], [9], [3, 4], [8, 9]]);
   });
 
   it("the Word chart's copies each get their own embedded workbook", async () => {
