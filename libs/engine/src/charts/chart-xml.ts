@@ -314,9 +314,14 @@ function setChartTitle(doc: Document, text: string | undefined): void {
     else chart.insertBefore(newTitle(doc, text), chart.firstChild);
     setVal(chart, 'autoTitleDeleted', 0, CHART_CHILDREN_AFTER_TITLE.slice(1));
   } else if (title && current.includes('{{')) {
-    // The binding tag was the title and the data gives none: no title rather than the tag.
-    chart.removeChild(title);
-    setVal(chart, 'autoTitleDeleted', 1, CHART_CHILDREN_AFTER_TITLE.slice(1));
+    // The binding tag was (in) the title and the data gives none: the title's other text, else
+    // no title rather than the tag.
+    const rest = current.replace(/\{\{[\s\S]*?\}\}/g, '').trim();
+    if (rest) setTitleText(title, rest);
+    else {
+      chart.removeChild(title);
+      setVal(chart, 'autoTitleDeleted', 1, CHART_CHILDREN_AFTER_TITLE.slice(1));
+    }
   }
 }
 

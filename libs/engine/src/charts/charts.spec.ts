@@ -106,6 +106,19 @@ describe('a template chart filled from data (LibreOffice-made fixtures, every ty
     expect(chart.xml).toContain('<c:autoTitleDeleted val="1"/>');
   });
 
+  it('a title with text beside the tag keeps that text when the data gives no title', () => {
+    const zip = new PizZip(fixture('lo-line.docx'));
+    const xml = zip.file('word/charts/chart1.xml')!.asText();
+    zip.file(
+      'word/charts/chart1.xml',
+      xml.replace('<a:t>{{ chart(sales) }}</a:t>', '<a:t>Revenue {{ chart(sales) }}</a:t>'),
+    );
+    const out = render(zip.generate({ type: 'nodebuffer' }), {
+      sales: { categories: ['a'], series: [{ name: 's', values: [1] }] },
+    });
+    expect(chartTitle(docxCharts(out)[0].xml)).toBe('Revenue');
+  });
+
   it('fewer series than the template: the extra ones are removed', () => {
     const [chart] = docxCharts(
       render(fixture('lo-line.docx'), {
