@@ -159,6 +159,41 @@ function existingFormat(ser: Element, valName: string): string | undefined {
   return code?.textContent ?? undefined;
 }
 
+/** LibreOffice's default chart palette, which its charts carry as explicit colours. */
+const LIBREOFFICE_PALETTE = [
+  '004586',
+  'ff420e',
+  'ffd320',
+  '579d1c',
+  '7e0021',
+  '83caff',
+  '314004',
+  'aecf00',
+  '4b1f6f',
+  'ff950e',
+  'c5000b',
+  '0084d1',
+];
+
+/**
+ * A copied series keeps the last series' style but takes the colour `step` places further on in
+ * the theme's accents (Word's charts: accent1…accent6) or LibreOffice's palette, so that series
+ * stay told apart. Colours of neither kind are kept as they are.
+ */
+function nextColour(ser: Element, step: number): void {
+  for (const spPr of Array.from(ser.getElementsByTagNameNS(NS_C, 'spPr'))) {
+    if ((spPr.parentNode as Element | null)?.localName === 'dPt') continue;
+    for (const clr of Array.from(spPr.getElementsByTagNameNS(NS_A, 'schemeClr'))) {
+      const m = /^accent([1-6])$/.exec(clr.getAttribute('val') ?? '');
+      if (m) clr.setAttribute('val', `accent${((Number(m[1]) - 1 + step) % 6) + 1}`);
+    }
+    for (const clr of Array.from(spPr.getElementsByTagNameNS(NS_A, 'srgbClr'))) {
+      const i = LIBREOFFICE_PALETTE.indexOf((clr.getAttribute('val') ?? '').toLowerCase());
+      if (i >= 0) clr.setAttribute('val', LIBREOFFICE_PALETTE[(i + step) % LIBREOFFICE_PALETTE.length]);
+    }
+  }
+}
+
 /** Drops per-point formatting and labels past the last point. */
 function prunePoints(ser: Element, count: number): void {
   const idxOf = (e: Element) => Number(first(e, 'idx')?.getAttribute('val') ?? '0');
@@ -376,10 +411,12 @@ export function fillChartXml(xml: string, data: ChartData): FilledChart {
   if (!sers.length) throw new ChartWithoutSeries();
   // Copies of the last series for the data's extra ones, placed after it in its chart group.
   const last = sers[sers.length - 1];
+  let copies = 0;
   while (sers.length < data.series.length) {
     const copy = last.cloneNode(true) as Element;
     // Office's per-series extension (c16:uniqueId) must stay unique: the copy goes without it.
     for (const ext of elements(copy, 'extLst')) copy.removeChild(ext);
+    nextColour(copy, ++copies);
     const prev = sers[sers.length - 1];
     prev.parentNode!.insertBefore(copy, prev.nextSibling);
     sers.push(copy);

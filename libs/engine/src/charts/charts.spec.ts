@@ -86,6 +86,27 @@ describe('a template chart filled from data (LibreOffice-made fixtures, every ty
     ]);
   });
 
+  it("a copied series takes the next colour of the palette (LibreOffice's) or the theme (Word's)", () => {
+    const fills = (xml: string) =>
+      [...xml.matchAll(/<c:ser>([\s\S]*?)<\/c:ser>/g)].map(
+        (m) => /<c:spPr>[\s\S]*?<a:(?:srgbClr|schemeClr) val="(\w+)"/.exec(m[1])?.[1],
+      );
+    const lo = docxCharts(render(fixture('lo-column-clustered.docx'), { sales: SALES }))[0];
+    expect(fills(lo.xml)).toEqual(['004586', 'ff420e', 'ffd320']);
+    const five = {
+      ...SALES,
+      series: [
+        ...SALES.series,
+        { name: '2028', values: [1, 2, 3, 4, 5] },
+        { name: '2029', values: [5, 4, 3, 2, 1] },
+      ],
+    };
+    const word = docxCharts(
+      render(withChartAltText(fixture('word-line.docx'), '{{ chart(sales) }}'), { sales: five }),
+    )[0];
+    expect(fills(word.xml)).toEqual(['accent1', 'accent2', 'accent3', 'accent4', 'accent5']);
+  });
+
   it('scatter: x values become the numeric x caches', () => {
     const data = {
       categories: [],
