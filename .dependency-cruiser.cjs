@@ -5,10 +5,10 @@
  */
 const ENGINE = '^libs/engine/src/';
 /**
- * The engine flows one way: package (the formats' descriptions) → syntax → runtime → docx → rich
+ * The engine flows one way: package (the formats' descriptions) → syntax → runtime → docx → rich → charts
  * → render (then lint, inspect).
  */
-const LAYERS = ['package', 'syntax', 'runtime', 'docx', 'rich'];
+const LAYERS = ['package', 'syntax', 'runtime', 'docx', 'rich', 'charts'];
 const ABOVE = (i) => [
   ...LAYERS.slice(i + 1),
   'render\\.ts',

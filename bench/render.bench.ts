@@ -13,7 +13,10 @@
  * Targets (issue 9): ours, no logo ≤ 1.3 × docxtemplater at both sizes; ours ≤ 0.5 × docxtpl at
  * 20 rows and ≤ 0.9 × at 500. Then the other corpus documents (contract, writer, gallery with
  * its 10 images and 2,000 rows), ours vs docxtpl, and the builder's minimal invoice as one
- * labelled row (the figure the README used to give).
+ * labelled row (the figure the README used to give). Last, charts (issue 39, docs/charts.md): a
+ * 12-page report with 24 charts — Word's chart (test/fixtures/charts/word-column-clustered.docx,
+ * with its embedded workbook) in a `{% for %}` loop of 24 sections, each filled with its own data —
+ * beside the same report without the charts (ours only: no other contender fills charts).
  *
  * Every timed run is what a request costs: open the template from bytes, fill it, write the
  * .docx (deflated) to bytes. Samples come in rounds (JavaScript contenders alternate run by run,
@@ -21,7 +24,7 @@
  * the median and the range of all runs, each ratio the ratio of medians and its range over rounds.
  * Before timing, the outputs are checked to read the same.
  *
- *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal] [--check]
+ *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts] [--check]
  *   --check: exit with status 1 when a target is missed or outputs differ.
  */
 import Docxtemplater from 'docxtemplater';
@@ -47,7 +50,7 @@ import { elapsedMs, formatMs, machineLine, median, summarize } from './report';
 
 const ITERATIONS = intArg('iterations', 40);
 const ROUNDS = intArg('rounds', 4);
-const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal').split(',');
+const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal,charts').split(',');
 const CHECK = flag('check');
 
 /** Fewer runs for long documents: about the same time per case. */
@@ -264,6 +267,93 @@ function minimalCase(): Case {
   };
 }
 
+// ---------------------------------------------------------------------------------------------
+// Charts: a 12-page report with 24 charts, beside the same report without them
+// ---------------------------------------------------------------------------------------------
+
+const CHART_TEMPLATE = join(__dirname, '../test/fixtures/charts/word-column-clustered.docx');
+
+/**
+ * The report: 24 sections (two a page) of a heading, three paragraphs and, with `charts`, Word's
+ * chart bound by its alternative text to the section's data.
+ */
+function chartReport(charts: boolean): Buffer {
+  const zip = new PizZip(readFileSync(CHART_TEMPLATE));
+  const xml = zip.file('word/document.xml')!.asText();
+  const at = xml.indexOf('<w:drawing>');
+  const pStart = Math.max(xml.lastIndexOf('<w:p>', at), xml.lastIndexOf('<w:p ', at));
+  const pEnd = xml.indexOf('</w:p>', at) + '</w:p>'.length;
+  const chartParagraph = xml
+    .slice(pStart, pEnd)
+    .replace(/(<wp:docPr\b[^>]*?)(\s*\/?>)/, '$1 descr="{{ chart(s.sales) }}"$2')
+    // 15 × 6 cm: two sections a page.
+    .replace(/<wp:extent cx="\d+" cy="\d+"\/>/, '<wp:extent cx="5400000" cy="2160000"/>');
+  const para = (t: string, extra = '') =>
+    `<w:p>${extra}<w:r><w:t xml:space="preserve">${t}</w:t></w:r></w:p>`;
+  const body =
+    para('{% for s in sections %}') +
+    para('{{ s.title }}', '<w:pPr><w:pStyle w:val="Heading1"/></w:pPr>') +
+    para('{{ s.text }}') +
+    para('{{ s.text }}') +
+    (charts ? chartParagraph : '') +
+    para('{{ s.text }}') +
+    para('{% endfor %}');
+  const bodyStart = xml.indexOf('<w:body>') + '<w:body>'.length;
+  const sectPr = xml.indexOf('<w:sectPr');
+  zip.file('word/document.xml', xml.slice(0, bodyStart) + body + xml.slice(sectPr));
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+function chartReportData(): Record<string, unknown> {
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  return {
+    sections: Array.from({ length: 24 }, (_, i) => ({
+      title: `Region ${i + 1}`,
+      text: 'Revenue grew in every quarter; the chart shows the monthly figures by product line. '.repeat(2),
+      sales: {
+        categories: months,
+        series: ['Hardware', 'Services', 'Support'].map((name, k) => ({
+          name,
+          values: months.map((_, m) => 100 + ((i * 37 + k * 11 + m * 7) % 90)),
+        })),
+        title: `Region ${i + 1}: monthly sales`,
+      },
+    })),
+  };
+}
+
+/** Ours with the 24 charts and without, alternating run by run; prints medians and the ratio. */
+function runChartsCase(): boolean {
+  const withCharts = chartReport(true);
+  const without = chartReport(false);
+  const data = chartReportData();
+  const fns: Record<string, () => Buffer> = {
+    'with 24 charts': () => renderDocx(withCharts, { template_data: data }),
+    'without charts': () => renderDocx(without, { template_data: data }),
+  };
+  const check = fns['with 24 charts']();
+  // Charts the document shows (the fixture's second, unbound chart stays in the package unshown).
+  const charts = (
+    new PizZip(check)
+      .file('word/document.xml')!
+      .asText()
+      .match(/<c:chart\b/g) ?? []
+  ).length;
+  const runs = runsFor(20);
+  console.log(
+    `\n12-page report, 24 sections: with 24 charts (${charts} drawn) vs without; ${runs} runs each`,
+  );
+  const samples: Record<string, number[]> = { 'with 24 charts': [], 'without charts': [] };
+  for (let i = 0; i < 3; i++) for (const fn of Object.values(fns)) fn();
+  for (let i = 0; i < runs; i++)
+    for (const n of i % 2 ? Object.keys(fns).reverse() : Object.keys(fns)) samples[n].push(elapsedMs(fns[n]));
+  for (const [n, xs] of Object.entries(samples))
+    console.log(`  ${n.padEnd(16)} ${formatMs(summarize(xs)).padStart(26)}`);
+  const ratio = median(samples['with 24 charts']) / median(samples['without charts']);
+  console.log(`  with / without = ${ratio.toFixed(2)}×`);
+  return charts === 24;
+}
+
 function readsAs(docx: Buffer): string {
   const t = docxText(docx);
   return JSON.stringify({ body: t.body, headers: t.headers });
@@ -327,6 +417,7 @@ function main(): number {
   if (DOCS.includes('minimal')) cases.push(minimalCase);
   let ok = true;
   for (const make of cases) ok = runCase(make()) && ok;
+  if (DOCS.includes('charts')) ok = runChartsCase() && ok;
   console.log(`\nmedians in ms, range of all runs in parentheses; finished ${new Date().toISOString()}`);
   return CHECK && !ok ? 1 : 0;
 }

@@ -25,7 +25,14 @@ import {
   type RenderJobResult,
   TypedError,
 } from '@app/contracts';
-import { CompiledTemplates, DigestLru, type ImageLimits, parseDataJson, type RichLimits } from '@app/engine';
+import {
+  CompiledTemplates,
+  DigestLru,
+  type ImageLimits,
+  parseDataJson,
+  type RichLimits,
+  type ChartLimits,
+} from '@app/engine';
 import { needsConverter, outputFormatOf, produceDocument, type SignRequest } from '@app/pipeline';
 import {
   isFinalFailure,
@@ -83,6 +90,8 @@ export interface JobLimits {
   maxPdfExtraBytes?: number;
   imageLimits?: ImageLimits;
   richLimits?: Partial<RichLimits>;
+  /** Chart points per chart and per request (MAX_CHART_POINTS, MAX_CHART_POINTS_PER_REQUEST). */
+  chartLimits?: Partial<ChartLimits>;
   /** Pixels of the page images one request may ask for (MAX_IMAGE_OUTPUT_PIXELS). */
   maxImageOutputPixels?: number;
 }
@@ -326,6 +335,7 @@ export function createRenderProcessor(deps: ProcessorDeps) {
           fill: {
             imageLimits: limits.imageLimits,
             richLimits: limits.richLimits,
+            chartLimits: limits.chartLimits,
             ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
           },
           // LibreOffice's preparation (the pdf row's passes; a .docx row has none): what it could not

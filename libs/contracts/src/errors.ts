@@ -49,6 +49,8 @@ export const ERROR_CATALOGUE = {
   // outputs beyond PDF (docs/outputs.md)
   page_out_of_range: 422,
   missing_alt_text: 422,
+  /** chart() data that is not chart data, a non-numeric value, unequal series (docs/charts.md). */
+  chart_data_error: 422,
   // the service
   internal_error: 500,
   conversion_failed: 502,

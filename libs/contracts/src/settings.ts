@@ -53,6 +53,10 @@ export const limitSettings = defineSettings({
     MAX_CELLS_PER_SHEET: Setting.integer({ minimum: 1, default: 1_000_000 }),
     /** `on`: macro-enabled workbooks (.xlsm) are filled (their macros kept, never run); `off`: 400. */
     ALLOW_MACRO_TEMPLATES: Setting.onOff({ default: 'off' }),
+    /** Points (values) of one chart's data (docs/charts.md); more: 413 before any work. */
+    MAX_CHART_POINTS: Setting.integer({ minimum: 1, default: 10_000 }),
+    /** Points of all the charts of one request together; more: 413 before any work. */
+    MAX_CHART_POINTS_PER_REQUEST: Setting.integer({ minimum: 1, default: 100_000 }),
   },
   slice: (v) => ({
     templateBytes: v.MAX_TEMPLATE_BYTES,
@@ -63,7 +67,7 @@ export const limitSettings = defineSettings({
     batchItems: v.MAX_BATCH_ITEMS,
     imageOutputPixels: v.MAX_IMAGE_OUTPUT_PIXELS,
     images: { maxImages: v.MAX_IMAGES, maxImageBytes: v.MAX_IMAGE_BYTES, maxImagePixels: v.MAX_IMAGE_PIXELS },
-    /** The engine's limits (RenderOptions' maxLoopIterations, imageLimits, richLimits). */
+    /** The engine's limits (RenderOptions' maxLoopIterations, imageLimits, richLimits, chartLimits). */
     render: {
       maxLoopIterations: v.MAX_LOOP_ITERATIONS,
       maxCellsPerSheet: v.MAX_CELLS_PER_SHEET,
@@ -79,6 +83,10 @@ export const limitSettings = defineSettings({
         maxTableCells: v.RICH_MAX_TABLE_CELLS,
         maxDocuments: v.MAX_SUBDOCUMENTS,
         maxDocumentBytes: v.MAX_TEMPLATE_BYTES,
+      },
+      chartLimits: {
+        maxChartPoints: v.MAX_CHART_POINTS,
+        maxRequestChartPoints: v.MAX_CHART_POINTS_PER_REQUEST,
       },
     },
   }),

@@ -8,6 +8,7 @@
 import type PizZip from 'pizzip';
 import type { RenderRequest } from '@app/contracts';
 import type { ContentWriter } from './docx/content-writer';
+import { CHART_FILTERS } from './charts/chart-writer';
 import { FORMAT_FILTERS } from './format/filters';
 import { SIGNATURE_FILTERS } from './format/signature-fields';
 import { RICH_FILTERS } from './rich/rich-value';
@@ -47,12 +48,18 @@ export interface EnvironmentOptions {
 }
 
 /**
- * The engine's built-ins — Jinja's filters and tests, rich content's (`html`, `markdown`, …) and
- * the formatting filters (Babel's names, num2words, barcodes), signature_field — with the caller's added.
+ * The engine's built-ins — Jinja's filters and tests, rich content's (`html`, `markdown`, …),
+ * the formatting filters (Babel's names, num2words, barcodes) `chart` and signature_field — with the caller's added.
  */
 export function createEnvironment(options: EnvironmentOptions = {}): EngineEnvironment {
   const runtime = jinjaEnvironment({
-    filters: [RICH_FILTERS, FORMAT_FILTERS, SIGNATURE_FILTERS, ...(options.filters ? [options.filters] : [])],
+    filters: [
+      RICH_FILTERS,
+      FORMAT_FILTERS,
+      CHART_FILTERS,
+      SIGNATURE_FILTERS,
+      ...(options.filters ? [options.filters] : []),
+    ],
     tests: options.tests ? [options.tests] : [],
   });
   return Object.freeze({

@@ -81,6 +81,27 @@ export class ImageProcessingError extends TypedError {
   }
 }
 
+/**
+ * `chart(…)` got something that is not chart data, or chart data with a non-numeric value or
+ * series of unequal lengths (422): details name the chart (its tag's expression), the series and
+ * the index, so an author can find the bad value in the JSON.
+ */
+export class ChartDataError extends TypedError {
+  readonly errorType = 'chart_data_error';
+  constructor(
+    message: string,
+    details: {
+      chart: string;
+      series?: number | null;
+      series_name?: string | null;
+      index?: number | null;
+      field?: string;
+    },
+  ) {
+    super(`Chart '${details.chart}': ${message}`, { series: null, index: null, ...details });
+  }
+}
+
 // The request's own errors (InvalidRequestError, MissingTemplateDataError, PayloadTooLargeError)
 // live in @app/contracts beside the request parser; re-exported here for the engine's checks.
 export { InvalidRequestError, MissingTemplateDataError, PayloadTooLargeError } from '@app/contracts';

@@ -21,6 +21,8 @@ export { prepareImages, prepareImage, imageSizeMm, DEFAULT_IMAGE_LIMITS } from '
 export type { PrepareOptions } from './docx/images';
 export type { ImageData, ImageLimits, PreparedImage } from './docx/images';
 export { DEFAULT_RICH_LIMITS } from './rich/limits';
+export { countChartPoints, DEFAULT_CHART_LIMITS } from './charts/chart-data';
+export type { ChartLimits } from './charts/chart-data';
 export type { RichLimits } from './rich/limits';
 export { compileTemplate } from './render';
 export { CompiledTemplates, DEFAULT_COMPILED_TEMPLATES_LIMITS } from './docx/compiled-templates';

@@ -25,6 +25,8 @@ import { DEFAULT_FORMAT_DEFAULTS, parseLocale, parseTimeZone, type FormatDefault
 import { RichWriter, type RichLimits } from './rich/rich-writer';
 import type { ContentWriter } from './docx/content-writer';
 import { defaultEnvironment, type EngineEnvironment } from './environment';
+import { bindChartTags, ChartWriter } from './charts/chart-writer';
+import { countChartPoints, DEFAULT_CHART_LIMITS, type ChartLimits } from './charts/chart-data';
 
 /** The checked request: defined in @app/contracts beside the parser that makes it. */
 export type { RenderRequest };
@@ -83,6 +85,8 @@ export interface RenderOptions {
   packagePasses?: ReadonlyArray<(zip: PizZip) => void>;
   /** Rich content (HTML, Markdown, sub-documents): input length, nesting, tables, documents. */
   richLimits?: Partial<RichLimits>;
+  /** Chart points per chart and per request (MAX_CHART_POINTS, MAX_CHART_POINTS_PER_REQUEST). */
+  chartLimits?: Partial<ChartLimits>;
   /**
    * Templates compiled by earlier renders in this process (the worker keeps one): a template
    * seen before is not compiled again, and one compiled here without errors is kept.
@@ -209,11 +213,16 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
       : {}),
     ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
   };
+  // Chart points are counted over the data before the template is even opened (413).
+  const chartLimits = { ...DEFAULT_CHART_LIMITS, ...options.chartLimits };
+  countChartPoints(request.template_data, chartLimits);
   const pkg = openDocxPackage(template, {
     checked: options.templateChecked === true,
     limits: templateLimits,
   });
   const zip = pkg.zip;
+  // Tags in charts' titles and alternative text, moved where the fill evaluates them (charts/).
+  bindChartTags(zip);
   const images =
     options.preparedImages ??
     prepareImages(request.images, options.imageLimits, { pixelsVerified: options.imagesVerified === true });
@@ -245,7 +254,8 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   const cacheKey = digest && (environment === defaultEnvironment() ? digest : `${digest}#${environment.id}`);
   const compiled = cacheKey ? cache.get(cacheKey) : undefined;
   const plugged = environment.writers.map((make) => make({ zip, state, request }));
-  const module = new JinjaModule(state, imageWriter, pluggedFirst(plugged, rich), compiled);
+  const charts = new ChartWriter(zip, chartLimits);
+  const module = new JinjaModule(state, imageWriter, pluggedFirst([...plugged, charts], rich), compiled);
   // A template compiled before renders without docxtemplater's constructor (render-compiled.ts).
   let doc: Docxtemplater | undefined;
   if (!compiled) {
@@ -271,6 +281,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
   if (undefinedNames.length) throw new UndefinedVariableError(undefinedNames);
   imageWriter.finalize(zip);
   rich.finalize();
+  charts.finalize();
   for (const writer of plugged) writer.finalize?.();
   for (const pass of environment.packagePasses) pass(zip);
   // The caller's passes for this render (the converter's preparation: libs/converters/src/prepare).

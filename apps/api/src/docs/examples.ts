@@ -143,6 +143,10 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
     message: 'options.pdf.pdfua: image "logo" has no alt text; give images.logo.alt or mark it decorative',
     details: { field: 'images.logo.alt', image: 'logo' },
   },
+  chart_data_error: {
+    message: "Chart 'sales': series 1 ('2025') value 3 is not a number: 'n/a'",
+    details: { chart: 'sales', series: 1, series_name: '2025', index: 3, field: 'values' },
+  },
   internal_error: { message: 'Internal server error', details: {} },
   conversion_failed: {
     message: 'The PDF converter is unreachable',

@@ -24,7 +24,14 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkTemplate, formatDefaultsOf, prepareImages, templateWarnings, warningHeader } from '@app/engine';
+import {
+  checkTemplate,
+  countChartPoints,
+  formatDefaultsOf,
+  prepareImages,
+  templateWarnings,
+  warningHeader,
+} from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import {
   extensionOf,
@@ -191,6 +198,8 @@ export class DocumentsController {
       // A logo or signature sent with every request is decoded once per process.
       { decodedBefore: this.decodedImages },
     );
+    // Chart data over MAX_CHART_POINTS: 413 before anything is queued (docs/charts.md).
+    countChartPoints(request.template_data, this.config.limits.render.chartLimits);
 
     if (linter?.enabled) {
       const failed = await this.validate(file, request, linter, req, res);

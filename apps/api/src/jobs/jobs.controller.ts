@@ -30,7 +30,7 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
+import { checkTemplate, countChartPoints, formatDefaultsOf, prepareImages } from '@app/engine';
 import { ApiSettings } from '../config/settings';
 import { publicBaseUrl } from './public-base-url';
 import {
@@ -213,6 +213,8 @@ export class JobsController {
     // Shared images are decoded once (decodedBefore); each item's set is checked whole.
     for (const { request } of parsed.items ?? [{ request: parsed.request }]) {
       prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
+      // Chart data over MAX_CHART_POINTS: 413 before anything is queued (docs/charts.md).
+      countChartPoints(request.template_data, this.config.limits.render.chartLimits);
     }
     return { parsed, digest };
   }

@@ -4,6 +4,7 @@
  * (what docxtpl's get_undeclared_template_variables and docxtemplater's Inspect module give).
  */
 import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
+import { bindChartTags, boundChartShape } from '../charts/chart-writer';
 import { dataJsonSchema, dataSkeleton } from './data-skeleton';
 import { templateOutline } from './template-outline';
 import type { TemplateInspection } from './inspection-schema';
@@ -17,10 +18,39 @@ const PLACEHOLDER_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
 export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits> = {}): TemplateInspection {
-  const outline = templateOutline(checkDocxTemplate(template, limits));
+  const zip = checkDocxTemplate(template, limits);
+  // Bound charts' tags are read where the fill evaluates them (charts/chart-writer.ts).
+  const bound = bindChartTags(zip);
+  const charts = bound.map((c) => {
+    const shape = boundChartShape(zip, c);
+    const series = Array.from({ length: Math.max(1, shape.template_series) }, (_, i) => ({
+      name: `Series ${i + 1}`,
+      values: [1, 2, 3],
+      ...(shape.xy ? { x: [1, 2, 3] } : {}),
+    }));
+    return {
+      expression: c.expression.split(',')[0].trim(),
+      bound_by: c.via,
+      part: c.part,
+      chart_part: c.chartPath,
+      kind: shape.kind,
+      template_series: shape.template_series,
+      data_shape: {
+        categories: ['A', 'B', 'C'],
+        series,
+        title: 'optional',
+        x_title: 'optional',
+        y_title: 'optional',
+      },
+    };
+  });
+  const outline = templateOutline(zip);
   const found = templateVariables(outline);
   const placeholders = new Set(found.images.filter((i) => i.kind === 'placeholder').map((i) => i.name));
   const images: Record<string, unknown> = {};
+  const skeleton = dataSkeleton(found.variables, placeholders);
+  // A chart bound to a top-level name: the skeleton holds chart data there, not text.
+  for (const c of charts) if (/^[A-Za-z_]\w*$/.test(c.expression)) skeleton[c.expression] = c.data_shape;
   for (const name of placeholders) images[name] = { data: PLACEHOLDER_PNG, width_mm: 40 };
   return {
     variables: found.variables.map(({ segments: _segments, ...v }) => v),
@@ -34,7 +64,8 @@ export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits
         location: t.location,
       })),
     ),
-    skeleton: { template_data: dataSkeleton(found.variables, placeholders), images },
+    charts,
+    skeleton: { template_data: skeleton, images },
     json_schema: dataJsonSchema(found.variables, placeholders),
     summary: {
       tags: outline.tags.length,
@@ -42,6 +73,7 @@ export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits
       loops: found.loops.length,
       conditions: found.conditions.length,
       images: found.images.length,
+      charts: charts.length,
       parts: [...new Set(outline.paragraphs.map((p) => p.part))],
     },
   };

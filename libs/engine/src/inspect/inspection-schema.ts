@@ -7,6 +7,7 @@ import { type Static, Type } from '@sinclair/typebox';
 import { TemplateLocationSchema } from './template-outline';
 
 const strings = () => Type.Array(Type.String());
+const anyObject = (options: object = {}) => Type.Record(Type.String(), Type.Unknown(), options);
 const oneOf = <T extends readonly string[]>(values: T) => Type.Union(values.map((v) => Type.Literal(v)));
 const VARIABLE_USAGES = ['printed', 'looped', 'tested', 'image', 'rich', 'computed'] as const;
 export type VariableUsage = (typeof VARIABLE_USAGES)[number];
@@ -66,7 +67,21 @@ export const TemplateSignatureFieldSchema = Type.Object({
 });
 export type TemplateSignatureField = Static<typeof TemplateSignatureFieldSchema>;
 
-const anyObject = (options: object = {}) => Type.Record(Type.String(), Type.Unknown(), options);
+export const TemplateChartSchema = Type.Object({
+  /** The tag's data expression: `sales`, `item.history`. */
+  expression: Type.String({ example: 'sales' }),
+  /** Where the tag is: the chart's title or its alternative text. */
+  bound_by: oneOf(['title', 'alt_text'] as const),
+  part: Type.String(),
+  chart_part: Type.String({ example: 'word/charts/chart1.xml' }),
+  /** `Line chart`, `Clustered column chart`, `Column and line chart`. */
+  kind: Type.String(),
+  /** Series the template's chart has (more in the data copy the last one's style). */
+  template_series: Type.Integer(),
+  /** The data it expects, with the template's own series count (scatter: `x` per series). */
+  data_shape: anyObject(),
+});
+export type TemplateChart = Static<typeof TemplateChartSchema>;
 
 export const TemplateInspectionSchema = Type.Object(
   {
@@ -75,6 +90,8 @@ export const TemplateInspectionSchema = Type.Object(
     conditions: Type.Array(TemplateConditionSchema),
     images: Type.Array(TemplateImageSchema),
     signature_fields: Type.Array(TemplateSignatureFieldSchema),
+    /** Charts of the template bound to data by `{{ chart(…) }}` (docs/charts.md). */
+    charts: Type.Array(TemplateChartSchema),
     /** A request a caller can fill in: `template_data` and, for image placeholders, `images`. */
     skeleton: Type.Object({ template_data: anyObject(), images: anyObject() }),
     json_schema: anyObject({ description: 'JSON Schema (2020-12) of template_data' }),
@@ -84,6 +101,7 @@ export const TemplateInspectionSchema = Type.Object(
       loops: Type.Integer(),
       conditions: Type.Integer(),
       images: Type.Integer(),
+      charts: Type.Integer(),
       parts: strings(),
     }),
   },

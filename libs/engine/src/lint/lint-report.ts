@@ -46,7 +46,7 @@ const FINDING = {
   code: Type.String({
     description:
       'Ours, precise: syntax_error, unknown_tag, unknown_filter, unknown_test, unclosed_block, mismatched_block, ' +
-      'tag_not_closed, tag_split_across_cells, tag_split_unjoinable, block_crosses_table_cells, bad_signature_field; warnings: ' +
+      'tag_not_closed, tag_split_across_cells, tag_split_unjoinable, block_crosses_table_cells, bad_signature_field, chart_tag_not_on_chart; warnings: ' +
       'similar_variable_name, image_without_image, image_placeholder_not_alone, dash_in_name, tag_split_across_paragraphs',
   }),
   /** Ours: the tag as written. */

@@ -8,6 +8,7 @@
  */
 import { signatureFieldCalls } from '../inspect/signature-field-calls';
 import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
+import { bindChartTags, misplacedChartTags } from '../charts/chart-writer';
 import type { TemplateProblem } from '../errors';
 import { defaultEnvironment, type EngineEnvironment } from '../environment';
 import type { Environment } from '../runtime/ops';
@@ -463,6 +464,9 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
   // One package for both: the outline reads the parts as they are, then the compile passes mark
   // their tags in place.
   const zip = checkDocxTemplate(template, options.limits);
+  // Chart tags on drawings that are not charts fill nothing; bound ones are linted where the fill moves them.
+  const misplacedCharts = misplacedChartTags(zip);
+  bindChartTags(zip);
   const outline = templateOutline(zip);
   const environment = options.environment ?? defaultEnvironment();
   const { problems } = compileProblems(zip, environment);
@@ -497,6 +501,20 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
       location: null,
     });
   errors.push(...signatureFieldErrors(outline));
+  for (const m of misplacedCharts)
+    errors.push({
+      error_type: 'document_error',
+      line_number: null,
+      column: null,
+      message: `${m.tag} is in the alternative text of '${m.drawing}', which is not a chart: nothing would be filled`,
+      context: null,
+      tag_name: 'expression',
+      suggestion:
+        "Insert a chart (Insert > Chart in Word or LibreOffice) and put the tag in its title or alternative text, or write {{ chart(data, type='line') }} in a paragraph for a new chart",
+      code: 'chart_tag_not_on_chart',
+      tag: m.tag,
+      location: { part: m.part, paragraph: 0, line: 0, table: null },
+    });
   errors.sort((a, b) => (a.line_number ?? 0) - (b.line_number ?? 0) || (a.column ?? 0) - (b.column ?? 0));
   const warnings = warningsOf(outline, options);
   const text = outline.paragraphs.map((p) => p.text).join('\n');

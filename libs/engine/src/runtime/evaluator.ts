@@ -126,6 +126,15 @@ function globalFn(name: string, st: RenderState): Value | undefined {
         fn(st, args[0] ?? new Undefined('name'), args.slice(1), kwargs),
       );
     }
+    case 'chart': {
+      // `{{ chart(sales, type='line') }}` (docs/charts.md): the `chart` filter of the render's
+      // environment called as a function, as num2words is.
+      const fn = st.environment.filters.chart;
+      if (!fn) return undefined;
+      return new Callable('chart', (args, kwargs) =>
+        fn(st, args[0] ?? new Undefined('chart data'), args.slice(1), kwargs),
+      );
+    }
     case 'joiner':
       return new Callable('joiner', (args) => {
         let used = false;
