@@ -60,7 +60,7 @@ export const documentsControllerProcess = <ThrowOnError extends boolean = false>
 /**
  * Submit a document or a batch; come back for the result (or get a webhook)
  *
- * The form of /api/v1/process-template-document (legacy `data`, enhanced `request_data`, v1.6 fields), plus `webhook_url` (form field or request_data key), `request_data.batch` (items of template_data, images, filename) and `request_data.output` ("zip" or "merged"). Template, image, batch and webhook URL errors answer now; everything else becomes the job's typed error. See docs/jobs.md.
+ * The form of /api/v1/process-template-document (legacy `data`, enhanced `request_data`, v1.6 fields), plus `webhook_url` (form field or request_data key), `request_data.batch` (items of template_data, images, filename), `request_data.output` ("zip" or "merged") and `request_data.deliver_to` (pre-signed PUT URLs the result is uploaded to). Template, image, batch, webhook URL and deliver_to errors answer now; everything else becomes the job's typed error. See docs/jobs.md.
  */
 export const jobsControllerSubmit = <ThrowOnError extends boolean = false>(options: Options<JobsControllerSubmitData, ThrowOnError>) => (options.client ?? client).post<JobsControllerSubmitResponses, JobsControllerSubmitErrors, ThrowOnError>({
     ...formDataBodySerializer,

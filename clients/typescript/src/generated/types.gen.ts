@@ -60,7 +60,7 @@ export type ImageOutputOptions = {
 };
 
 /**
- * How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields; encryption, watermark, prepend, append, attachments and facturx are done on the PDF afterwards, the same for both: docs/pdf.md). An unknown field or a bad value: 400 invalid_request_structure naming it.
+ * How the PDF is written, on both converters (LibreOffice export filter, Gotenberg 8 form fields; encryption, watermark, prepend, append, attachments, facturx and signature are done on the PDF afterwards, the same for both: docs/pdf.md). An unknown field or a bad value: 400 invalid_request_structure naming it.
  */
 export type PdfOptions = {
     /**
@@ -167,6 +167,41 @@ export type PdfOptions = {
         xml: string;
         profile: 'MINIMUM' | 'BASIC WL' | 'BASIC' | 'EN 16931' | 'EXTENDED' | 'XRECHNUNG';
     };
+    /**
+     * A PAdES signature with the operator's profile, applied last (after watermark, prepend/append, attachments and Factur-X). Every signature_field of the template not signed stays an empty signature field. Not with `encryption`, and only for a PDF output: 400 (docs/pdf.md).
+     */
+    signature?: {
+        /**
+         * The operator's signing profile (docs/configuration.md); keys never travel in requests. Unknown: 400.
+         */
+        profile: string;
+        /**
+         * PAdES baseline level; default B-T when the profile has a time-stamping authority, else B-B.
+         */
+        level?: 'B-B' | 'B-T' | 'B-LT' | 'B-LTA';
+        /**
+         * Why the document is signed (/Reason).
+         */
+        reason?: string;
+        /**
+         * Where it is signed (/Location).
+         */
+        location?: string;
+        /**
+         * The signer's contact (/ContactInfo).
+         */
+        contact_info?: string;
+        /**
+         * The template's {{ signature_field('name') }} signed with a visible appearance; without it the signature is invisible. A name the document does not hold: 422 signature_field_not_found.
+         */
+        field?: string;
+        appearance?: {
+            /**
+             * A PNG, base64 (a handwritten signature or a seal), drawn in the field beside the signer, date and reason
+             */
+            image: string;
+        };
+    };
 };
 
 /**
@@ -188,9 +223,9 @@ export type RenderOptions = {
      */
     undefined?: 'empty' | 'strict' | 'debug' | 'property_missing';
     /**
-     * `pdf` (default); `docx`: the filled Word document without conversion; `odt`; `html` (one self-contained file, pictures as data: URIs); `txt` (UTF-8, paragraphs separated by blank lines); `png` / `jpeg`: pages of the PDF the same request gives (options.image). odt, html and txt need the embedded LibreOffice pool: on a Gotenberg-only worker they are 400 unsupported_output (docs/outputs.md).
+     * `pdf` (default); `docx`: the filled Word document without conversion; `odt`; `html` (one self-contained file, pictures as data: URIs); `txt` (UTF-8, paragraphs separated by blank lines); `png` / `jpeg`: pages of the PDF the same request gives (options.image). odt, html and txt need the embedded LibreOffice pool: on a Gotenberg-only worker they are 400 unsupported_output (docs/outputs.md). A spreadsheet template (.xlsx): `pdf`, `png`, `jpeg`, `xlsx` (the filled workbook) or `ods` (docs/spreadsheets-and-slides.md).
      */
-    output?: 'pdf' | 'docx' | 'odt' | 'html' | 'txt' | 'png' | 'jpeg';
+    output?: 'pdf' | 'docx' | 'odt' | 'html' | 'txt' | 'png' | 'jpeg' | 'xlsx' | 'ods';
     image?: ImageOutputOptions;
     pdf?: PdfOptions;
     /**
@@ -291,8 +326,21 @@ export type BatchItem = {
     filename?: string;
 };
 
+export type DeliveryTarget = {
+    /**
+     * A pre-signed PUT URL (S3, Google Cloud Storage, Azure Blob Storage): http or https, public addresses only unless DELIVERY_ALLOWED_HOSTS lists its host. Its query (the signature) is never logged or shown.
+     */
+    url: string;
+    /**
+     * Sent with the PUT (e.g. Azure's `x-ms-blob-type: BlockBlob`). At most 32, 8 KiB in all; no CR/LF, no Host, Content-Type, Content-Length, Expect or hop-by-hop headers (Connection, Keep-Alive, Transfer-Encoding, TE, Trailer, Upgrade, Proxy-*).
+     */
+    headers?: {
+        [key: string]: string;
+    };
+};
+
 /**
- * The JSON text of `request_data` for POST /api/v1/jobs (and a batch on the synchronous endpoint): an EnhancedRequest plus batch, output and webhook_url. Unknown fields are refused.
+ * The JSON text of `request_data` for POST /api/v1/jobs (and a batch on the synchronous endpoint): an EnhancedRequest plus batch, output, webhook_url and deliver_to. Unknown fields are refused.
  */
 export type JobRequest = {
     /**
@@ -331,6 +379,15 @@ export type JobRequest = {
      * As the form field webhook_url (the same value if both are sent).
      */
     webhook_url?: string;
+    /**
+     * Where the worker PUTs the result once stored (the job's result, ZIP or merged PDF), or `items`: one URL per batch item. Retried with exponential backoff (DELIVERY_RETRIES); the status shows `delivery`; the webhook follows the delivery. Errors: 400 invalid_deliver_to. See docs/jobs.md, "Delivery".
+     */
+    deliver_to?: DeliveryTarget | {
+        /**
+         * One target per item of `batch`, in order (as many as there are items); output "zip" only.
+         */
+        items: Array<DeliveryTarget>;
+    };
 };
 
 /**
@@ -338,7 +395,7 @@ export type JobRequest = {
  */
 export type ErrorBody = {
     status: 'error';
-    error_type: 'invalid_request_structure' | 'missing_template_data' | 'missing_file' | 'invalid_template' | 'image_processing_error' | 'invalid_webhook_url' | 'unsupported_output' | 'not_found' | 'job_not_found' | 'method_not_allowed' | 'job_not_finished' | 'payload_too_large' | 'template_syntax_error' | 'undefined_variable' | 'template_runtime_error' | 'invalid_pdf_input' | 'invalid_einvoice' | 'page_out_of_range' | 'missing_alt_text' | 'internal_error' | 'conversion_failed' | 'service_unavailable' | 'processing_timeout';
+    error_type: 'invalid_request_structure' | 'missing_template_data' | 'missing_file' | 'invalid_template' | 'image_processing_error' | 'invalid_webhook_url' | 'invalid_deliver_to' | 'unknown_signing_profile' | 'unsupported_output' | 'signing_not_configured' | 'not_found' | 'job_not_found' | 'method_not_allowed' | 'job_not_finished' | 'payload_too_large' | 'template_syntax_error' | 'undefined_variable' | 'template_runtime_error' | 'invalid_pdf_input' | 'invalid_einvoice' | 'signature_field_not_found' | 'signing_certificate_invalid' | 'page_out_of_range' | 'missing_alt_text' | 'chart_data_error' | 'internal_error' | 'conversion_failed' | 'signing_service_failed' | 'service_unavailable' | 'processing_timeout';
     /**
      * Human-readable description
      */
@@ -386,7 +443,7 @@ export type LintError = {
     tag_name: string | null;
     suggestion: string | null;
     /**
-     * Ours, precise: syntax_error, unknown_tag, unknown_filter, unknown_test, unclosed_block, mismatched_block, tag_not_closed, tag_split_across_cells, tag_split_unjoinable, block_crosses_table_cells; warnings: similar_variable_name, image_without_image, image_placeholder_not_alone, dash_in_name, tag_split_across_paragraphs
+     * Ours, precise: syntax_error, unknown_tag, unknown_filter, unknown_test, unclosed_block, mismatched_block, tag_not_closed, tag_split_across_cells, tag_split_unjoinable, block_crosses_table_cells, bad_signature_field, chart_tag_not_on_chart; warnings: similar_variable_name, image_without_image, image_placeholder_not_alone, dash_in_name, tag_split_across_paragraphs
      */
     code: string;
     /**
@@ -417,7 +474,7 @@ export type LintWarning = {
     tag_name: string | null;
     suggestion: string | null;
     /**
-     * Ours, precise: syntax_error, unknown_tag, unknown_filter, unknown_test, unclosed_block, mismatched_block, tag_not_closed, tag_split_across_cells, tag_split_unjoinable, block_crosses_table_cells; warnings: similar_variable_name, image_without_image, image_placeholder_not_alone, dash_in_name, tag_split_across_paragraphs
+     * Ours, precise: syntax_error, unknown_tag, unknown_filter, unknown_test, unclosed_block, mismatched_block, tag_not_closed, tag_split_across_cells, tag_split_unjoinable, block_crosses_table_cells, bad_signature_field, chart_tag_not_on_chart; warnings: similar_variable_name, image_without_image, image_placeholder_not_alone, dash_in_name, tag_split_across_paragraphs
      */
     code: string;
     /**
@@ -497,6 +554,24 @@ export type TemplateInspection = {
         name: string;
         location: TemplateLocation;
     }>;
+    signature_fields: Array<{
+        name: string | null;
+        width_mm: number | null;
+        height_mm: number | null;
+        tag: string;
+        location: TemplateLocation;
+    }>;
+    charts: Array<{
+        expression: string;
+        bound_by: 'title' | 'alt_text';
+        part: string;
+        chart_part: string;
+        kind: string;
+        template_series: number;
+        data_shape: {
+            [key: string]: unknown;
+        };
+    }>;
     skeleton: {
         template_data: {
             [key: string]: unknown;
@@ -517,6 +592,7 @@ export type TemplateInspection = {
         loops: number;
         conditions: number;
         images: number;
+        charts: number;
         parts: Array<string>;
     };
 };
@@ -572,6 +648,23 @@ export type JobStatus = {
      * Once completed
      */
     result_url?: string;
+    /**
+     * Present when the job was submitted with deliver_to
+     */
+    delivery?: {
+        /**
+         * pending until the PUT succeeded (delivered) or the last attempt failed (failed)
+         */
+        status: 'pending' | 'delivered' | 'failed';
+        /**
+         * PUT attempts so far (at most DELIVERY_RETRIES)
+         */
+        attempts: number;
+        /**
+         * The last failed attempt's reason (an HTTP status or a network error); null if none
+         */
+        last_error: string | null;
+    };
     error?: ErrorBody;
 };
 
@@ -589,6 +682,23 @@ export type WebhookEvent = {
          */
         result_url: string;
         error?: ErrorBody;
+        /**
+         * Present when the job was submitted with deliver_to
+         */
+        delivery?: {
+            /**
+             * pending until the PUT succeeded (delivered) or the last attempt failed (failed)
+             */
+            status: 'pending' | 'delivered' | 'failed';
+            /**
+             * PUT attempts so far (at most DELIVERY_RETRIES)
+             */
+            attempts: number;
+            /**
+             * The last failed attempt's reason (an HTTP status or a network error); null if none
+             */
+            last_error: string | null;
+        };
     };
 };
 
@@ -800,7 +910,7 @@ export type DocumentsControllerProcessResponses = {
     /**
      * With linter_options and a template that fails validation: the seed system's report (JSON, or the PDF report with response_format "pdf")
      *
-     * The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg; several page images: a ZIP)
+     * The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg, xlsx, ods; several page images: a ZIP)
      */
     200: Blob | File;
 };
@@ -818,7 +928,7 @@ export type JobsControllerSubmitData = {
          */
         data?: string;
         /**
-         * As for /api/v1/process-template-document, plus: `batch` (a list of at most MAX_BATCH_ITEMS items, each `{"template_data": {…}, "images"?: {…}, "filename"?: "…"}`; top-level `images` are shared by every item, `template_data` may then be left out), `output` ("zip", the default for a batch: one file per item named by its filename or its index; or "merged": one PDF, items in order) and `webhook_url`. Schema: #/components/schemas/JobRequest (items: #/components/schemas/BatchItem).
+         * As for /api/v1/process-template-document, plus: `batch` (a list of at most MAX_BATCH_ITEMS items, each `{"template_data": {…}, "images"?: {…}, "filename"?: "…"}`; top-level `images` are shared by every item, `template_data` may then be left out), `output` ("zip", the default for a batch: one file per item named by its filename or its index; or "merged": one PDF, items in order), `webhook_url` and `deliver_to` (`{"url": "<pre-signed PUT URL>", "headers"?: {…}}`, or `{"items": [...]}` one per item of a ZIP batch). Schema: #/components/schemas/JobRequest (items: #/components/schemas/BatchItem).
          */
         request_data?: string;
         /**
@@ -853,7 +963,7 @@ export type JobsControllerSubmitData = {
 
 export type JobsControllerSubmitErrors = {
     /**
-     * Request, template-file, image, batch item or webhook_url (invalid_webhook_url) error
+     * Request, template-file, image, batch item, webhook_url (invalid_webhook_url) or deliver_to (invalid_deliver_to) error
      */
     400: ErrorBody;
     /**
@@ -961,6 +1071,23 @@ export type JobsControllerStatusResponses = {
          * Once completed
          */
         result_url?: string;
+        /**
+         * Present when the job was submitted with deliver_to
+         */
+        delivery?: {
+            /**
+             * pending until the PUT succeeded (delivered) or the last attempt failed (failed)
+             */
+            status: 'pending' | 'delivered' | 'failed';
+            /**
+             * PUT attempts so far (at most DELIVERY_RETRIES)
+             */
+            attempts: number;
+            /**
+             * The last failed attempt's reason (an HTTP status or a network error); null if none
+             */
+            last_error: string | null;
+        };
         error?: ErrorBody;
     };
 };
