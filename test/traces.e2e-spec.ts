@@ -164,9 +164,10 @@ it('one request is one trace across the API and the worker, parented, its ids in
 
   const fill = one(spans, 'fill');
   const convert = one(spans, 'convert');
-  const finish = one(spans, 'finish');
-  expect([fill, convert, finish].map((s) => s.parentSpanId)).toEqual([job.spanId, job.spanId, job.spanId]);
-  expect(finish.attributes.step).toBe('pdf_finish');
+  // One span per finishing step that applies: the signature places' (always) and the watermark's.
+  const finishes = spans.filter((s) => s.name === 'finish');
+  expect(finishes.map((s) => s.attributes.step).sort()).toEqual(['pdf_finish', 'signature_places']);
+  expect([fill, convert, ...finishes].map((s) => s.parentSpanId)).toEqual(Array(4).fill(job.spanId));
   // The table went in parts: each part a span under the conversion.
   const parts = spans.filter((s) => s.name === 'convert part');
   expect(parts.length).toBeGreaterThanOrEqual(2);
