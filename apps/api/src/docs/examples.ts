@@ -69,7 +69,13 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
       range: 'private',
     },
   },
+  unauthorized: { message: 'A valid API key is required (Authorization: Bearer <key>)', details: {} },
+  forbidden: {
+    message: "This API key lacks the scope 'templates:write'",
+    details: { required_scope: 'templates:write' },
+  },
   not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
+  template_not_found: { message: 'No such template', details: {} },
   job_not_found: { message: 'No job has this id, or its result has expired', details: {} },
   job_not_finished: {
     message: 'The job is not finished yet',
