@@ -13,6 +13,8 @@ import { InspectModule } from './inspect/inspect.module';
 import { LintModule } from './lint/lint.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { VersionModule } from './version/version.module';
+import { StoreModule } from './store/store.module';
+import { TemplatesModule } from './templates/templates.module';
 
 @Module({})
 export class AppModule {
@@ -24,12 +26,14 @@ export class AppModule {
         ConfigModule.forRoot(settings),
         LoggingModule,
         MetricsModule,
+        StoreModule,
         HealthModule,
         DocumentsModule,
         JobsModule,
         LintModule,
         InspectModule,
         VersionModule,
+        TemplatesModule,
         ...(settings.http.playground ? [PlaygroundModule] : []),
         BoardModule,
       ],

@@ -25,3 +25,4 @@ export * from './request-errors';
 export * from './json-numbers';
 export * from './request/pdf-options-check';
 export * from './settings';
+export * from './payload/templates';

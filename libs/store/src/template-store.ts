@@ -85,7 +85,7 @@ export class TemplateStore {
   readonly pool: Pool;
 
   constructor(
-    settings: StoreSettings & { url: string },
+    settings: Pick<StoreSettings, 'poolSize' | 'timeoutMs'> & { url: string },
     private readonly retryAfterSeconds = 2,
   ) {
     this.pool = new Pool({

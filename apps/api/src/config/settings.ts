@@ -7,6 +7,7 @@ import { defineSettings, HOST_SETTING, loadSettings, Setting, type SettingsOf } 
 import { limitSettings, requestDefaultSettings } from '@app/contracts';
 import { loggingSettings } from '@app/logging';
 import { jobSettings, queueSettings, redisSettings } from '@app/queue';
+import { storeSettings } from '@app/store';
 
 export const httpSettings = defineSettings({
   variables: {
@@ -45,6 +46,7 @@ export const API_SETTINGS = {
   limits: limitSettings,
   defaults: requestDefaultSettings,
   logging: loggingSettings,
+  store: storeSettings,
 };
 
 /**

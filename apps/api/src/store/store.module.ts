@@ -1,0 +1,11 @@
+import { Global, Module } from '@nestjs/common';
+import { ApiKeyGuard } from './api-key.guard';
+import { TemplateStoreProvider } from './template-store.provider';
+
+/** The template store and the API-key guard, for every module (the guard sits on many routes). */
+@Global()
+@Module({
+  providers: [TemplateStoreProvider, ApiKeyGuard],
+  exports: [TemplateStoreProvider, ApiKeyGuard],
+})
+export class StoreModule {}
