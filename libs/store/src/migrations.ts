@@ -71,7 +71,8 @@ export const MIGRATIONS: readonly Migration[] = [
   { name: '0002-metadata-and-key-use', sql: METADATA_AND_KEY_USE },
 ];
 
-function storage(pool: Pool): UmzugStorage {
+/** On the migrating connection: a pool of one must not wait for a second connection. */
+function storage(pool: PoolClient): UmzugStorage {
   return {
     async executed() {
       await pool.query(
@@ -112,7 +113,7 @@ export async function migrate(pool: Pool, to?: string): Promise<string[]> {
     await client.query('SELECT pg_advisory_lock($1)', [MIGRATION_LOCK]);
     const umzug = new Umzug({
       migrations: MIGRATIONS.map((m) => ({ name: m.name, up: () => runInTransaction(client, m) })),
-      storage: storage(pool),
+      storage: storage(client),
       logger: undefined,
     });
     const ran = await umzug.up(to ? { to } : {});
