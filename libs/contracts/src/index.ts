@@ -26,3 +26,4 @@ export * from './json-numbers';
 export * from './request/pdf-options-check';
 export * from './settings';
 export * from './payload/templates';
+export * from './request/template-source';
