@@ -94,7 +94,10 @@ export function converterUnavailableError(
 /** No API key (Authorization: Bearer …), or one the service does not know. */
 export class UnauthorizedError extends TypedError {
   readonly errorType = 'unauthorized';
-  constructor(message = 'A valid API key is required (Authorization: Bearer <key>)', details: ErrorDetails = {}) {
+  constructor(
+    message = 'A valid API key is required (Authorization: Bearer <key>)',
+    details: ErrorDetails = {},
+  ) {
     super(message, details);
   }
 }

@@ -61,8 +61,11 @@ export interface NewTemplate extends NewVersion {
 /** What a render by id needs: the job carries these, never the bytes. */
 export interface ResolvedTemplate {
   templateId: string;
+  name: string;
   version: number;
+  /** SHA-256 of the .docx, hex. */
   digest: string;
+  size: number;
 }
 
 export interface ListQuery {
@@ -393,8 +396,9 @@ export class TemplateStore {
   async resolve(namespace: string, id: string, version?: number): Promise<ResolvedTemplate> {
     if (!UUID.test(id)) throw new TemplateNotFoundError();
     const { rows } = await this.guard(() =>
-      this.pool.query<{ number: number; digest: string }>(
-        `SELECT v.number, v.digest FROM templates t JOIN template_versions v ON v.template_id = t.id
+      this.pool.query<{ number: number; digest: string; name: string; size: number }>(
+        `SELECT v.number, v.digest, t.name, c.size FROM templates t
+         JOIN template_versions v ON v.template_id = t.id JOIN template_contents c USING (digest)
          WHERE t.id = $1 AND t.namespace = $2 AND NOT t.deleted AND v.number = coalesce($3, t.current_version)`,
         [id, namespace, version ?? null],
       ),
@@ -407,7 +411,8 @@ export class TemplateStore {
         version === undefined ? {} : { version },
       );
     }
-    return { templateId: id, version: rows[0].number, digest: rows[0].digest };
+    const r = rows[0];
+    return { templateId: id, name: r.name, version: r.number, digest: r.digest, size: r.size };
   }
 
   /** The bytes of a stored .docx by its digest (the worker, on a cache miss). */
@@ -415,7 +420,10 @@ export class TemplateStore {
     const { rows } = await this.guard(() =>
       this.pool.query<{ bytes: Buffer }>('SELECT bytes FROM template_contents WHERE digest = $1', [digest]),
     );
-    if (!rows[0]) throw new TemplateNotFoundError('The template version is no longer stored', { digest });
+    // Content-addressed: bytes that do not hash to their digest are not handed to a render.
+    if (!rows[0] || sha256Hex(rows[0].bytes) !== digest) {
+      throw new TemplateNotFoundError('The template version is no longer stored', { digest });
+    }
     return rows[0].bytes;
   }
 }

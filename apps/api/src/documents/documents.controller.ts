@@ -60,6 +60,9 @@ import { LintReportService } from '../lint/lint-report.service';
 import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
 import { VALIDATION_FAILED_REF } from '../docs/answer-schemas';
 import { ErrorResponse } from '../docs/error-response';
+import { AcceptsKey } from '../store/api-key.guard';
+import { type StoredTemplate, StoredTemplates, uploadOf } from '../store/stored-templates';
+import { templateSourceOf } from '@app/contracts';
 
 /** Every content type the endpoint answers a document with (docs/outputs.md). */
 const RESULT_MEDIA = [...Object.values(OUTPUT_MEDIA).map((m) => m.contentType), PAGE_IMAGES_ZIP.contentType];
@@ -74,6 +77,7 @@ export class DocumentsController {
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
     private readonly jobs: JobsService,
+    private readonly storedTemplates: StoredTemplates,
   ) {}
 
   @Post('process-template-document')
@@ -127,6 +131,7 @@ export class DocumentsController {
   )
   @ErrorResponse(504, 'No result within JOB_TIMEOUT_MS')
   @HttpCode(200)
+  @AcceptsKey()
   @UseInterceptors(FileInterceptor('file'))
   async process(
     @Req() req: Request,
@@ -141,7 +146,11 @@ export class DocumentsController {
         },
       );
     }
-    if (!file) throw new MissingFileError();
+    // The template: the upload, or a stored one by template_id (docs/templates.md).
+    const source = templateSourceOf(req.body as Record<string, unknown> | undefined, file !== undefined);
+    const stored =
+      source.kind === 'stored' ? await this.storedTemplates.resolve(req, source, res) : undefined;
+    if (!file && !stored) throw new MissingFileError();
     // The render form, and request_data.batch (docs/jobs.md), which runs as a job awaited here.
     const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.limits.jsonDepth,
@@ -159,9 +168,12 @@ export class DocumentsController {
         },
       );
     }
-    if (parsed.items) return this.batch(req, res, file, parsed);
+    if (parsed.items) return this.batch(req, res, file ?? (await uploadOf(stored!)), parsed, stored);
     const { request, options, linter } = parsed;
-    const templateDigest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    // A stored template was checked at its upload.
+    const templateDigest = stored
+      ? stored.queueDigest
+      : this.checkedTemplates.ensure(file!.buffer, checkDocxTemplate);
     prepareImages(
       request.images,
       {
@@ -174,18 +186,29 @@ export class DocumentsController {
     );
 
     if (linter?.enabled) {
-      const failed = await this.validate(file, request, linter, req, res);
+      const failed = await this.validate(file ?? (await uploadOf(stored!)), request, linter, req, res);
       if (failed) return failed;
     }
 
     const output = options.output ?? 'pdf';
-    const filename = outputFilename(file.originalname, outputExtension(output, options.image));
+    const originalName = file ? file.originalname : `${stored!.name}.docx`;
+    const filename = outputFilename(originalName, outputExtension(output, options.image));
     // Passwords and files of options.pdf ride in the request payload, never in the job data.
     const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
       {
         requestId: requestIdOf(req),
-        template: file.buffer,
+        // By id: the bytes come from PostgreSQL only when Redis lacks them.
+        template: stored ? { size: stored.size, load: stored.load } : file!.buffer,
+        ...(stored
+          ? {
+              storedTemplate: {
+                templateId: stored.templateId,
+                version: stored.version,
+                digest: stored.digest,
+              },
+            }
+          : {}),
         filename,
         request: renderPayload(request, pdfFinish),
         templateChecked: true,
@@ -199,7 +222,7 @@ export class DocumentsController {
     return new StreamableFile(result.body, {
       type: result.contentType || OUTPUT_MEDIA[output].contentType,
       disposition: contentDisposition(
-        result.contentType ? outputFilename(file.originalname, extensionOf(result.contentType)) : filename,
+        result.contentType ? outputFilename(originalName, extensionOf(result.contentType)) : filename,
       ),
       length: result.body.length,
     });
@@ -214,8 +237,9 @@ export class DocumentsController {
     res: Response,
     file: UploadedTemplate,
     parsed: ParsedJobRequest,
+    stored?: StoredTemplate,
   ): Promise<StreamableFile> {
-    const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    const digest = stored ? stored.queueDigest : this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,
@@ -224,7 +248,9 @@ export class DocumentsController {
     for (const { request } of parsed.items!)
       prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
     const hangUp = hangUpSignal(res);
-    const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config.defaults));
+    const jobId = await this.jobs.submit(
+      jobInput(req, file, parsed, digest, '', this.config.defaults, stored),
+    );
     // Answered here (or given up): the job and its result are kept for nobody else.
     const result = await this.jobs
       .waitForResult(jobId, this.config.queue.jobTimeoutMs, hangUp)

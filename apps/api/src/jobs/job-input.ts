@@ -25,6 +25,8 @@ export function jobInput(
   digest: string,
   baseUrl: string,
   defaults: ApiSettings['defaults'],
+  /** A render by id: the stored version, recorded with the job (template_version in its status). */
+  stored?: { templateId: string; version: number; digest: string },
 ): JobInput {
   const format = parsed.options.output ?? 'pdf';
   const [pdfShape, pdfFinish] = splitPdfOptions(parsed.options.pdf);
@@ -50,5 +52,8 @@ export function jobInput(
     options: renderJobOptions(parsed.options, pdfShape, defaults),
     ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
     baseUrl,
+    ...(stored
+      ? { storedTemplate: { templateId: stored.templateId, version: stored.version, digest: stored.digest } }
+      : {}),
   };
 }

@@ -29,7 +29,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, formatDefaultsOf, prepareImages } from '@app/engine';
+import { checkDocxTemplate, digestOf, formatDefaultsOf, prepareImages } from '@app/engine';
+import { templateSourceOf } from '@app/contracts';
+import { AcceptsKey } from '../store/api-key.guard';
+import { StoredTemplates, uploadOf } from '../store/stored-templates';
 import { ApiSettings } from '../config/settings';
 import {
   checkWebhookUrl,
@@ -69,6 +72,7 @@ export class JobsController {
     private readonly config: ApiSettings,
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
+    private readonly storedTemplates: StoredTemplates,
   ) {
     this.allowedHosts = parseAllowedHosts(config.jobs.webhookAllowedHosts);
   }
@@ -94,16 +98,25 @@ export class JobsController {
   @ErrorResponse(413, 'Template, field, image, or more than MAX_BATCH_ITEMS items')
   @ErrorResponse(503, 'Redis unreachable')
   @HttpCode(202)
+  @AcceptsKey()
   @UseInterceptors(FileInterceptor('file'))
   async submit(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
-    @UploadedFile() file: UploadedTemplate | undefined,
+    @UploadedFile() upload: UploadedTemplate | undefined,
   ): Promise<JobAccepted> {
-    const { parsed, digest } = this.check(req, file);
+    // The template: the upload, or a stored one by template_id (docs/templates.md). A job keeps its
+    // template's bytes with its record (it may wait for hours), so a stored one is read here once.
+    const source = templateSourceOf(req.body as Record<string, unknown> | undefined, upload !== undefined);
+    const stored =
+      source.kind === 'stored' ? await this.storedTemplates.resolve(req, source, res) : undefined;
+    const file = stored ? await uploadOf(stored) : upload;
+    const { parsed, digest } = this.check(req, file, stored !== undefined);
     if (parsed.webhookUrl !== undefined) await this.checkWebhook(parsed.webhookUrl);
     const baseUrl = this.baseUrl(req);
-    const jobId = await this.enqueue(req, file!, parsed, digest, baseUrl);
+    const jobId = await this.jobs.submit(
+      jobInput(req, file!, parsed, digest, baseUrl, this.config.defaults, stored),
+    );
     const paths = jobPaths(jobId);
     res.setHeader('Location', `${baseUrl}${paths.status}`);
     return {
@@ -167,7 +180,11 @@ export class JobsController {
   }
 
   /** The checks the synchronous endpoint makes, before anything is stored. */
-  check(req: Request, file: UploadedTemplate | undefined): { parsed: ParsedJobRequest; digest: string } {
+  check(
+    req: Request,
+    file: UploadedTemplate | undefined,
+    storedBefore = false,
+  ): { parsed: ParsedJobRequest; digest: string } {
     if (!req.is('multipart/form-data')) {
       throw new InvalidRequestError(
         'The request must be multipart/form-data with the fields file and data or request_data',
@@ -183,7 +200,10 @@ export class JobsController {
       // Locale and zone names are the engine's knowledge: the same check as the CLI's.
       formatDefaults: formatDefaultsOf,
     });
-    const digest = this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
+    // A stored template was checked at its upload.
+    const digest = storedBefore
+      ? digestOf(file.buffer)
+      : this.checkedTemplates.ensure(file.buffer, checkDocxTemplate);
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,
@@ -204,16 +224,6 @@ export class JobsController {
         reason: 'webhooks_disabled',
       });
     }
-  }
-
-  enqueue(
-    req: Request,
-    file: UploadedTemplate,
-    parsed: ParsedJobRequest,
-    digest: string,
-    baseUrl: string,
-  ): Promise<string> {
-    return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config.defaults));
   }
 
   /** PUBLIC_BASE_URL, else the request's own scheme and Host. */

@@ -47,6 +47,8 @@ export interface JobInput {
   options: RenderJobOptions;
   webhookUrl?: string;
   baseUrl: string;
+  /** A render by id: recorded with the job, shown in its status (template_version). */
+  storedTemplate?: RenderJob['storedTemplate'];
 }
 
 // The status answer's type comes from its schema, beside the OpenAPI it gives.
@@ -126,6 +128,12 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
             OUTPUT_MEDIA[input.output === 'merged' ? 'pdf' : input.options.output].contentType,
       base_url: input.baseUrl,
       ...(input.webhookUrl ? { webhook_url: input.webhookUrl } : {}),
+      ...(input.storedTemplate
+        ? {
+            template_id: input.storedTemplate.templateId,
+            template_version: String(input.storedTemplate.version),
+          }
+        : {}),
     };
     // As the synchronous path writes it: `9.0` stays a float across the queue (json-numbers.ts).
     const requestJsons = input.requests.map((request) => stringifyDataJson(request));
@@ -146,6 +154,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
         templateChecked: true,
         options: input.options,
         background: { resultTtlMs: ttl, recordKey },
+        ...(input.storedTemplate ? { storedTemplate: input.storedTemplate } : {}),
       };
     });
     try {
@@ -200,6 +209,10 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       finished_at: iso(record.finished_at),
       expires_at: iso(record.expires_at),
     };
+    if (record.template_id) {
+      view.template_id = record.template_id;
+      view.template_version = Number(record.template_version);
+    }
     if (status === 'completed') view.result_url = `${baseUrl}${jobPaths(jobId).result}`;
     if (status === 'failed') view.error = this.errorOf(record).toBody();
     return view;

@@ -36,6 +36,8 @@ export function apiKeyOf(req: Request): ApiKeyRecord | undefined {
 
 /** The key of a request that must have one (a render by template_id, the template routes). */
 export function requiredApiKeyOf(req: Request): ApiKeyRecord {
+  const unchecked = (req as Request & { apiKeyError?: Error }).apiKeyError;
+  if (unchecked) throw unchecked;
   const key = apiKeyOf(req);
   if (!key)
     throw new UnauthorizedError('Rendering by template_id needs an API key (Authorization: Bearer <key>)');
@@ -70,7 +72,16 @@ export class ApiKeyGuard implements CanActivate {
       if (rule.openByDefault && !this.settings.store.requireApiKey) return true;
       throw new UnauthorizedError();
     }
-    const record = await (await this.stores.get()).findKey(key);
+    let record: ApiKeyRecord | undefined;
+    try {
+      record = await (await this.stores.get()).findKey(key);
+    } catch (e) {
+      // PostgreSQL down: an open endpoint still renders an upload; a render by id then answers
+      // this 503 (requiredApiKeyOf).
+      if (!(rule.openByDefault && !this.settings.store.requireApiKey)) throw e;
+      (req as Request & { apiKeyError?: unknown }).apiKeyError = e;
+      return true;
+    }
     if (!record) throw new UnauthorizedError('Unknown API key');
     if (!hasScope(record.scopes, rule.scope)) {
       throw new ForbiddenError(`This API key lacks the scope '${rule.scope}'`, {

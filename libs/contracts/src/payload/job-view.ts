@@ -32,6 +32,8 @@ export const JobViewSchema = Type.Object({
       'When this job and its result go: finished_at + RESULT_TTL_S; before it finishes, when an unfinished job is dropped (created_at + max(RESULT_TTL_S, 24 h))',
   }),
   result_url: Type.Optional(uri({ description: 'Once completed' })),
+  template_id: Type.Optional(Type.String({ description: 'A render by id: the stored template' })),
+  template_version: Type.Optional(Type.Integer({ description: 'A render by id: the version that renders' })),
   error: Type.Optional(
     Type.Unsafe<ErrorBody>({
       ...ERROR_BODY_REF,
