@@ -8,13 +8,25 @@ import { join } from 'node:path';
 import { spawnSync } from 'node:child_process';
 import { buildDocx, p } from './support/docx-builder';
 import { startPostgres, type RunningPostgres } from './support/postgres';
-import { buildService, RedisServer, RunningApi, startApi, stopAll, testEnv } from './service-harness';
+import {
+  buildService,
+  jobFinished,
+  ManagedProcess,
+  pdfText,
+  RedisServer,
+  RunningApi,
+  startApi,
+  startWorker,
+  stopAll,
+  testEnv,
+} from './service-harness';
 
 jest.setTimeout(120_000);
 
 let redis: RedisServer;
 let pg: RunningPostgres;
 let api: RunningApi;
+let worker: ManagedProcess;
 const ADMIN_KEY = `dpk_${'a'.repeat(43)}`;
 
 const hello = (greeting: string) => buildDocx({ body: [p(`${greeting} {{ name }}!`)] });
@@ -65,7 +77,8 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'templates-e2e-'));
   const adminKeyFile = join(dir, '.admin-key');
   writeFileSync(adminKeyFile, `${ADMIN_KEY}\n`, { mode: 0o600 });
-  api = await startApi(testEnv(redis.url, { DATABASE_URL: pg.url, ADMIN_KEY_FILE: adminKeyFile }));
+  const env = testEnv(redis.url, { DATABASE_URL: pg.url, ADMIN_KEY_FILE: adminKeyFile, WEBHOOK_SECRET: '' });
+  [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
   keys.writer = await newKey('acme', ['templates:write', 'templates:read', 'render']);
   keys.reader = await newKey('acme', ['templates:read']);
   keys.renderer = await newKey('acme', ['render']);
@@ -73,7 +86,8 @@ beforeAll(async () => {
 });
 
 afterAll(async () => {
-  await stopAll(api, redis);
+  await stopAll(api, worker);
+  await stopAll(redis);
   await pg?.stop();
 });
 
@@ -291,5 +305,168 @@ describe('keys and scopes', () => {
     const dump = JSON.stringify((await c.query('SELECT * FROM api_keys')).rows);
     await c.end();
     for (const key of Object.values(keys)) expect(dump).not.toContain(key.slice(4));
+  });
+});
+
+describe('rendering by id', () => {
+  let id: string;
+  const data = JSON.stringify({ template_data: { name: 'Ada' } });
+
+  function byId(fields: Record<string, string>, file?: Buffer): FormData {
+    const form = new FormData();
+    if (file) form.append('file', new Blob([file]), 't.docx');
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    return form;
+  }
+
+  async function render(fields: Record<string, string>, key?: string, file?: Buffer) {
+    return fetch(`${api.url}/api/v1/process-template-document`, {
+      method: 'POST',
+      headers: key ? { authorization: `Bearer ${key}` } : {},
+      body: byId(fields, file),
+    });
+  }
+
+  beforeAll(async () => {
+    const created = await call(
+      'POST',
+      '/api/v1/templates',
+      keys.writer,
+      templateForm(hello('Hello'), { name: 'greeting' }),
+    );
+    id = created.body.template_id as string;
+    await call('POST', `/api/v1/templates/${id}/versions`, keys.writer, templateForm(hello('Goodbye')));
+  });
+
+  it('the synchronous endpoint renders the current version, or the one named, and says which', async () => {
+    const current = await render({ template_id: id, request_data: data }, keys.renderer);
+    expect(current.status).toBe(200);
+    expect(current.headers.get('x-template-version')).toBe('1');
+    expect(pdfText(Buffer.from(await current.arrayBuffer()))).toContain('Hello Ada!');
+    const second = await render(
+      { template_id: id, template_version: '2', request_data: data },
+      keys.renderer,
+    );
+    expect(second.headers.get('x-template-version')).toBe('2');
+    expect(pdfText(Buffer.from(await second.arrayBuffer()))).toContain('Goodbye Ada!');
+  });
+
+  it('exactly one of file and template_id; by id needs a key of the namespace', async () => {
+    const both = await render({ template_id: id, request_data: data }, keys.renderer, hello('x'));
+    expect(both.status).toBe(400);
+    expect(((await both.json()) as { details: { fields: string[] } }).details.fields).toEqual([
+      'file',
+      'template_id',
+    ]);
+    const neither = await render({ request_data: data }, keys.renderer);
+    expect(neither.status).toBe(400);
+    expect(((await neither.json()) as { details: { fields: string[] } }).details.fields).toEqual([
+      'file',
+      'template_id',
+    ]);
+    expect((await render({ template_id: id, request_data: data })).status).toBe(401);
+    expect((await render({ template_id: id, request_data: data }, keys.reader)).status).toBe(403);
+    const foreign = await render({ template_id: id, request_data: data }, keys.other);
+    expect([foreign.status, ((await foreign.json()) as { error_type: string }).error_type]).toEqual([
+      404,
+      'template_not_found',
+    ]);
+    // The specification's upload path stays open without a key.
+    expect((await render({ request_data: data }, undefined, hello('Hi'))).status).toBe(200);
+  });
+
+  it('jobs and batches by id: template_version in the job status', async () => {
+    const res = await fetch(`${api.url}/api/v1/jobs`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.renderer}` },
+      body: byId({ template_id: id, template_version: '2', request_data: data }),
+    });
+    expect(res.status).toBe(202);
+    const { job_id } = (await res.json()) as { job_id: string };
+    const done = await jobFinished<{ status: string; template_version?: number; template_id?: string }>(
+      api.url,
+      job_id,
+      60_000,
+    );
+    expect(done).toMatchObject({ status: 'completed', template_version: 2, template_id: id });
+    const result = await fetch(`${api.url}/api/v1/jobs/${job_id}/result`);
+    expect(pdfText(Buffer.from(await result.arrayBuffer()))).toContain('Goodbye Ada!');
+
+    const batch = JSON.stringify({
+      batch: [{ template_data: { name: 'Ann' } }, { template_data: { name: 'Bob' } }],
+      output: 'merged',
+    });
+    const merged = await render({ template_id: id, request_data: batch }, keys.renderer);
+    expect(merged.status).toBe(200);
+    const text = pdfText(Buffer.from(await merged.arrayBuffer()));
+    expect(text).toContain('Hello Ann!');
+    expect(text).toContain('Hello Bob!');
+  });
+
+  it('lint and inspect by id, within the namespace', async () => {
+    const lint = (key: string) =>
+      fetch(`${api.url}/api/v1/lint-docx-template`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: byId({ template_id: id, options: '{"response_format":"json"}' }),
+      });
+    const report = await lint(keys.renderer);
+    expect(report.status).toBe(200);
+    expect(((await report.json()) as { success: boolean }).success).toBe(true);
+    expect((await lint(keys.other)).status).toBe(404);
+    const inspect = (key: string) =>
+      fetch(`${api.url}/api/v1/inspect-template`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${key}` },
+        body: byId({ template_id: id, template_version: '2' }),
+      });
+    const inspection = await inspect(keys.renderer);
+    expect(inspection.headers.get('x-template-version')).toBe('2');
+    expect(JSON.stringify(await inspection.json())).toContain('"name"');
+    expect((await inspect(keys.other)).status).toBe(404);
+  });
+
+  it('keys never reach the logs, Redis or the job records', async () => {
+    const client = redis.client();
+    const everything: string[] = [];
+    for (const k of await client.keys('*')) {
+      const type = await client.type(k);
+      if (type === 'string') everything.push((await client.getBuffer(k))?.toString('latin1') ?? '');
+      else if (type === 'hash') everything.push(JSON.stringify(await client.hgetall(k)));
+      else if (type === 'list') everything.push(JSON.stringify(await client.lrange(k, 0, -1)));
+      else if (type === 'zset') everything.push(JSON.stringify(await client.zrange(k, '0', '-1')));
+      else if (type === 'set') everything.push(JSON.stringify(await client.smembers(k)));
+      everything.push(k);
+    }
+    client.disconnect();
+    const haystack = [...everything, api.proc.output(), worker.output()].join('\n');
+    expect(everything.length).toBeGreaterThan(0);
+    for (const key of [ADMIN_KEY, ...Object.values(keys)]) expect(haystack).not.toContain(key.slice(4));
+  });
+
+  it('PostgreSQL down: uploads still render, by id answers 503 with Retry-After; then it recovers', async () => {
+    await pg.kill9();
+    try {
+      const upload = await render({ request_data: data }, keys.renderer, hello('Still'));
+      expect(upload.status).toBe(200);
+      expect(pdfText(Buffer.from(await upload.arrayBuffer()))).toContain('Still Ada!');
+      const stored = await render({ template_id: id, request_data: data }, keys.renderer);
+      expect(stored.status).toBe(503);
+      expect(Number(stored.headers.get('retry-after'))).toBeGreaterThan(0);
+      expect((await call('GET', '/api/v1/templates', keys.reader)).status).toBe(503);
+    } finally {
+      await pg.restart();
+    }
+    const again = await render({ template_id: id, request_data: data }, keys.renderer);
+    expect(again.status).toBe(200);
+  });
+
+  it('a deleted template renders no more: 404 template_not_found', async () => {
+    await call('DELETE', `/api/v1/templates/${id}`, keys.writer);
+    const gone = await render({ template_id: id, request_data: data }, keys.renderer);
+    expect([gone.status, ((await gone.json()) as { error_type: string }).error_type]).toEqual([
+      404,
+      'template_not_found',
+    ]);
   });
 });
