@@ -5,7 +5,8 @@
 import { mkdtempSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { spawnSync } from 'node:child_process';
+import { execFile } from 'node:child_process';
+import { promisify } from 'node:util';
 import { buildDocx, p } from './support/docx-builder';
 import { startPostgres, type RunningPostgres } from './support/postgres';
 import {
@@ -277,8 +278,9 @@ describe('keys and scopes', () => {
     expect(r.status).toBe(400);
   });
 
-  it('npm run keys creates a working key, shown once', () => {
-    const r = spawnSync(
+  it('npm run keys creates a working key, shown once', async () => {
+    // Not spawnSync: a blocked event loop lets the API close this test's idle keep-alive sockets.
+    const r = await promisify(execFile)(
       process.execPath,
       [
         require.resolve('tsx/cli'),
@@ -292,10 +294,11 @@ describe('keys and scopes', () => {
       ],
       { cwd: join(__dirname, '..'), env: { ...process.env, DATABASE_URL: pg.url }, encoding: 'utf8' },
     );
-    expect([r.status, r.stderr]).toEqual([0, '']);
+    expect(r.stderr).toBe('');
     const made = JSON.parse(r.stdout) as { key: string; scopes: string[] };
     expect(made.scopes).toEqual(['templates:read']);
-    return call('GET', '/api/v1/templates', made.key).then((list) => expect(list.status).toBe(200));
+    expect(made.key).toMatch(/^dpk_[A-Za-z0-9_-]{43}$/);
+    expect((await call('GET', '/api/v1/templates', made.key)).status).toBe(200);
   });
 
   it('the keys are in PostgreSQL as hashes only', async () => {
@@ -454,11 +457,18 @@ describe('rendering by id', () => {
       expect(stored.status).toBe(503);
       expect(Number(stored.headers.get('retry-after'))).toBeGreaterThan(0);
       expect((await call('GET', '/api/v1/templates', keys.reader)).status).toBe(503);
+      const ready = (await (await fetch(`${api.url}/health/ready`)).json()) as {
+        status: string;
+        checks: { database?: { status: string } };
+      };
+      expect(ready).toMatchObject({ status: 'ok', checks: { database: { status: 'down' } } });
+      expect(await (await fetch(`${api.url}/metrics`)).text()).toMatch(/^docgen_database_up 0$/m);
     } finally {
       await pg.restart();
     }
     const again = await render({ template_id: id, request_data: data }, keys.renderer);
     expect(again.status).toBe(200);
+    expect(await (await fetch(`${api.url}/metrics`)).text()).toMatch(/^docgen_database_up 1$/m);
   });
 
   it('a deleted template renders no more: 404 template_not_found', async () => {

@@ -6,6 +6,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { Injectable, Logger, type OnApplicationShutdown, type OnModuleInit } from '@nestjs/common';
+import { Gauge, Registry } from 'prom-client';
 import { ServiceUnavailableError } from '@app/contracts';
 import { TemplateStore } from '@app/store';
 import { ApiSettings } from '../config/settings';
@@ -16,9 +17,23 @@ export class TemplateStoreProvider implements OnModuleInit, OnApplicationShutdow
   private readonly store?: TemplateStore;
   private migrated?: Promise<void>;
 
-  constructor(private readonly settings: ApiSettings) {
+  constructor(
+    private readonly settings: ApiSettings,
+    registry: Registry,
+  ) {
     const { url } = settings.store;
     if (url) this.store = new TemplateStore({ ...settings.store, url }, settings.queue.retryAfterSeconds);
+    const store = this.store;
+    if (store) {
+      new Gauge({
+        name: 'docgen_database_up',
+        help: '1 when PostgreSQL of the stored templates answers, read on scrape (absent without DATABASE_URL)',
+        registers: [registry],
+        async collect() {
+          this.set((await store.ping()) ? 1 : 0);
+        },
+      });
+    }
   }
 
   get configured(): boolean {
