@@ -62,7 +62,6 @@ export async function storedTemplatesSection(requests: number): Promise<boolean>
   const env = testEnv(redis.url, {
     DATABASE_URL: pg.url,
     ADMIN_KEY_FILE: join(dir, '.admin-key'),
-    LOG_LEVEL: 'warn',
     MAX_TEMPLATE_BYTES: String(10 * MiB),
     MAX_REQUEST_BYTES: String(12 * MiB),
   });
