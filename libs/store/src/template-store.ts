@@ -75,8 +75,18 @@ export interface ListQuery {
   cursor?: string;
 }
 
-/** SQLSTATE classes of a database that is not there (connection, shutdown, recovery). */
+/** SQLSTATE classes of a database that is not there (connection, shutdown, recovery, resources). */
 const UNAVAILABLE_SQLSTATE = /^(08|57P|53)/;
+/** pg's own errors for a connection that failed or timed out carry no code, only these words. */
+const UNAVAILABLE_MESSAGE =
+  /timeout|Connection terminated|connect|not queryable|Client has encountered a connection error/i;
+
+/** The database is not there (socket errors, SQLSTATE classes, pg's connection errors), not a bug. */
+export function isUnavailable(e: unknown): boolean {
+  const { code, message } = (e ?? {}) as { code?: unknown; message?: unknown };
+  if (typeof code === 'string') return /^E[A-Z]+$/.test(code) || UNAVAILABLE_SQLSTATE.test(code);
+  return typeof message === 'string' && UNAVAILABLE_MESSAGE.test(message);
+}
 
 export function sha256Hex(bytes: Buffer): string {
   return createHash('sha256').update(bytes).digest('hex');
@@ -126,15 +136,11 @@ export class TemplateStore {
       return await work();
     } catch (e) {
       if (e instanceof TypedError) throw e;
-      const code = (e as { code?: unknown }).code;
-      const sqlError = typeof code === 'string' && /^[0-9A-Z]{5}$/.test(code);
-      if (!sqlError || UNAVAILABLE_SQLSTATE.test(code)) {
+      if (isUnavailable(e)) {
         throw new ServiceUnavailableError(
           'The template store (PostgreSQL) is unavailable',
           this.retryAfterSeconds,
-          {
-            reason: 'database_unavailable',
-          },
+          { reason: 'database_unavailable' },
         );
       }
       throw e;

@@ -82,12 +82,18 @@ export class TemplateStoreProvider implements OnModuleInit, OnApplicationShutdow
     const ran = await store.migrate();
     if (ran.length) this.logger.log(`template store migrated: ${ran.join(', ')}`);
     const file = this.settings.store.adminKeyFile;
-    if (file) {
-      const key = readFileSync(file, 'utf8').trim();
-      if (!(await store.findKey(key))) {
-        await store.createKey(key, 'default', ['admin']);
-        this.logger.log(`admin key of ${file} stored (namespace default)`);
-      }
+    if (!file) return;
+    let key: string;
+    try {
+      key = readFileSync(file, 'utf8').trim();
+    } catch (e) {
+      // A missing or unreadable file costs the admin key, not the store.
+      this.logger.error(`ADMIN_KEY_FILE ${file} cannot be read: ${(e as Error).message}`);
+      return;
+    }
+    if (!(await store.findKey(key))) {
+      await store.createKey(key, 'default', ['admin']);
+      this.logger.log(`admin key of ${file} stored (namespace default)`);
     }
   }
 }
