@@ -9,7 +9,8 @@ import prettier from 'eslint-config-prettier';
  *   production code → never test code; a library only through its index (no deep @app/x/y).
  */
 const APP_SRC = '(^|/)(apps|api|worker|cli)/src(/|$)|(^|/)apps/';
-const LIB_SRC = '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline|store)/src(/|$)';
+const LIB_SRC =
+  '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline|store)/src(/|$)';
 const DEEP_ALIAS = { regex: '^@app/[^/]+/', message: 'import a library through its index: @app/name' };
 const NO_TEST = { regex: '(^|/)test/', message: 'production code never imports test code' };
 const NO_APP = {

@@ -334,7 +334,10 @@ async function main() {
   // start (ADMIN_KEY_FILE); the banner names the file, never the key.
   const adminKeyFile = join(dataDir, '.admin-key');
   if (!existsSync(adminKeyFile)) {
-    writeFileSync(adminKeyFile, `dpk_${randomBytes(32).toString('base64url')}\n`, { mode: 0o600, flag: 'wx' });
+    writeFileSync(adminKeyFile, `dpk_${randomBytes(32).toString('base64url')}\n`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
   }
   env.ADMIN_KEY_FILE = adminKeyFile;
 
