@@ -480,3 +480,43 @@ describe('rendering by id', () => {
     ]);
   });
 });
+
+describe('REQUIRE_API_KEY=true', () => {
+  let strict: RunningApi;
+  beforeAll(async () => {
+    strict = await startApi(
+      testEnv(redis.url, { DATABASE_URL: pg.url, REQUIRE_API_KEY: 'true' }),
+      'api-strict',
+    );
+  });
+  afterAll(() => stopAll(strict));
+
+  it('the specification’s endpoints need a key with render too', async () => {
+    const upload = (key?: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([hello('Hi')]), 't.docx');
+      form.append('request_data', JSON.stringify({ template_data: { name: 'Ada' } }));
+      return fetch(`${strict.url}/api/v1/process-template-document`, {
+        method: 'POST',
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        body: form,
+      });
+    };
+    const inspect = (key?: string) => {
+      const form = new FormData();
+      form.append('file', new Blob([hello('Hi')]), 't.docx');
+      return fetch(`${strict.url}/api/v1/inspect-template`, {
+        method: 'POST',
+        headers: key ? { authorization: `Bearer ${key}` } : {},
+        body: form,
+      });
+    };
+    expect((await upload()).status).toBe(401);
+    expect((await upload(keys.reader)).status).toBe(403);
+    const ok = await upload(keys.renderer);
+    expect(ok.status).toBe(200);
+    expect(pdfText(Buffer.from(await ok.arrayBuffer()))).toContain('Hi Ada!');
+    expect((await inspect()).status).toBe(401);
+    expect((await inspect(keys.renderer)).status).toBe(200);
+  });
+});
