@@ -71,6 +71,21 @@ module.exports = {
       to: { path: '^(apps/|libs/(?!contracts/|config/|signing/))' },
     },
     {
+      name: 'store-imports-contracts-config-only',
+      severity: 'error',
+      comment:
+        'libs/store (templates and API keys in PostgreSQL) builds on contracts and config only: the apps combine it with the engine and the queue.',
+      from: { path: '^libs/store/' },
+      to: { path: '^(apps/|libs/(engine|converters|pipeline|queue)/)' },
+    },
+    {
+      name: 'pg-only-in-libs-store',
+      severity: 'error',
+      comment: 'PostgreSQL belongs to libs/store.',
+      from: { path: '^(apps|libs)/', pathNot: ['^libs/store/', '\\.spec\\.ts$'] },
+      to: { path: '^node_modules/pg/' },
+    },
+    {
       name: 'only-apps-import-the-pipeline',
       severity: 'error',
       comment: 'The pipeline sits above the libraries: the apps call it, no library does.',

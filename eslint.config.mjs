@@ -10,7 +10,7 @@ import prettier from 'eslint-config-prettier';
  */
 const APP_SRC = '(^|/)(apps|api|worker|cli)/src(/|$)|(^|/)apps/';
 const LIB_SRC =
-  '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline|telemetry|signing)/src(/|$)';
+  '(^|/)libs/|(^|/)(contracts|config|logging|ooxml|engine|converters|queue|pipeline|telemetry|signing|store)/src(/|$)';
 const DEEP_ALIAS = { regex: '^@app/[^/]+/', message: 'import a library through its index: @app/name' };
 const NO_TEST = { regex: '(^|/)test/', message: 'production code never imports test code' };
 const NO_APP = {
@@ -79,11 +79,11 @@ const SERVICE_MESSAGE =
   'a unit spec needs no service (Redis, LibreOffice, Chromium, Python, PDF tools): move this test to test/*.e2e-spec.ts';
 const NO_SERVICE_HARNESS = {
   regex:
-    '(^|/)test/(service-harness|support/(redis-cluster|docxtpl|converter-fixtures|pdf-inspect|page-compare|barcode-decode))(\\.ts)?$',
+    '(^|/)test/(service-harness|support/(redis-cluster|postgres|docxtpl|converter-fixtures|pdf-inspect|page-compare|barcode-decode))(\\.ts)?$',
   message: SERVICE_MESSAGE,
 };
 const SERVICE_PROGRAMS =
-  '/(^|\\/)(redis-server|redis-cli|soffice|soffice\\.bin|libreoffice|chromium|python3?(\\.\\d+)?|qpdf|pdftoppm|pdftotext|pdfinfo|zbarimg|ZXingReader)$/';
+  '/(^|\\/)(redis-server|redis-cli|soffice|soffice\\.bin|libreoffice|chromium|python3?(\\.\\d+)?|qpdf|pdftoppm|pdftotext|pdfinfo|zbarimg|ZXingReader|postgres|initdb)$/';
 const SPAWNERS = '/^(spawn|spawnSync|execFile|execFileSync|exec|execSync|fork)$/';
 const NO_SERVICE_SPAWN = {
   'no-restricted-syntax': [

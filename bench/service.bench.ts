@@ -37,6 +37,10 @@
  *
  *   npx tsx bench/service.bench.ts [--tracing] [--requests 40] [--burst 40] [--instances N] [--rows 20,500] [--rounds 4]
  *     [--warm 3000] [--concurrency 0] [--check] [--doc invoice] [--formats pdf,docx,png,jpeg,odt,html,txt]
+ *     [--stored-requests 30]
+ *
+ *   stored      rendering by template_id beside by upload (bench/stored-templates.ts), the 20-row
+ *               invoice and a 5 MiB one; --stored-requests 0 skips it.
  */
 import { Queue } from 'bullmq';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -66,6 +70,7 @@ import { SERVICE_EXPORT, startBareBridge } from './bare-uno';
 import { corpusRequest, corpusTemplate, type CorpusName } from './corpus';
 import { cpuSnapshot, cpuUsed, formatCpu } from './process-cpu';
 import { formatMs, machineLine, median, ms, summarize } from './report';
+import { storedTemplatesSection } from './stored-templates';
 
 // LibreOffice's time on one document moves ±30 % within a run here: 40 pairs settle the medians.
 const REQUESTS = intArg('requests', 40);
@@ -492,6 +497,8 @@ async function main(): Promise<void> {
     await pki?.close();
     await rm(dir, { recursive: true, force: true });
   }
+  // Stored templates (issue 38): by id beside by upload, on a service of its own (with PostgreSQL).
+  ok = (await storedTemplatesSection(intArg('stored-requests', 30))) && ok;
   console.log(`\nfinished ${new Date().toISOString()}`);
   if (CHECK && !ok) process.exitCode = 1;
 }

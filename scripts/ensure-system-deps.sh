@@ -50,6 +50,9 @@ declare -A WANT=(
   [faketime]=/usr/bin/faketime
   # The playground's browser test (playwright-core drives Debian's chromium).
   [chromium]=/usr/bin/chromium
+  # Stored templates, versions and API keys (libs/store, docs/templates.md): npm start's local
+  # PostgreSQL and the tests' (test/support/postgres.ts).
+  [postgresql]=/usr/lib/postgresql/15/bin/postgres
 )
 
 missing=()

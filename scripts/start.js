@@ -5,9 +5,13 @@
  *   1. builds dist/ when a source changed (scripts/build.js);
  *   2. starts a private redis-server on a free loopback port, with an append-only file
  *      (.redis-aof/, fsync every second), unless REDIS_URL is set;
- *   3. starts one worker (embedded LibreOffice pool, or Gotenberg if GOTENBERG_URL is set), and
+ *   3. starts a private PostgreSQL (Debian's postgresql 15) on a free loopback port, its cluster in
+ *      .postgres/ of the data directory, unless DATABASE_URL is set; it keeps the stored templates
+ *      and the API keys (docs/templates.md). On the first start an admin key is made and kept in
+ *      .admin-key (mode 0600); the banner names the file, never the key;
+ *   4. starts one worker (embedded LibreOffice pool, or Gotenberg if GOTENBERG_URL is set), and
  *      once it has registered, the API on PORT (default 8000);
- *   4. prints the address and a curl example; Ctrl-C (or SIGTERM) stops everything, API first,
+ *   5. prints the address and a curl example; Ctrl-C (or SIGTERM) stops everything, API first,
  *      then the worker (which finishes the jobs in hand), then Redis.
  *
  * It supervises what it started: a part that dies (the OOM killer, a crash) is started again
@@ -25,10 +29,10 @@
  * installs redis-server, LibreOffice and the fonts when they are missing.
  */
 'use strict';
-const { spawn } = require('node:child_process');
+const { spawn, spawnSync } = require('node:child_process');
 const { randomBytes } = require('node:crypto');
 const net = require('node:net');
-const { existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
+const { chownSync, existsSync, mkdirSync, readFileSync, writeFileSync } = require('node:fs');
 const { join } = require('node:path');
 const { build, ENTRY, NODE_ARGS, ROOT } = require('./build.js');
 
@@ -203,8 +207,43 @@ async function shutdown(code) {
   await stop(byName('api'), 10_000);
   await stop(byName('worker'), 60_000);
   await stop(byName('redis'), 5_000);
+  await stop(byName('postgres'), 15_000);
   log('stopped');
   process.exit(code);
+}
+
+const PG_BIN = process.env.PG_BIN || '/usr/lib/postgresql/15/bin';
+
+/** A PostgreSQL program's command line: as the `postgres` user when we are root (initdb and postgres refuse root). */
+function asPostgres(program, args) {
+  const bin = join(PG_BIN, program);
+  if (process.getuid?.() !== 0) return [bin, args];
+  return ['setpriv', ['--reuid=postgres', '--regid=postgres', '--init-groups', bin, ...args]];
+}
+
+/**
+ * The local PostgreSQL's cluster in `dir` (made by initdb on the first start, owned by `postgres`
+ * when we are root), started supervised on a free loopback port with its Unix socket in `dir`.
+ * Resolves with its URL once it accepts connections.
+ */
+async function startPostgres(dir, env) {
+  const data = join(dir, 'data');
+  mkdirSync(dir, { recursive: true, mode: 0o700 });
+  if (process.getuid?.() === 0) {
+    const id = (flag) => Number(spawnSync('id', [flag, 'postgres'], { encoding: 'utf8' }).stdout.trim());
+    chownSync(dir, id('-u'), id('-g'));
+  }
+  if (!existsSync(join(data, 'PG_VERSION'))) {
+    const [cmd, args] = asPostgres('initdb', ['-D', data, '-U', 'postgres', '--auth=trust', '-E', 'UTF8']);
+    const init = spawnSync(cmd, args, { encoding: 'utf8', env: { ...env, LANG: 'C.UTF-8' } });
+    if (init.status !== 0) throw new Error(`initdb failed: ${init.stderr || init.stdout}`);
+    log(`made a PostgreSQL cluster in ${data}`);
+  }
+  const port = await freePort();
+  const [cmd, args] = asPostgres('postgres', ['-D', data, '-p', String(port), '-h', '127.0.0.1', '-k', dir]);
+  const pg = run('postgres', cmd, args, { ...env, LANG: 'C.UTF-8' });
+  await waitForLine(pg, /database system is ready to accept connections/, 60_000);
+  return `postgres://postgres@127.0.0.1:${port}/postgres`;
 }
 
 async function main() {
@@ -282,6 +321,26 @@ async function main() {
     log(`using Redis at ${env.REDIS_CLUSTER_NODES || env.REDIS_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
   }
 
+  // Stored templates and API keys (docs/templates.md): a local PostgreSQL unless DATABASE_URL is set.
+  // Its URL goes to .database-url too, for `npm run keys` beside a running `npm start`.
+  if (!env.DATABASE_URL) {
+    env.DATABASE_URL = await startPostgres(join(dataDir, '.postgres'), process.env);
+    writeFileSync(join(dataDir, '.database-url'), `${env.DATABASE_URL}\n`, { mode: 0o600 });
+    log(`local PostgreSQL on ${env.DATABASE_URL} (cluster in ${join(dataDir, '.postgres')})`);
+  } else {
+    log(`using PostgreSQL at ${env.DATABASE_URL.replace(/\/\/[^@/]*@/, '//***@')}`);
+  }
+  // An admin key on the first start, kept in .admin-key (mode 0600): the API stores its hash at
+  // start (ADMIN_KEY_FILE); the banner names the file, never the key.
+  const adminKeyFile = join(dataDir, '.admin-key');
+  if (!existsSync(adminKeyFile)) {
+    writeFileSync(adminKeyFile, `dpk_${randomBytes(32).toString('base64url')}\n`, {
+      mode: 0o600,
+      flag: 'wx',
+    });
+  }
+  env.ADMIN_KEY_FILE = adminKeyFile;
+
   // The API opens its port only once a worker has registered: whoever polls /health-check and
   // then posts (a conformance run, a deploy script) gets a PDF, not 503 "No worker is running".
   const worker = run('worker', process.execPath, [...NODE_ARGS.worker, ENTRY.worker], env);
@@ -300,6 +359,7 @@ async function main() {
   Bull Board:             ${base}/admin/queues
                           user ${env.BULL_BOARD_USER}, password ${env.BULL_BOARD_PASSWORD}
   Webhook signing key:    ${webhookSecretNote}
+  Admin API key:          in ${adminKeyFile} (stored templates: docs/templates.md)
   Metrics:                ${base}/metrics (API), http://localhost:${env.WORKER_HTTP_PORT}/metrics (worker)
 
     curl -sS -o invoice.pdf \\

@@ -448,9 +448,9 @@ describe('deploy/k8s manifests', () => {
     );
 
     it.each(ofKind('Service').map((s) => [s.obj.metadata.name, s.obj]))(
-      'Service %s selects one Deployment, and its target ports exist on that container',
+      'Service %s selects one Deployment (or StatefulSet), and its target ports exist on that container',
       (_name, service) => {
-        const targets = DEPLOYMENTS.filter((d) =>
+        const targets = [...DEPLOYMENTS, ...ofKind('StatefulSet').map((d) => d.obj)].filter((d) =>
           matches(service.spec.selector, d.spec.template.metadata.labels),
         );
         expect(targets.map((d) => d.metadata.name)).toEqual([service.metadata.name]);
@@ -586,6 +586,52 @@ describe('deploy/k8s manifests', () => {
       expect(command[command.indexOf('--appendonly') + 1]).toBe('yes');
       expect(command[command.indexOf('--appendfsync') + 1]).toBe('everysec');
       expect(compose.services.redis.volumes).toEqual(['redis-data:/data']);
+    });
+
+    it('PostgreSQL runs as a StatefulSet keeping its data on a claim of its own, as compose keeps it on a volume', () => {
+      const postgres = find('StatefulSet', 'postgres');
+      expect(postgres.spec.replicas).toBe(1);
+      expect(find('Service', postgres.spec.serviceName)).toBeDefined();
+      const [claim] = postgres.spec.volumeClaimTemplates as Obj[];
+      expect(claim.spec.accessModes).toEqual(['ReadWriteOnce']);
+      expect(bytes(claim.spec.resources.requests.storage)).toBeGreaterThanOrEqual(bytes('1Gi'));
+      const c = container(postgres);
+      const data = (c.volumeMounts as Obj[]).find((m) => m.name === claim.metadata.name)!;
+      expect(data.mountPath).toBe('/var/lib/postgresql/data');
+      // PGDATA below the mount (initdb refuses a mount point holding lost+found).
+      const env = containerEnv(c);
+      expect(env.PGDATA.startsWith(`${data.mountPath}/`)).toBe(true);
+      expect(c.securityContext).toMatchObject({
+        allowPrivilegeEscalation: false,
+        readOnlyRootFilesystem: true,
+      });
+      expect(postgres.spec.template.spec.securityContext.runAsNonRoot).toBe(true);
+      expect(c.image).toBe(compose.services.postgres.image);
+      expect(compose.services.postgres.volumes).toEqual(['postgres-data:/var/lib/postgresql/data']);
+      // Every variant deploys it.
+      for (const dir of Object.values(VARIANTS)) {
+        expect(
+          variantDocs(dir)
+            .filter((d) => d.obj.kind === 'StatefulSet')
+            .map((d) => d.obj.metadata.name),
+        ).toEqual(['postgres']);
+      }
+    });
+
+    it("DATABASE_URL names the postgres Service, its port and the StatefulSet's user and database, here and in compose", () => {
+      const postgres = find('StatefulSet', 'postgres');
+      const env = containerEnv(container(postgres));
+      const url = new URL(containerEnv(container(api)).DATABASE_URL);
+      const service = find('Service', 'postgres');
+      expect(url.protocol).toBe('postgres:');
+      expect(url.hostname).toBe(service.metadata.name);
+      const servicePort = (service.spec.ports as Obj[]).find((p) => p.port === Number(url.port));
+      expect(portNumber(container(postgres), servicePort!.targetPort)).toBe(5432);
+      expect(url.username).toBe(env.POSTGRES_USER);
+      expect(url.pathname).toBe(`/${env.POSTGRES_DB}`);
+      expect(compose.services.api.environment.DATABASE_URL).toBe(
+        `postgres://${env.POSTGRES_USER}@postgres:5432/${env.POSTGRES_DB}`,
+      );
     });
 
     it('Redis never evicts (BullMQ needs noeviction) and runs as a single replica that is never doubled', () => {

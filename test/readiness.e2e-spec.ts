@@ -83,6 +83,18 @@ describe('npm start (scripts/start.js)', () => {
     expect(statSync(keyFile).mode & 0o777).toBe(0o600);
     expect(start.output()).toContain(`Webhook signing key:    in ${keyFile}`);
     expect(start.output()).not.toContain(key.slice('whsec_'.length));
+    // Stored templates: a supervised local PostgreSQL, and an admin key kept the same way, which
+    // the API has stored (it lists templates) and the banner names but never prints.
+    expect(start.output()).toMatch(
+      /\[start\] local PostgreSQL on postgres:\/\/postgres@127\.0\.0\.1:\d+\/postgres/,
+    );
+    const adminKeyFile = join(env.REDIS_DATA_DIR!, '.admin-key');
+    const adminKey = readFileSync(adminKeyFile, 'utf8').trim();
+    expect(statSync(adminKeyFile).mode & 0o777).toBe(0o600);
+    expect(start.output()).toContain(`Admin API key:          in ${adminKeyFile}`);
+    expect(start.output()).not.toContain(adminKey.slice('dpk_'.length));
+    const list = await fetch(`${url}/api/v1/templates`, { headers: { authorization: `Bearer ${adminKey}` } });
+    expect(list.status).toBe(200);
   });
 });
 

@@ -15,6 +15,8 @@ import { LintModule } from './lint/lint.module';
 import { McpModule } from './mcp/mcp.module';
 import { PlaygroundModule } from './playground/playground.module';
 import { VersionModule } from './version/version.module';
+import { StoreModule } from './store/store.module';
+import { TemplatesModule } from './templates/templates.module';
 
 @Module({})
 export class AppModule implements OnApplicationShutdown {
@@ -31,6 +33,7 @@ export class AppModule implements OnApplicationShutdown {
         ConfigModule.forRoot(settings),
         LoggingModule,
         MetricsModule,
+        StoreModule,
         HealthModule,
         DocumentsModule,
         JobsModule,
@@ -38,6 +41,7 @@ export class AppModule implements OnApplicationShutdown {
         InspectModule,
         VersionModule,
         McpModule,
+        TemplatesModule,
         ...(settings.http.playground ? [PlaygroundModule] : []),
         BoardModule,
       ],

@@ -104,6 +104,9 @@ export interface AsyncJobRecord {
   delivery_done?: string;
   /** Absolute base for result_url in webhooks: PUBLIC_BASE_URL or the submitting request's own. */
   base_url: string;
+  /** A render by id (docs/templates.md): the stored template and the version that renders. */
+  template_id?: string;
+  template_version?: string;
 }
 
 /** The data of the parent ("assemble") job. */

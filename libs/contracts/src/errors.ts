@@ -27,8 +27,13 @@ export const ERROR_CATALOGUE = {
   unknown_signing_profile: 400,
   /** options.output names a format this deployment's converter cannot write (docs/outputs.md). */
   unsupported_output: 400,
+  // API keys (docs/templates.md): no key or an unknown one; a key without the route's scope.
+  unauthorized: 401,
+  forbidden: 403,
   not_found: 404,
   job_not_found: 404,
+  /** A stored template (or its version) that does not exist, was deleted, or is another namespace's. */
+  template_not_found: 404,
   method_not_allowed: 405,
   job_not_finished: 409,
   payload_too_large: 413,

@@ -27,3 +27,5 @@ export * from './request-errors';
 export * from './json-numbers';
 export * from './request/pdf-options-check';
 export * from './settings';
+export * from './payload/templates';
+export * from './request/template-source';

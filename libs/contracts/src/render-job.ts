@@ -165,6 +165,11 @@ export interface RenderJob {
    * item's index is its job id's.
    */
   background?: { resultTtlMs: number; recordKey: string };
+  /**
+   * A render by id (docs/templates.md): the stored template and version that rendered, for the
+   * logs and the job's status. Its bytes reach the worker as any template's do, by digest.
+   */
+  storedTemplate?: { templateId: string; version: number; digest: string };
 }
 
 /** The return value of a completed job. */

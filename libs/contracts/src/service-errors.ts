@@ -90,3 +90,33 @@ export function converterUnavailableError(
     { reason: 'converter_unavailable', backend: 'libreoffice', retry_after_seconds: retryAfter },
   );
 }
+
+/** No API key (Authorization: Bearer …), or one the service does not know. */
+export class UnauthorizedError extends TypedError {
+  readonly errorType = 'unauthorized';
+  constructor(
+    message = 'A valid API key is required (Authorization: Bearer <key>)',
+    details: ErrorDetails = {},
+  ) {
+    super(message, details);
+  }
+}
+
+/** The API key lacks the scope the route needs (`details.required_scope`). */
+export class ForbiddenError extends TypedError {
+  readonly errorType = 'forbidden';
+  constructor(message: string, details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}
+
+/**
+ * A stored template or version that is missing, deleted or in another namespace: the three answer
+ * alike, so that another namespace's templates are not revealed.
+ */
+export class TemplateNotFoundError extends TypedError {
+  readonly errorType = 'template_not_found';
+  constructor(message = 'No such template', details: ErrorDetails = {}) {
+    super(message, details);
+  }
+}

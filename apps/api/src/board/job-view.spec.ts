@@ -41,6 +41,14 @@ describe('what Bull Board shows of a job', () => {
     expect(JSON.stringify(view)).not.toContain('Geheim-1');
   });
 
+  it('shows which stored template and version a render by id used, and nothing else of it', () => {
+    const view = boardJobData({
+      requestId: 'r3',
+      storedTemplate: { templateId: 't1', version: 4, digest: 'ab', extra: 'x' },
+    });
+    expect(view).toEqual({ requestId: 'r3', storedTemplate: { templateId: 't1', version: 4, digest: 'ab' } });
+  });
+
   it('shows sizes and timings of a result, not where it is stored', () => {
     expect(
       boardJobResult({

@@ -12,6 +12,8 @@ const DATA_FIELDS = [
   'requestBytes',
   'imageCount',
   'options',
+  // A render by id: which stored template and version (docs/templates.md).
+  'storedTemplate',
 ] as const satisfies readonly (keyof RenderJob)[];
 
 const RESULT_FIELDS = [
@@ -34,6 +36,8 @@ export function boardJobData(data: unknown): Record<string, unknown> {
   const view = pick(data, DATA_FIELDS);
   // options is a small fixed object today; keep only its known scalar fields.
   if ('options' in view) view.options = pick(view.options, ['undefined', 'output']);
+  if ('storedTemplate' in view)
+    view.storedTemplate = pick(view.storedTemplate, ['templateId', 'version', 'digest']);
   return view;
 }
 

@@ -8,6 +8,7 @@ import { limitSettings, requestDefaultSettings } from '@app/contracts';
 import { loggingSettings } from '@app/logging';
 import { jobSettings, queueSettings, redisSettings } from '@app/queue';
 import { mcpSettings } from '@app/mcp';
+import { storeSettings } from '@app/store';
 
 export const httpSettings = defineSettings({
   variables: {
@@ -47,6 +48,7 @@ export const API_SETTINGS = {
   defaults: requestDefaultSettings,
   logging: loggingSettings,
   mcp: mcpSettings,
+  store: storeSettings,
 };
 
 /**

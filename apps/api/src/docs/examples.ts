@@ -73,7 +73,13 @@ const ERROR_EXAMPLES: Record<ErrorType, { message: string; details: Record<strin
     message: 'deliver_to.headers may not set Host: the service sets it, or it belongs to the connection',
     details: { field: 'deliver_to.headers.Host', reason: 'header_not_allowed', header: 'Host' },
   },
+  unauthorized: { message: 'A valid API key is required (Authorization: Bearer <key>)', details: {} },
+  forbidden: {
+    message: "This API key lacks the scope 'templates:write'",
+    details: { required_scope: 'templates:write' },
+  },
   not_found: { message: 'Cannot GET /api/v1/unknown', details: {} },
+  template_not_found: { message: 'No such template', details: {} },
   job_not_found: { message: 'No job has this id, or its result has expired', details: {} },
   job_not_finished: {
     message: 'The job is not finished yet',

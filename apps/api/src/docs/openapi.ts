@@ -5,7 +5,13 @@
  */
 import type { INestApplication } from '@nestjs/common';
 import { DocumentBuilder, OpenAPIObject, type SchemaObject, SwaggerModule } from '@nestjs/swagger';
-import { API_PATHS, JOB_REQUEST_SCHEMAS, openApiSchemas, REQUEST_SCHEMAS } from '@app/contracts';
+import {
+  API_PATHS,
+  JOB_REQUEST_SCHEMAS,
+  openApiSchemas,
+  REQUEST_SCHEMAS,
+  TEMPLATE_SCHEMAS,
+} from '@app/contracts';
 import { ANSWER_SCHEMAS } from './answer-schemas';
 import { JOB_STATUS_SCHEMA, WEBHOOK_EVENT_SCHEMA } from './jobs.openapi';
 
@@ -16,7 +22,9 @@ Every error is \`application/json\` with the ErrorBody schema. Unknown routes an
 \`not_found\`. Every answer carries \`X-Request-Id\` (the caller's, if it is 1–128 characters of
 \`A-Z a-z 0-9 . _ -\`, else a new UUID); quote it when reporting a problem.
 
-No authentication (as the interface specification says). Operators: see docs/operations.md.
+The specification's endpoints need no authentication unless REQUIRE_API_KEY=true. Stored templates
+(\`/api/v1/templates\`, docs/templates.md) need an API key: \`Authorization: Bearer <key>\`; missing or
+unknown key 401 \`unauthorized\`, a key without the scope 403 \`forbidden\`. Operators: see docs/operations.md.
 
 Asynchronous jobs, batches (ZIP or merged PDF) and signed webhooks: the \`jobs\` endpoints; see docs/jobs.md.`;
 
@@ -28,13 +36,17 @@ export function buildOpenApiDocument(app: INestApplication): OpenAPIObject {
     .setTitle('docx → PDF template service')
     .setDescription(DESCRIPTION)
     .setVersion(API_VERSION)
+    .addBearerAuth()
     .build();
   const document = SwaggerModule.createDocument(app, config);
   document.components = {
     ...document.components,
     schemas: {
       ...(document.components?.schemas ?? {}),
-      ...(openApiSchemas([...REQUEST_SCHEMAS, ...JOB_REQUEST_SCHEMAS]) as Record<string, SchemaObject>),
+      ...(openApiSchemas([...REQUEST_SCHEMAS, ...JOB_REQUEST_SCHEMAS, ...TEMPLATE_SCHEMAS]) as Record<
+        string,
+        SchemaObject
+      >),
       ...ANSWER_SCHEMAS,
       JobStatus: JOB_STATUS_SCHEMA,
       WebhookEvent: WEBHOOK_EVENT_SCHEMA,

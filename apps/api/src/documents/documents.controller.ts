@@ -68,6 +68,9 @@ import { CheckedTemplates, DecodedImages } from '../upload/checked-templates';
 import { VALIDATION_FAILED_REF } from '../docs/answer-schemas';
 import { ErrorResponse } from '../docs/error-response';
 import { inRequestSpan } from '../tracing/request-span';
+import { AcceptsKey } from '../store/api-key.guard';
+import { type StoredTemplate, StoredTemplates, uploadOf } from '../store/stored-templates';
+import { templateSourceOf } from '@app/contracts';
 
 /** Every content type the endpoint answers a document with (docs/outputs.md). */
 const RESULT_MEDIA = [...Object.values(OUTPUT_MEDIA).map((m) => m.contentType), PAGE_IMAGES_ZIP.contentType];
@@ -82,6 +85,7 @@ export class DocumentsController {
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
     private readonly jobs: JobsService,
+    private readonly storedTemplates: StoredTemplates,
   ) {}
 
   @Post('process-template-document')
@@ -135,6 +139,7 @@ export class DocumentsController {
   )
   @ErrorResponse(504, 'No result within JOB_TIMEOUT_MS')
   @HttpCode(200)
+  @AcceptsKey()
   @UseInterceptors(FileInterceptor('file'))
   async process(
     @Req() req: Request,
@@ -157,7 +162,11 @@ export class DocumentsController {
         },
       );
     }
-    if (!file) throw new MissingFileError();
+    // The template: the upload, or a stored one by template_id (docs/templates.md).
+    const source = templateSourceOf(req.body as Record<string, unknown> | undefined, file !== undefined);
+    const stored =
+      source.kind === 'stored' ? await this.storedTemplates.resolve(req, source, res) : undefined;
+    if (!file && !stored) throw new MissingFileError();
     // The render form, and request_data.batch (docs/jobs.md), which runs as a job awaited here.
     const parsed = parseJobFields(req.body as Record<string, unknown> | undefined, {
       maxJsonDepth: this.config.limits.jsonDepth,
@@ -183,11 +192,14 @@ export class DocumentsController {
         },
       );
     }
-    if (parsed.items) return this.batch(req, res, file, parsed);
+    if (parsed.items) return this.batch(req, res, file ?? (await uploadOf(stored!)), parsed, stored);
     const { request, options, linter } = parsed;
-    const templateDigest = this.checkedTemplates.ensure(file.buffer, (t) =>
-      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
-    );
+    // A stored template was checked at its upload.
+    const templateDigest = stored
+      ? stored.queueDigest
+      : this.checkedTemplates.ensure(file!.buffer, (t) =>
+          checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+        );
     prepareImages(
       request.images,
       {
@@ -202,18 +214,29 @@ export class DocumentsController {
     countChartPoints(request.template_data, this.config.limits.render.chartLimits);
 
     if (linter?.enabled) {
-      const failed = await this.validate(file, request, linter, req, res);
+      const failed = await this.validate(file ?? (await uploadOf(stored!)), request, linter, req, res);
       if (failed) return failed;
     }
 
     const output = options.output ?? 'pdf';
-    const filename = outputFilename(file.originalname, outputExtension(output, options.image));
+    const originalName = file ? file.originalname : `${stored!.name}.docx`;
+    const filename = outputFilename(originalName, outputExtension(output, options.image));
     // Passwords and files of options.pdf ride in the request payload, never in the job data.
     const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
     const result = await this.queue.render(
       {
         requestId: requestIdOf(req),
-        template: file.buffer,
+        // By id: the bytes come from PostgreSQL only when Redis lacks them.
+        template: stored ? { size: stored.size, load: stored.load } : file!.buffer,
+        ...(stored
+          ? {
+              storedTemplate: {
+                templateId: stored.templateId,
+                version: stored.version,
+                digest: stored.digest,
+              },
+            }
+          : {}),
         filename,
         request: renderPayload(request, pdfFinish),
         templateChecked: true,
@@ -224,13 +247,13 @@ export class DocumentsController {
       hangUpSignal(res),
     );
     // What the fill dropped from a workbook (external links, data connections), never fetched.
-    const warning = warningHeader(templateWarnings(file.buffer));
+    const warning = file ? warningHeader(templateWarnings(file.buffer)) : undefined;
     if (warning) res.setHeader('Warning', warning);
     // Named by what the worker made: page images are one image, or a ZIP when the PDF has several.
     return new StreamableFile(result.body, {
       type: result.contentType || OUTPUT_MEDIA[output].contentType,
       disposition: contentDisposition(
-        result.contentType ? outputFilename(file.originalname, extensionOf(result.contentType)) : filename,
+        result.contentType ? outputFilename(originalName, extensionOf(result.contentType)) : filename,
       ),
       length: result.body.length,
     });
@@ -245,10 +268,13 @@ export class DocumentsController {
     res: Response,
     file: UploadedTemplate,
     parsed: ParsedJobRequest,
+    stored?: StoredTemplate,
   ): Promise<StreamableFile> {
-    const digest = this.checkedTemplates.ensure(file.buffer, (t) =>
-      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
-    );
+    const digest = stored
+      ? stored.queueDigest
+      : this.checkedTemplates.ensure(file.buffer, (t) =>
+          checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+        );
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,
@@ -257,7 +283,9 @@ export class DocumentsController {
     for (const { request } of parsed.items!)
       prepareImages(request.images, limits, { decodedBefore: this.decodedImages });
     const hangUp = hangUpSignal(res);
-    const jobId = await this.jobs.submit(jobInput(req, file, parsed, digest, '', this.config.defaults));
+    const jobId = await this.jobs.submit(
+      jobInput(req, file, parsed, digest, '', this.config.defaults, stored),
+    );
     // Answered here (or given up): the job and its result are kept for nobody else.
     const result = await this.jobs
       .waitForResult(jobId, this.config.queue.jobTimeoutMs, hangUp)

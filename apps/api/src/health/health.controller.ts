@@ -4,6 +4,7 @@ import type { Response } from 'express';
 import { RenderQueueService } from '../queue/render-queue.service';
 import { API_PATHS } from '@app/contracts';
 import { readiness, ReadinessBody } from './readiness';
+import { TemplateStoreProvider } from '../store/template-store.provider';
 import { HEALTHY_SCHEMA, READINESS_SCHEMA } from './health.openapi';
 
 /** Clients compare this text; keep it exactly. */
@@ -35,7 +36,10 @@ export class HealthController {
 @ApiTags('health')
 @Controller()
 export class ReadinessController {
-  constructor(private readonly queue: RenderQueueService) {}
+  constructor(
+    private readonly queue: RenderQueueService,
+    private readonly stores: TemplateStoreProvider,
+  ) {}
 
   @Get(API_PATHS.ready)
   @ApiOperation({
@@ -50,7 +54,8 @@ export class ReadinessController {
     schema: READINESS_SCHEMA,
   })
   async ready(@Res() res: Response): Promise<void> {
-    const body: ReadinessBody = readiness(await this.queue.probe());
+    const [probe, database] = await Promise.all([this.queue.probe(), this.stores.up()]);
+    const body: ReadinessBody = readiness(probe, database);
     res
       .status(body.status === 'ok' ? 200 : 503)
       .set('Cache-Control', 'no-store')

@@ -31,6 +31,11 @@ export const ReadinessBodySchema = Type.Object(
       redis: check({}),
       workers: check({ live: Type.Optional(Type.Integer()) }),
       converter: check({ healthy_workers: Type.Optional(Type.Integer()) }),
+      /**
+       * PostgreSQL of the stored templates (docs/templates.md), when DATABASE_URL is set. Reported,
+       * never failing readiness: uploads render without it, only requests by id answer 503.
+       */
+      database: Type.Optional(check({ reason: Type.Optional(Type.String()) })),
     }),
   },
   {

@@ -56,3 +56,19 @@ describe('readiness', () => {
     expect(Value.Check(ReadinessBodySchema, { ...body, status: 'ready' })).toBe(false);
   });
 });
+
+describe('readiness: the database', () => {
+  const healthy = { redis: true, liveWorkers: 1, healthyConverters: 1 };
+
+  it('is reported, never failing readiness: uploads render without it', () => {
+    const down = readiness(healthy, false);
+    expect(down.status).toBe('ok');
+    expect(down.failed).toEqual([]);
+    expect(down.checks.database).toEqual({ status: 'down', reason: expect.any(String) });
+    expect(readiness(healthy, true).checks.database).toEqual({ status: 'up' });
+  });
+
+  it('is absent without DATABASE_URL', () => {
+    expect(readiness(healthy).checks).not.toHaveProperty('database');
+  });
+});

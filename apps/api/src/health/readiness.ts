@@ -8,7 +8,8 @@ import type { Check, CheckName, ReadinessBody } from './health.openapi';
 
 export type { ReadinessBody } from './health.openapi';
 
-export function readiness(probe: QueueProbe): ReadinessBody {
+/** `database`: PostgreSQL answered (true), did not (false), or none is configured (undefined). */
+export function readiness(probe: QueueProbe, database?: boolean): ReadinessBody {
   const checks: Record<CheckName, Check> = {
     api: probe.closing ? { status: 'down', reason: 'shutting down' } : { status: 'up' },
     // A closing API does not ask Redis any more.
@@ -26,5 +27,15 @@ export function readiness(probe: QueueProbe): ReadinessBody {
   }
   const failed = (Object.keys(checks) as CheckName[]).filter((k) => checks[k].status === 'down');
   const ready = failed.length === 0 && checks.workers.status === 'up' && checks.converter.status === 'up';
-  return { status: ready ? 'ok' : 'error', failed, checks };
+  // Beside the checks, not among them: stored templates being away fails only requests by id.
+  const withDatabase =
+    database === undefined
+      ? checks
+      : {
+          ...checks,
+          database: database
+            ? { status: 'up' as const }
+            : { status: 'down' as const, reason: 'by-id requests answer 503' },
+        };
+  return { status: ready ? 'ok' : 'error', failed, checks: withDatabase };
 }

@@ -25,6 +25,8 @@ export function jobInput(
   digest: string,
   baseUrl: string,
   defaults: ApiSettings['defaults'],
+  /** A render by id: the stored version, recorded with the job (template_version in its status). */
+  stored?: { templateId: string; version: number; digest: string },
 ): JobInput {
   const format = parsed.options.output ?? 'pdf';
   const [pdfShape, pdfFinish] = splitPdfOptions(parsed.options.pdf);
@@ -51,5 +53,8 @@ export function jobInput(
     ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
     ...(parsed.deliverTo ? { deliverTo: parsed.deliverTo } : {}),
     baseUrl,
+    ...(stored
+      ? { storedTemplate: { templateId: stored.templateId, version: stored.version, digest: stored.digest } }
+      : {}),
   };
 }

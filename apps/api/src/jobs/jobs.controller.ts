@@ -30,7 +30,10 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkTemplate, countChartPoints, formatDefaultsOf, prepareImages } from '@app/engine';
+import { checkTemplate, countChartPoints, digestOf, formatDefaultsOf, prepareImages } from '@app/engine';
+import { templateSourceOf } from '@app/contracts';
+import { AcceptsKey } from '../store/api-key.guard';
+import { StoredTemplates, uploadOf } from '../store/stored-templates';
 import { ApiSettings } from '../config/settings';
 import { publicBaseUrl } from './public-base-url';
 import {
@@ -74,6 +77,7 @@ export class JobsController {
     private readonly config: ApiSettings,
     private readonly checkedTemplates: CheckedTemplates,
     private readonly decodedImages: DecodedImages,
+    private readonly storedTemplates: StoredTemplates,
   ) {
     this.allowedHosts = parseAllowedHosts(config.jobs.webhookAllowedHosts);
     this.deliveryAllowedHosts = parseAllowedHosts(config.jobs.deliveryAllowedHosts);
@@ -104,25 +108,34 @@ export class JobsController {
   @ErrorResponse(413, 'Template, field, image, or more than MAX_BATCH_ITEMS items')
   @ErrorResponse(503, 'Redis unreachable')
   @HttpCode(202)
+  @AcceptsKey()
   @UseInterceptors(FileInterceptor('file'))
   async submit(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
-    @UploadedFile() file: UploadedTemplate | undefined,
+    @UploadedFile() upload: UploadedTemplate | undefined,
   ): Promise<JobAccepted> {
-    return inRequestSpan(req, () => this.accept(req, res, file));
+    return inRequestSpan(req, () => this.accept(req, res, upload));
   }
 
   private async accept(
     req: Request,
     res: Response,
-    file: UploadedTemplate | undefined,
+    upload: UploadedTemplate | undefined,
   ): Promise<JobAccepted> {
-    const { parsed, digest } = this.check(req, file);
+    // The template: the upload, or a stored one by template_id (docs/templates.md). A job keeps its
+    // template's bytes with its record (it may wait for hours), so a stored one is read here once.
+    const source = templateSourceOf(req.body as Record<string, unknown> | undefined, upload !== undefined);
+    const stored =
+      source.kind === 'stored' ? await this.storedTemplates.resolve(req, source, res) : undefined;
+    const file = stored ? await uploadOf(stored) : upload;
+    const { parsed, digest } = this.check(req, file, stored !== undefined);
     if (parsed.webhookUrl !== undefined) await this.checkWebhook(parsed.webhookUrl);
     if (parsed.deliverTo) await checkDeliveryUrls(parsed.deliverTo, this.deliveryAllowedHosts);
     const baseUrl = this.baseUrl(req);
-    const jobId = await this.enqueue(req, file!, parsed, digest, baseUrl);
+    const jobId = await this.jobs.submit(
+      jobInput(req, file!, parsed, digest, baseUrl, this.config.defaults, stored),
+    );
     const paths = jobPaths(jobId);
     res.setHeader('Location', `${baseUrl}${paths.status}`);
     return {
@@ -186,7 +199,11 @@ export class JobsController {
   }
 
   /** The checks the synchronous endpoint makes, before anything is stored. */
-  check(req: Request, file: UploadedTemplate | undefined): { parsed: ParsedJobRequest; digest: string } {
+  check(
+    req: Request,
+    file: UploadedTemplate | undefined,
+    storedBefore = false,
+  ): { parsed: ParsedJobRequest; digest: string } {
     if (!req.is('multipart/form-data')) {
       throw new InvalidRequestError(
         'The request must be multipart/form-data with the fields file and data or request_data',
@@ -202,9 +219,12 @@ export class JobsController {
       // Locale and zone names are the engine's knowledge: the same check as the CLI's.
       formatDefaults: formatDefaultsOf,
     });
-    const digest = this.checkedTemplates.ensure(file.buffer, (t) =>
-      checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
-    );
+    // A stored template was checked at its upload.
+    const digest = storedBefore
+      ? digestOf(file.buffer)
+      : this.checkedTemplates.ensure(file.buffer, (t) =>
+          checkTemplate(t, {}, { allowMacros: this.config.limits.render.allowMacros }),
+        );
     const limits = {
       maxImages: this.config.limits.images.maxImages,
       maxImageBytes: this.config.limits.images.maxImageBytes,
@@ -229,16 +249,7 @@ export class JobsController {
     }
   }
 
-  enqueue(
-    req: Request,
-    file: UploadedTemplate,
-    parsed: ParsedJobRequest,
-    digest: string,
-    baseUrl: string,
-  ): Promise<string> {
-    return this.jobs.submit(jobInput(req, file, parsed, digest, baseUrl, this.config.defaults));
-  }
-
+  /** PUBLIC_BASE_URL, else the request's own scheme and Host. */
   baseUrl(req: Request): string {
     return publicBaseUrl(req, this.config);
   }

@@ -23,6 +23,9 @@ import { hangUpSignal } from '../logging/hang-up';
 import { requestIdOf } from '../logging/request-id';
 import { contentDisposition, parseLintOptions } from '@app/contracts';
 import { LintReportService } from './lint-report.service';
+import { templateSourceOf } from '@app/contracts';
+import { AcceptsKey } from '../store/api-key.guard';
+import { StoredTemplates, uploadOf } from '../store/stored-templates';
 
 interface UploadedTemplate {
   buffer: Buffer;
@@ -32,7 +35,10 @@ interface UploadedTemplate {
 @ApiTags('template tools')
 @Controller('api/v1')
 export class LintController {
-  constructor(private readonly reports: LintReportService) {}
+  constructor(
+    private readonly reports: LintReportService,
+    private readonly storedTemplates: StoredTemplates,
+  ) {}
 
   @Post('lint-docx-template')
   @ApiOperation({
@@ -57,16 +63,27 @@ export class LintController {
   @ErrorResponse(400, 'No document, not a .docx, or bad options')
   @ErrorResponse(503, 'PDF report only: no worker to render it')
   @HttpCode(200)
+  @AcceptsKey()
   @UseInterceptors(FileInterceptor('document'))
   async lint(
     @Req() req: Request,
     @Res({ passthrough: true }) res: Response,
-    @UploadedFile() document: UploadedTemplate | undefined,
+    @UploadedFile() upload: UploadedTemplate | undefined,
   ): Promise<LintReport | StreamableFile> {
     if (!req.is('multipart/form-data'))
       throw new InvalidRequestError('The request must be multipart/form-data with the field document', {
         content_type: req.headers['content-type'] ?? null,
       });
+    // The upload, or a stored template by template_id (docs/templates.md).
+    const source = templateSourceOf(
+      req.body as Record<string, unknown> | undefined,
+      upload !== undefined,
+      'document',
+    );
+    const document =
+      source.kind === 'stored'
+        ? await uploadOf(await this.storedTemplates.resolve(req, source, res))
+        : upload;
     if (!document) throw new MissingFileError("The form field 'document' (the .docx template) is missing");
     const options = parseLintOptions((req.body as Record<string, unknown> | undefined)?.options);
     const report = lintDocxTemplate(document.buffer, {

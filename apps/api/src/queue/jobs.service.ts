@@ -52,6 +52,8 @@ export interface JobInput {
   /** Kept under its own key (asyncJobKeys().delivery), never in the record or BullMQ's job data. */
   deliverTo?: ParsedDeliverTo;
   baseUrl: string;
+  /** A render by id: recorded with the job, shown in its status (template_version). */
+  storedTemplate?: RenderJob['storedTemplate'];
 }
 
 // The status answer's type comes from its schema, beside the OpenAPI it gives.
@@ -132,6 +134,12 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       base_url: input.baseUrl,
       ...(input.webhookUrl ? { webhook_url: input.webhookUrl } : {}),
       ...(input.deliverTo ? { delivery_status: 'pending', delivery_attempts: '0' } : {}),
+      ...(input.storedTemplate
+        ? {
+            template_id: input.storedTemplate.templateId,
+            template_version: String(input.storedTemplate.version),
+          }
+        : {}),
     };
     // As the synchronous path writes it: `9.0` stays a float across the queue (json-numbers.ts).
     const requestJsons = input.requests.map((request) => stringifyDataJson(request));
@@ -155,6 +163,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
         templateChecked: true,
         options: input.options,
         background: { resultTtlMs: ttl, recordKey },
+        ...(input.storedTemplate ? { storedTemplate: input.storedTemplate } : {}),
       };
     });
     try {
@@ -228,6 +237,10 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       finished_at: iso(record.finished_at),
       expires_at: iso(record.expires_at),
     };
+    if (record.template_id) {
+      view.template_id = record.template_id;
+      view.template_version = Number(record.template_version);
+    }
     if (status === 'completed') view.result_url = `${baseUrl}${jobPaths(jobId).result}`;
     if (status === 'failed') view.error = this.errorOf(record).toBody();
     if (record.delivery_status) {

@@ -25,6 +25,7 @@ import {
   type RenderJob,
   type RenderJobOptions,
   ServiceUnavailableError,
+  TypedError,
   templateKey,
 } from '@app/contracts';
 import {
@@ -46,10 +47,19 @@ import { currentTraceparent, withSpan } from '@app/telemetry';
 export type { RenderJob } from '@app/contracts';
 export { QUEUE_STATES, type QueueState } from '@app/queue';
 
+/**
+ * A stored template's bytes (docs/templates.md), read from PostgreSQL only when Redis does not
+ * hold them already: a render by id sends no bytes while its template is recent.
+ */
+export interface LazyTemplate {
+  size: number;
+  load: () => Promise<Buffer>;
+}
+
 export interface RenderInput {
   /** The HTTP request's id, carried to the worker's and the converter's logs. */
   requestId: string;
-  template: Buffer;
+  template: Buffer | LazyTemplate;
   filename: string;
   request: RenderRequest;
   /** checkDocxTemplate passed on this template (the controller runs it before queueing). */
@@ -57,6 +67,12 @@ export interface RenderInput {
   /** digestOf(template), when the caller has it (the controller's check computed it). */
   templateDigest?: string;
   options: RenderJobOptions;
+  /** A render by id: which stored version (the job records it; no bytes). */
+  storedTemplate?: RenderJob['storedTemplate'];
+}
+
+function bytesOf(template: Buffer | LazyTemplate): Promise<Buffer> {
+  return Buffer.isBuffer(template) ? Promise.resolve(template) : template.load();
 }
 
 export interface RenderOutput {
@@ -172,7 +188,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     // Unique whatever the caller sent as X-Request-Id: it names the job and the payload keys.
     const jobId = randomUUID();
     const keys = payloadKeys(this.names, jobId);
-    const digest = input.templateDigest ?? digestOf(input.template);
+    const digest = input.templateDigest ?? digestOf(await bytesOf(input.template));
     // Floats as the data wrote them (`9.0`) cross the queue as written (runtime/json-numbers.ts).
     const requestJson = stringifyDataJson(input.request);
     const job: RenderJob = {
@@ -181,19 +197,20 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       templateKey: templateKey(this.names, digest),
       templateDigest: digest,
       filename: input.filename,
-      templateBytes: input.template.length,
+      templateBytes: Buffer.isBuffer(input.template) ? input.template.length : input.template.size,
       requestBytes: Buffer.byteLength(requestJson),
       imageCount: Object.keys(input.request.images ?? {}).length,
       templateChecked: input.templateChecked,
       options: input.options,
       // While the reply connection is away the reply waits in the list (with its TTL).
       replyKey: this.replies.key,
+      ...(input.storedTemplate ? { storedTemplate: input.storedTemplate } : {}),
     };
     // The worker's spans continue the request's trace (absent while traces are off).
     const traceparent = currentTraceparent();
     if (traceparent) job.traceparent = traceparent;
     job.admittedAt = await withSpan('admission', () => this.admit(job, input.template, requestJson, signal), {
-      attributes: { 'job.id': jobId, template_bytes: input.template.length, request_bytes: job.requestBytes },
+      attributes: { 'job.id': jobId, template_bytes: job.templateBytes, request_bytes: job.requestBytes },
     });
     const started = Date.now();
     let replied = false;
@@ -317,7 +334,7 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
    */
   private async admit(
     job: RenderJob,
-    template: Buffer,
+    lazyTemplate: Buffer | LazyTemplate,
     requestJson: string,
     signal?: AbortSignal,
   ): Promise<number> {
@@ -325,6 +342,12 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
     const digest = job.templateDigest;
     const stored = this.storedTemplates.get(digest);
     let sendTemplate = !(stored && stored.until > Date.now());
+    // A stored template's bytes are read (from PostgreSQL) only when they must go to Redis.
+    let template = Buffer.isBuffer(lazyTemplate)
+      ? lazyTemplate
+      : sendTemplate
+        ? await lazyTemplate.load()
+        : null;
     const run = () =>
       this.payloads.admit(
         {
@@ -346,9 +369,11 @@ export class RenderQueueService implements OnModuleInit, OnModuleDestroy {
       if (admission.workers === 0 && (await this.workersAfterWait(signal)) > 0) admission = await run();
       if (admission.outcome === 'template_missing') {
         sendTemplate = true;
+        template ??= await bytesOf(lazyTemplate);
         admission = await run();
       }
     } catch (e) {
+      if (e instanceof TypedError) throw e;
       throw this.unavailable('Redis is unreachable', e);
     }
     if (admission.workers === 0) {

@@ -51,6 +51,8 @@ export const JobViewSchema = Type.Object({
   }),
   result_url: Type.Optional(uri({ description: 'Once completed' })),
   delivery: Type.Optional(DeliveryViewSchema),
+  template_id: Type.Optional(Type.String({ description: 'A render by id: the stored template' })),
+  template_version: Type.Optional(Type.Integer({ description: 'A render by id: the version that renders' })),
   error: Type.Optional(
     Type.Unsafe<ErrorBody>({
       ...ERROR_BODY_REF,

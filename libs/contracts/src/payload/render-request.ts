@@ -331,6 +331,25 @@ export const LOCALE_FORM_PROPERTIES = {
  * The multipart form of POST /api/v1/process-template-document: `file` and one of `data`
  * (legacy) or `request_data` (enhanced), or `data` with the v1.6 fields. The JSON fields are text.
  */
+/**
+ * A stored template in place of the upload (docs/templates.md): exactly one of `file` and
+ * `template_id` (`file` stays required here, as the interface specification has it).
+ */
+export const TEMPLATE_ID_FORM_PROPERTIES = {
+  template_id: Type.Optional(
+    Type.String({
+      description:
+        'A stored template (docs/templates.md) instead of the upload: give exactly one of the file and template_id. Needs an API key (Authorization: Bearer) of its namespace with the scope render.',
+    }),
+  ),
+  template_version: Type.Optional(
+    Type.String({
+      description: 'With template_id: the version to use (default: the current one)',
+      pattern: '^[1-9][0-9]*$',
+    }),
+  ),
+};
+
 export const RenderFormSchema = Type.Object(
   {
     file: Type.String({ format: 'binary', description: 'The .docx template (at most MAX_TEMPLATE_BYTES)' }),
@@ -351,6 +370,7 @@ export const RenderFormSchema = Type.Object(
     ),
     ...V16_FORM_PROPERTIES,
     ...LOCALE_FORM_PROPERTIES,
+    ...TEMPLATE_ID_FORM_PROPERTIES,
   },
   { $id: 'RenderForm' },
 );
@@ -365,13 +385,17 @@ export const LintFormSchema = Type.Object(
         example: '{"response_format": "json", "verbose": false}',
       }),
     ),
+    ...TEMPLATE_ID_FORM_PROPERTIES,
   },
   { $id: 'LintForm' },
 );
 
 /** The multipart form of POST /api/v1/inspect-template. */
 export const InspectFormSchema = Type.Object(
-  { file: Type.String({ format: 'binary', description: 'The .docx template' }) },
+  {
+    file: Type.String({ format: 'binary', description: 'The .docx template' }),
+    ...TEMPLATE_ID_FORM_PROPERTIES,
+  },
   { $id: 'InspectForm' },
 );
 

@@ -449,11 +449,13 @@ describe('locale and timezone (formatting filters)', () => {
 });
 
 describe('the form fields the parser names, from the schema that feeds OpenAPI', () => {
-  it("are RenderFormSchema's v1.6 and locale properties, in the form's order", () => {
+  it("are RenderFormSchema's v1.6, locale and stored-template properties, in the form's order", () => {
     const { RenderFormSchema } =
       require('../payload/render-request') as typeof import('../payload/render-request');
     const { V16_FIELDS } = require('./render-fields') as typeof import('./render-fields');
     const { LOCALE_FORM_FIELDS } = require('./locale-fields') as typeof import('./locale-fields');
+    const { TEMPLATE_ID_FIELD, TEMPLATE_VERSION_FIELD } =
+      require('./template-source') as typeof import('./template-source');
     expect(V16_FIELDS).toEqual(['images', 'undefined_behavior', 'linter_options']);
     expect(LOCALE_FORM_FIELDS).toEqual(['locale', 'timezone']);
     expect(Object.keys(RenderFormSchema.properties)).toEqual([
@@ -462,6 +464,8 @@ describe('the form fields the parser names, from the schema that feeds OpenAPI',
       'request_data',
       ...V16_FIELDS,
       ...LOCALE_FORM_FIELDS,
+      TEMPLATE_ID_FIELD,
+      TEMPLATE_VERSION_FIELD,
     ]);
   });
 });

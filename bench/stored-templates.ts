@@ -1,0 +1,139 @@
+/**
+ * Rendering by id against rendering by upload (issue 38, docs/templates.md), one caller, the two
+ * taking turns request by request on one service (Redis, PostgreSQL, one worker, the API): the
+ * 20-row corpus invoice, and the same invoice grown to ~5 MiB with a noisy photo and two font
+ * files added as parts (incompressible bytes, as pictures and embedded fonts are; unreferenced, so
+ * the PDF is the invoice's and the difference is the template's transport alone).
+ * Target: by id no slower on the invoice, and ≥ 30 % faster (p50 ≤ 0.7×) on the 5 MiB template.
+ *
+ * Part of `npm run bench:service` (--stored-requests 0 skips it); alone:
+ *   npx tsx bench/stored-templates.ts [--stored-requests 30]
+ */
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
+import { join } from 'node:path';
+import PizZip from 'pizzip';
+import {
+  buildService,
+  RedisServer,
+  startApi,
+  startWorker,
+  stopAll,
+  testEnv,
+  RENDER_PATH,
+} from '../test/service-harness';
+import { startPostgres } from '../test/support/postgres';
+import { intArg } from './args';
+import { corpusRequest, corpusTemplate } from './corpus';
+import { median } from './report';
+
+const MiB = 1024 * 1024;
+
+/** The invoice with ~5 MiB of incompressible parts: a photo and two embedded fonts' worth. */
+export function fiveMiBInvoice(): Buffer {
+  const zip = new PizZip(corpusTemplate('invoice'));
+  zip.file('word/media/bench-photo.jpeg', randomBytes(3.4 * MiB));
+  zip.file('word/fonts/font1.odttf', randomBytes(0.8 * MiB));
+  zip.file('word/fonts/font2.odttf', randomBytes(0.8 * MiB));
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+async function timed(url: string, form: () => FormData, key: string): Promise<number> {
+  const t0 = performance.now();
+  const res = await fetch(`${url}${RENDER_PATH}`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${key}` },
+    body: form(),
+  });
+  const body = Buffer.from(await res.arrayBuffer());
+  if (res.status !== 200) throw new Error(`service answered ${res.status}: ${body.toString('utf8', 0, 300)}`);
+  return performance.now() - t0;
+}
+
+/** Prints the p50s; returns whether the targets are met. */
+export async function storedTemplatesSection(requests: number): Promise<boolean> {
+  if (requests <= 0) return true;
+  buildService();
+  const [redis, pg] = await Promise.all([RedisServer.start(), startPostgres()]);
+  const dir = mkdtempSync(join(tmpdir(), 'bench-stored-'));
+  const adminKey = `dpk_${randomBytes(32).toString('base64url')}`;
+  writeFileSync(join(dir, '.admin-key'), adminKey, { mode: 0o600 });
+  const env = testEnv(redis.url, {
+    DATABASE_URL: pg.url,
+    ADMIN_KEY_FILE: join(dir, '.admin-key'),
+    MAX_TEMPLATE_BYTES: String(10 * MiB),
+    MAX_REQUEST_BYTES: String(12 * MiB),
+  });
+  const [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+  let ok = true;
+  try {
+    const requestData = JSON.stringify(corpusRequest('invoice', { rows: 20 }));
+    const cases: Array<[string, Buffer]> = [
+      ['invoice, 20 rows', corpusTemplate('invoice')],
+      ['invoice + 5 MiB of pictures and fonts', fiveMiBInvoice()],
+    ];
+    console.log(`\nby id against by upload, 1 caller, ${requests} requests each, taking turns`);
+    for (const [label, template] of cases) {
+      const up = new FormData();
+      up.append('file', new Blob([template]), 'invoice.docx');
+      up.append('name', label);
+      const created = await fetch(`${api.url}/api/v1/templates`, {
+        method: 'POST',
+        headers: { authorization: `Bearer ${adminKey}` },
+        body: up,
+      });
+      if (created.status !== 201)
+        throw new Error(`upload answered ${created.status}: ${await created.text()}`);
+      const { template_id } = (await created.json()) as { template_id: string };
+      const byUpload = () => {
+        const f = new FormData();
+        f.append('file', new Blob([template]), 'invoice.docx');
+        f.append('request_data', requestData);
+        return f;
+      };
+      const byId = () => {
+        const f = new FormData();
+        f.append('template_id', template_id);
+        f.append('request_data', requestData);
+        return f;
+      };
+      for (let i = 0; i < 3; i++) {
+        await timed(api.url, byUpload, adminKey);
+        await timed(api.url, byId, adminKey);
+      }
+      const upload: number[] = [];
+      const id: number[] = [];
+      for (let i = 0; i < requests; i++) {
+        upload.push(await timed(api.url, byUpload, adminKey));
+        id.push(await timed(api.url, byId, adminKey));
+      }
+      const ratio = median(id) / median(upload);
+      const big = template.length > 4 * MiB;
+      const met = big ? ratio <= 0.7 : ratio <= 1.0;
+      ok &&= met;
+      console.log(
+        `  ${label} (${(template.length / MiB).toFixed(2)} MiB): by upload p50 ${median(upload).toFixed(0)} ms, ` +
+          `by id p50 ${median(id).toFixed(0)} ms, ratio ${ratio.toFixed(2)}×   ` +
+          `target ${big ? '≤ 0.70×' : '≤ 1.00×'}  ${met ? 'met' : 'MISSED'}`,
+      );
+    }
+  } finally {
+    await stopAll(api, worker);
+    await stopAll(redis);
+    await pg.stop();
+  }
+  return ok;
+}
+
+if (require.main === module) {
+  storedTemplatesSection(intArg('stored-requests', 30)).then(
+    (ok) => {
+      if (!ok) process.exitCode = 1;
+    },
+    (e: unknown) => {
+      console.error(e);
+      process.exit(1);
+    },
+  );
+}
