@@ -2,7 +2,7 @@
 
 import { type Client, formDataBodySerializer, type Options as Options2, type TDataShape } from './client';
 import { client } from './client.gen';
-import type { DocumentsControllerProcessData, DocumentsControllerProcessErrors, DocumentsControllerProcessResponses, HealthControllerCheckData, HealthControllerCheckResponses, HealthControllerRootData, HealthControllerRootResponses, InspectControllerInspectData, InspectControllerInspectErrors, InspectControllerInspectResponses, JobsControllerCancelData, JobsControllerCancelErrors, JobsControllerCancelResponses, JobsControllerResultData, JobsControllerResultErrors, JobsControllerResultResponses, JobsControllerStatusData, JobsControllerStatusErrors, JobsControllerStatusResponses, JobsControllerSubmitData, JobsControllerSubmitErrors, JobsControllerSubmitResponses, LintControllerLintData, LintControllerLintErrors, LintControllerLintResponses, MetricsControllerMetricsData, MetricsControllerMetricsResponses, PlaygroundControllerPageData, PlaygroundControllerPageResponses, ReadinessControllerReadyData, ReadinessControllerReadyErrors, ReadinessControllerReadyResponses, VersionControllerVersionData, VersionControllerVersionResponses } from './types.gen';
+import type { DocumentsControllerProcessData, DocumentsControllerProcessErrors, DocumentsControllerProcessResponses, HealthControllerCheckData, HealthControllerCheckResponses, HealthControllerRootData, HealthControllerRootResponses, InspectControllerInspectData, InspectControllerInspectErrors, InspectControllerInspectResponses, JobsControllerCancelData, JobsControllerCancelErrors, JobsControllerCancelResponses, JobsControllerResultData, JobsControllerResultErrors, JobsControllerResultResponses, JobsControllerStatusData, JobsControllerStatusErrors, JobsControllerStatusResponses, JobsControllerSubmitData, JobsControllerSubmitErrors, JobsControllerSubmitResponses, KeysControllerCreateData, KeysControllerCreateErrors, KeysControllerCreateResponses, LintControllerLintData, LintControllerLintErrors, LintControllerLintResponses, MetricsControllerMetricsData, MetricsControllerMetricsResponses, PlaygroundControllerPageData, PlaygroundControllerPageResponses, ReadinessControllerReadyData, ReadinessControllerReadyErrors, ReadinessControllerReadyResponses, TemplatesControllerAddVersionData, TemplatesControllerAddVersionErrors, TemplatesControllerAddVersionResponses, TemplatesControllerCreateData, TemplatesControllerCreateErrors, TemplatesControllerCreateResponses, TemplatesControllerFileData, TemplatesControllerFileErrors, TemplatesControllerFileResponses, TemplatesControllerGetData, TemplatesControllerGetErrors, TemplatesControllerGetResponses, TemplatesControllerListData, TemplatesControllerListResponses, TemplatesControllerPublishData, TemplatesControllerPublishErrors, TemplatesControllerPublishResponses, TemplatesControllerRemoveData, TemplatesControllerRemoveErrors, TemplatesControllerRemoveResponses, VersionControllerVersionData, VersionControllerVersionResponses } from './types.gen';
 
 export type Options<TData extends TDataShape = TDataShape, ThrowOnError extends boolean = boolean, TResponse = unknown> = Options2<TData, ThrowOnError, TResponse> & {
     /**
@@ -125,6 +125,96 @@ export const inspectControllerInspect = <ThrowOnError extends boolean = false>(o
  * The converter is the one the workers report with their heartbeat (LibreOffice or Gotenberg and its version); `unknown` when no worker has reported or Redis cannot be read.
  */
 export const versionControllerVersion = <ThrowOnError extends boolean = false>(options?: Options<VersionControllerVersionData, ThrowOnError>) => (options?.client ?? client).get<VersionControllerVersionResponses, unknown, ThrowOnError>({ url: '/version', ...options });
+
+/**
+ * List the key's namespace's templates, by name, paginated by cursor
+ */
+export const templatesControllerList = <ThrowOnError extends boolean = false>(options?: Options<TemplatesControllerListData, ThrowOnError>) => (options?.client ?? client).get<TemplatesControllerListResponses, unknown, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/templates',
+    ...options
+});
+
+/**
+ * Store a template: version 1, its lint report and inspection
+ *
+ * Published (current) at once unless lint finds errors (`published: false`; publish it explicitly).
+ */
+export const templatesControllerCreate = <ThrowOnError extends boolean = false>(options: Options<TemplatesControllerCreateData, ThrowOnError>) => (options.client ?? client).post<TemplatesControllerCreateResponses, TemplatesControllerCreateErrors, ThrowOnError>({
+    ...formDataBodySerializer,
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/templates',
+    ...options,
+    headers: {
+        'Content-Type': null,
+        ...options.headers
+    }
+});
+
+/**
+ * Add a version (immutable, numbered 1, 2, 3…)
+ *
+ * `publish=true` (form field or query) makes it current if lint finds no errors.
+ */
+export const templatesControllerAddVersion = <ThrowOnError extends boolean = false>(options: Options<TemplatesControllerAddVersionData, ThrowOnError>) => (options.client ?? client).post<TemplatesControllerAddVersionResponses, TemplatesControllerAddVersionErrors, ThrowOnError>({
+    ...formDataBodySerializer,
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/templates/{id}/versions',
+    ...options,
+    headers: {
+        'Content-Type': null,
+        ...options.headers
+    }
+});
+
+/**
+ * Make version n current (also how a version is rolled back to)
+ */
+export const templatesControllerPublish = <ThrowOnError extends boolean = false>(options: Options<TemplatesControllerPublishData, ThrowOnError>) => (options.client ?? client).post<TemplatesControllerPublishResponses, TemplatesControllerPublishErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/templates/{id}/versions/{n}/publish',
+    ...options
+});
+
+/**
+ * Delete a template: a render by its id then answers 404 template_not_found
+ */
+export const templatesControllerRemove = <ThrowOnError extends boolean = false>(options: Options<TemplatesControllerRemoveData, ThrowOnError>) => (options.client ?? client).delete<TemplatesControllerRemoveResponses, TemplatesControllerRemoveErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/templates/{id}',
+    ...options
+});
+
+/**
+ * Metadata, the current version and every version
+ */
+export const templatesControllerGet = <ThrowOnError extends boolean = false>(options: Options<TemplatesControllerGetData, ThrowOnError>) => (options.client ?? client).get<TemplatesControllerGetResponses, TemplatesControllerGetErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/templates/{id}',
+    ...options
+});
+
+/**
+ * A version's .docx
+ */
+export const templatesControllerFile = <ThrowOnError extends boolean = false>(options: Options<TemplatesControllerFileData, ThrowOnError>) => (options.client ?? client).get<TemplatesControllerFileResponses, TemplatesControllerFileErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/templates/{id}/versions/{n}/file',
+    ...options
+});
+
+/**
+ * Create an API key (admin): shown once, stored as its SHA-256
+ */
+export const keysControllerCreate = <ThrowOnError extends boolean = false>(options: Options<KeysControllerCreateData, ThrowOnError>) => (options.client ?? client).post<KeysControllerCreateResponses, KeysControllerCreateErrors, ThrowOnError>({
+    security: [{ scheme: 'bearer', type: 'http' }],
+    url: '/api/v1/keys',
+    ...options,
+    headers: {
+        'Content-Type': 'application/json',
+        ...options.headers
+    }
+});
 
 /**
  * The template playground page (PLAYGROUND=on)

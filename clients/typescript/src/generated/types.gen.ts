@@ -390,12 +390,132 @@ export type JobRequest = {
     };
 };
 
+export type TemplateForm = {
+    /**
+     * The .docx template
+     */
+    file: Blob | File;
+    name: string;
+    description?: string;
+    /**
+     * A JSON array of strings, or labels separated by commas
+     */
+    labels?: string;
+    /**
+     * JSON: a request_data (or template_data) the playground previews with
+     */
+    sample_data?: string;
+};
+
+export type TemplateVersionForm = {
+    /**
+     * The .docx template
+     */
+    file: Blob | File;
+    /**
+     * `true`: make it current if lint finds no errors
+     */
+    publish?: 'true' | 'false';
+};
+
+export type TemplateVersionRef = {
+    number: number;
+    /**
+     * SHA-256 of the .docx, hex
+     */
+    digest: string;
+    created_at: string;
+};
+
+export type TemplateVersion = {
+    number: number;
+    digest: string;
+    size: number;
+    created_at: string;
+    /**
+     * The id of the API key (never the key)
+     */
+    created_by: string | null;
+};
+
+export type TemplateUploadAnswer = {
+    template_id: string;
+    name: string;
+    version: TemplateVersionRef;
+    /**
+     * Whether this version is now the current one
+     */
+    published: boolean;
+    /**
+     * As POST /api/v1/lint-docx-template (JSON)
+     */
+    lint: {
+        [key: string]: unknown;
+    };
+    /**
+     * As POST /api/v1/inspect-template
+     */
+    inspection: {
+        [key: string]: unknown;
+    };
+};
+
+export type TemplateSummary = {
+    template_id: string;
+    name: string;
+    description: string;
+    labels: Array<string>;
+    current_version: number | null;
+    created_at: string;
+};
+
+export type TemplateList = {
+    templates: Array<TemplateSummary>;
+    /**
+     * Pass as `cursor` for the next page
+     */
+    next_cursor: string | null;
+};
+
+export type TemplateDetail = {
+    template_id: string;
+    name: string;
+    description: string;
+    labels: Array<string>;
+    current_version: number | unknown;
+    created_at: string;
+} & {
+    sample_data: unknown;
+    versions: Array<{
+        number: number;
+        digest: string;
+        size: number;
+        created_at: string;
+        created_by: string | unknown;
+    }>;
+};
+
+export type ApiKeyRequest = {
+    namespace: string;
+    scopes: Array<'render' | 'templates:read' | 'templates:write' | 'admin'>;
+};
+
+export type ApiKeyAnswer = {
+    id: string;
+    /**
+     * Shown once: only its SHA-256 is kept
+     */
+    key: string;
+    namespace: string;
+    scopes: Array<string>;
+};
+
 /**
  * Every error answer (application/json). Stack traces are never included.
  */
 export type ErrorBody = {
     status: 'error';
-    error_type: 'invalid_request_structure' | 'missing_template_data' | 'missing_file' | 'invalid_template' | 'image_processing_error' | 'invalid_webhook_url' | 'invalid_deliver_to' | 'unknown_signing_profile' | 'unsupported_output' | 'signing_not_configured' | 'not_found' | 'job_not_found' | 'method_not_allowed' | 'job_not_finished' | 'payload_too_large' | 'template_syntax_error' | 'undefined_variable' | 'template_runtime_error' | 'invalid_pdf_input' | 'invalid_einvoice' | 'signature_field_not_found' | 'signing_certificate_invalid' | 'page_out_of_range' | 'missing_alt_text' | 'chart_data_error' | 'internal_error' | 'conversion_failed' | 'signing_service_failed' | 'service_unavailable' | 'processing_timeout';
+    error_type: 'invalid_request_structure' | 'missing_template_data' | 'missing_file' | 'invalid_template' | 'image_processing_error' | 'invalid_webhook_url' | 'invalid_deliver_to' | 'unknown_signing_profile' | 'unsupported_output' | 'signing_not_configured' | 'unauthorized' | 'forbidden' | 'not_found' | 'job_not_found' | 'template_not_found' | 'method_not_allowed' | 'job_not_finished' | 'payload_too_large' | 'template_syntax_error' | 'undefined_variable' | 'template_runtime_error' | 'invalid_pdf_input' | 'invalid_einvoice' | 'signature_field_not_found' | 'signing_certificate_invalid' | 'page_out_of_range' | 'missing_alt_text' | 'chart_data_error' | 'internal_error' | 'conversion_failed' | 'signing_service_failed' | 'service_unavailable' | 'processing_timeout';
     /**
      * Human-readable description
      */
@@ -665,6 +785,14 @@ export type JobStatus = {
          */
         last_error: string | null;
     };
+    /**
+     * A render by id: the stored template
+     */
+    template_id?: string;
+    /**
+     * A render by id: the version that renders
+     */
+    template_version?: number;
     error?: ErrorBody;
 };
 
@@ -788,6 +916,11 @@ export type ReadinessControllerReadyErrors = {
                 healthy_workers?: number;
                 [key: string]: unknown;
             };
+            database?: {
+                status: 'up' | 'down' | 'unknown';
+                reason?: string;
+                [key: string]: unknown;
+            };
         };
     };
 };
@@ -819,6 +952,11 @@ export type ReadinessControllerReadyResponses = {
             converter: {
                 status: 'up' | 'down' | 'unknown';
                 healthy_workers?: number;
+                [key: string]: unknown;
+            };
+            database?: {
+                status: 'up' | 'down' | 'unknown';
+                reason?: string;
                 [key: string]: unknown;
             };
         };
@@ -861,6 +999,14 @@ export type DocumentsControllerProcessData = {
          * Legacy and v1.6 forms (with `data`). IANA time zone format_datetime and format_time show times in (default: DEFAULT_TIMEZONE, `UTC`). An unknown zone: 400 invalid_request_structure naming the field.
          */
         timezone?: string;
+        /**
+         * A stored template (docs/templates.md) instead of the upload: give exactly one of the file and template_id. Needs an API key (Authorization: Bearer) of its namespace with the scope render.
+         */
+        template_id?: string;
+        /**
+         * With template_id: the version to use (default: the current one)
+         */
+        template_version?: string;
     };
     headers?: {
         /**
@@ -951,6 +1097,14 @@ export type JobsControllerSubmitData = {
          * Legacy and v1.6 forms (with `data`). IANA time zone format_datetime and format_time show times in (default: DEFAULT_TIMEZONE, `UTC`). An unknown zone: 400 invalid_request_structure naming the field.
          */
         timezone?: string;
+        /**
+         * A stored template (docs/templates.md) instead of the upload: give exactly one of the file and template_id. Needs an API key (Authorization: Bearer) of its namespace with the scope render.
+         */
+        template_id?: string;
+        /**
+         * With template_id: the version to use (default: the current one)
+         */
+        template_version?: string;
         /**
          * http(s) URL POSTed when the job completes or fails, signed per Standard Webhooks (WEBHOOK_SECRET). Its host must resolve to public addresses only, unless WEBHOOK_ALLOWED_HOSTS lists it (400 invalid_webhook_url).
          */
@@ -1088,6 +1242,14 @@ export type JobsControllerStatusResponses = {
              */
             last_error: string | null;
         };
+        /**
+         * A render by id: the stored template
+         */
+        template_id?: string;
+        /**
+         * A render by id: the version that renders
+         */
+        template_version?: number;
         error?: ErrorBody;
     };
 };
@@ -1142,6 +1304,14 @@ export type LintControllerLintData = {
          * JSON text of LintOptions (#/components/schemas/LintOptions).
          */
         options?: string;
+        /**
+         * A stored template (docs/templates.md) instead of the upload: give exactly one of the file and template_id. Needs an API key (Authorization: Bearer) of its namespace with the scope render.
+         */
+        template_id?: string;
+        /**
+         * With template_id: the version to use (default: the current one)
+         */
+        template_version?: string;
     };
     path?: never;
     query?: never;
@@ -1176,6 +1346,14 @@ export type InspectControllerInspectData = {
          * The .docx template
          */
         file: Blob | File;
+        /**
+         * A stored template (docs/templates.md) instead of the upload: give exactly one of the file and template_id. Needs an API key (Authorization: Bearer) of its namespace with the scope render.
+         */
+        template_id?: string;
+        /**
+         * With template_id: the version to use (default: the current one)
+         */
+        template_version?: string;
     };
     path?: never;
     query?: never;
@@ -1215,6 +1393,328 @@ export type VersionControllerVersionResponses = {
 };
 
 export type VersionControllerVersionResponse = VersionControllerVersionResponses[keyof VersionControllerVersionResponses];
+
+export type TemplatesControllerListData = {
+    body?: never;
+    path?: never;
+    query?: {
+        /**
+         * Name prefix
+         */
+        name?: string;
+        label?: string;
+        /**
+         * 1 to 100 (default 20)
+         */
+        limit?: string;
+        /**
+         * next_cursor of the previous page
+         */
+        cursor?: string;
+    };
+    url: '/api/v1/templates';
+};
+
+export type TemplatesControllerListResponses = {
+    200: {
+        templates: Array<TemplateSummary>;
+        /**
+         * Pass as `cursor` for the next page
+         */
+        next_cursor: string | null;
+    };
+};
+
+export type TemplatesControllerListResponse = TemplatesControllerListResponses[keyof TemplatesControllerListResponses];
+
+export type TemplatesControllerCreateData = {
+    body: {
+        /**
+         * The .docx template
+         */
+        file: Blob | File;
+        name: string;
+        description?: string;
+        /**
+         * A JSON array of strings, or labels separated by commas
+         */
+        labels?: string;
+        /**
+         * JSON: a request_data (or template_data) the playground previews with
+         */
+        sample_data?: string;
+    };
+    path?: never;
+    query?: never;
+    url: '/api/v1/templates';
+};
+
+export type TemplatesControllerCreateErrors = {
+    /**
+     * No file, not a .docx, or malformed fields
+     */
+    400: ErrorBody;
+    /**
+     * No API key or an unknown one
+     */
+    401: ErrorBody;
+    /**
+     * The key lacks templates:write
+     */
+    403: ErrorBody;
+    /**
+     * PostgreSQL is unavailable
+     */
+    503: ErrorBody;
+};
+
+export type TemplatesControllerCreateError = TemplatesControllerCreateErrors[keyof TemplatesControllerCreateErrors];
+
+export type TemplatesControllerCreateResponses = {
+    201: {
+        template_id: string;
+        name: string;
+        version: TemplateVersionRef;
+        /**
+         * Whether this version is now the current one
+         */
+        published: boolean;
+        /**
+         * As POST /api/v1/lint-docx-template (JSON)
+         */
+        lint: {
+            [key: string]: unknown;
+        };
+        /**
+         * As POST /api/v1/inspect-template
+         */
+        inspection: {
+            [key: string]: unknown;
+        };
+    };
+};
+
+export type TemplatesControllerCreateResponse = TemplatesControllerCreateResponses[keyof TemplatesControllerCreateResponses];
+
+export type TemplatesControllerAddVersionData = {
+    body: {
+        /**
+         * The .docx template
+         */
+        file: Blob | File;
+        /**
+         * `true`: make it current if lint finds no errors
+         */
+        publish?: 'true' | 'false';
+    };
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/templates/{id}/versions';
+};
+
+export type TemplatesControllerAddVersionErrors = {
+    /**
+     * No such template in this key’s namespace
+     */
+    404: ErrorBody;
+};
+
+export type TemplatesControllerAddVersionError = TemplatesControllerAddVersionErrors[keyof TemplatesControllerAddVersionErrors];
+
+export type TemplatesControllerAddVersionResponses = {
+    201: {
+        template_id: string;
+        name: string;
+        version: TemplateVersionRef;
+        /**
+         * Whether this version is now the current one
+         */
+        published: boolean;
+        /**
+         * As POST /api/v1/lint-docx-template (JSON)
+         */
+        lint: {
+            [key: string]: unknown;
+        };
+        /**
+         * As POST /api/v1/inspect-template
+         */
+        inspection: {
+            [key: string]: unknown;
+        };
+    };
+};
+
+export type TemplatesControllerAddVersionResponse = TemplatesControllerAddVersionResponses[keyof TemplatesControllerAddVersionResponses];
+
+export type TemplatesControllerPublishData = {
+    body?: never;
+    path: {
+        id: string;
+        n: string;
+    };
+    query?: never;
+    url: '/api/v1/templates/{id}/versions/{n}/publish';
+};
+
+export type TemplatesControllerPublishErrors = {
+    /**
+     * No such template or version in this key’s namespace
+     */
+    404: ErrorBody;
+};
+
+export type TemplatesControllerPublishError = TemplatesControllerPublishErrors[keyof TemplatesControllerPublishErrors];
+
+export type TemplatesControllerPublishResponses = {
+    200: {
+        template_id: string;
+        name: string;
+        description: string;
+        labels: Array<string>;
+        current_version: number | unknown;
+        created_at: string;
+    } & {
+        sample_data: unknown;
+        versions: Array<{
+            number: number;
+            digest: string;
+            size: number;
+            created_at: string;
+            created_by: string | unknown;
+        }>;
+    };
+};
+
+export type TemplatesControllerPublishResponse = TemplatesControllerPublishResponses[keyof TemplatesControllerPublishResponses];
+
+export type TemplatesControllerRemoveData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/templates/{id}';
+};
+
+export type TemplatesControllerRemoveErrors = {
+    /**
+     * No such template in this key’s namespace
+     */
+    404: ErrorBody;
+};
+
+export type TemplatesControllerRemoveError = TemplatesControllerRemoveErrors[keyof TemplatesControllerRemoveErrors];
+
+export type TemplatesControllerRemoveResponses = {
+    204: void;
+};
+
+export type TemplatesControllerRemoveResponse = TemplatesControllerRemoveResponses[keyof TemplatesControllerRemoveResponses];
+
+export type TemplatesControllerGetData = {
+    body?: never;
+    path: {
+        id: string;
+    };
+    query?: never;
+    url: '/api/v1/templates/{id}';
+};
+
+export type TemplatesControllerGetErrors = {
+    /**
+     * No such template in this key’s namespace
+     */
+    404: ErrorBody;
+};
+
+export type TemplatesControllerGetError = TemplatesControllerGetErrors[keyof TemplatesControllerGetErrors];
+
+export type TemplatesControllerGetResponses = {
+    200: {
+        template_id: string;
+        name: string;
+        description: string;
+        labels: Array<string>;
+        current_version: number | unknown;
+        created_at: string;
+    } & {
+        sample_data: unknown;
+        versions: Array<{
+            number: number;
+            digest: string;
+            size: number;
+            created_at: string;
+            created_by: string | unknown;
+        }>;
+    };
+};
+
+export type TemplatesControllerGetResponse = TemplatesControllerGetResponses[keyof TemplatesControllerGetResponses];
+
+export type TemplatesControllerFileData = {
+    body?: never;
+    path: {
+        id: string;
+        n: string;
+    };
+    query?: never;
+    url: '/api/v1/templates/{id}/versions/{n}/file';
+};
+
+export type TemplatesControllerFileErrors = {
+    /**
+     * No such template or version in this key’s namespace
+     */
+    404: ErrorBody;
+};
+
+export type TemplatesControllerFileError = TemplatesControllerFileErrors[keyof TemplatesControllerFileErrors];
+
+export type TemplatesControllerFileResponses = {
+    200: Blob | File;
+};
+
+export type TemplatesControllerFileResponse = TemplatesControllerFileResponses[keyof TemplatesControllerFileResponses];
+
+export type KeysControllerCreateData = {
+    body: {
+        namespace: string;
+        scopes: Array<'render' | 'templates:read' | 'templates:write' | 'admin'>;
+    };
+    path?: never;
+    query?: never;
+    url: '/api/v1/keys';
+};
+
+export type KeysControllerCreateErrors = {
+    /**
+     * Bad namespace or scopes
+     */
+    400: ErrorBody;
+    /**
+     * The key is not an admin key
+     */
+    403: ErrorBody;
+};
+
+export type KeysControllerCreateError = KeysControllerCreateErrors[keyof KeysControllerCreateErrors];
+
+export type KeysControllerCreateResponses = {
+    201: {
+        id: string;
+        /**
+         * Shown once: only its SHA-256 is kept
+         */
+        key: string;
+        namespace: string;
+        scopes: Array<string>;
+    };
+};
+
+export type KeysControllerCreateResponse = KeysControllerCreateResponses[keyof KeysControllerCreateResponses];
 
 export type PlaygroundControllerPageData = {
     body?: never;
