@@ -181,7 +181,7 @@ describe('broken and hostile templates', () => {
         'invalid_template',
       ],
       [
-        'a spreadsheet (.xlsx main part)',
+        'a workbook without a worksheet (.xlsx main part only)',
         () =>
           zip.writeZip([
             zip.deflated(

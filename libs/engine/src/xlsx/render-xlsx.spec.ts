@@ -255,6 +255,18 @@ describe('hostile and refused workbooks', () => {
     ).toThrow(expect.objectContaining({ errorType: 'payload_too_large' }));
   });
 
+  it('refuses a workbook without a worksheet: 400 invalid_template, nothing to fill or print', () => {
+    const zip = new PizZip(workbook(`<row r="1">${inline('A1', '{{ a }}')}</row>`));
+    zip.remove('xl/worksheets/sheet1.xml');
+    const sheetless = zip.generate({ type: 'nodebuffer' });
+    expect(() => renderXlsx(sheetless, { template_data: { a: 1 } })).toThrow(
+      expect.objectContaining({
+        errorType: 'invalid_template',
+        details: expect.objectContaining({ reason: 'no_worksheet' }),
+      }),
+    );
+  });
+
   it('refuses a macro-enabled workbook unless allowed', () => {
     const xlsm = workbook(`<row r="1">${inline('A1', '{{ a }}')}</row>`, {
       mainType: 'application/vnd.ms-excel.sheet.macroEnabled.main+xml',

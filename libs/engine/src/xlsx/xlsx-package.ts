@@ -25,6 +25,11 @@ export interface SpreadsheetOpenOptions {
   keepContent?: boolean;
 }
 
+/** A worksheet's content type (a chartsheet or dialog sheet alone is no table to fill). */
+const WORKSHEET_TYPES: ReadonlySet<string> = new Set([
+  'application/vnd.openxmlformats-officedocument.spreadsheetml.worksheet+xml',
+]);
+
 export function openSpreadsheetPackage(template: Buffer, options: SpreadsheetOpenOptions = {}): DocxPackage {
   const { maxUncompressedBytes, maxWordXmlBytes } = { ...DEFAULT_TEMPLATE_LIMITS, ...options.limits };
   let pkg: DocxPackage;
@@ -77,6 +82,15 @@ export function openSpreadsheetPackage(template: Buffer, options: SpreadsheetOpe
     throw new InvalidTemplateError('The file is not a spreadsheet (.xlsx): its main part is not a workbook', {
       reason: 'not_spreadsheet',
       content_type: mainType ?? null,
+    });
+  // A workbook part with no sheet in the package has nothing to fill or print: Calc fails on it.
+  const sheets = contentTypes.partsOfType(
+    Object.keys(zip.files).filter((name) => !zip.files[name].dir),
+    WORKSHEET_TYPES,
+  );
+  if (sheets.length === 0)
+    throw new InvalidTemplateError('The workbook has no worksheet: there is nothing to fill or print', {
+      reason: 'no_worksheet',
     });
   const macros = SPREADSHEET.macroVariants.includes(kind) || zip.file(/vbaProject\.bin$/i).length > 0;
   if (macros && !options.allowMacros)
