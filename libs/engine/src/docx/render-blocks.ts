@@ -115,7 +115,7 @@ export class BlockRenderer {
     switch (st.type) {
       case 'set': {
         const v = ev(st.value);
-        if (st.attr === undefined) this.assign(frame, st.targets, v);
+        if (st.attr === undefined) frame.assign(st.targets, v);
         else {
           const ns = frame.lookup(st.targets[0]);
           if (!(ns instanceof Namespace))
@@ -270,7 +270,7 @@ export class BlockRenderer {
       const filter = st.filter;
       items = items.filter((item) => {
         const f = new Frame(frame);
-        this.assign(f, st.targets, item);
+        f.assign(st.targets, item);
         return truthy(this.state.use(evaluate(filter, f, this.state)));
       });
     }
@@ -294,7 +294,7 @@ export class BlockRenderer {
     const body = derive(options, { compiled: part.loopBody!, jinjaFrame: frame });
     for (let i = 0; i < items.length; i++) {
       const f = new Frame(frame);
-      this.assign(f, st.targets, items[i]);
+      f.assign(st.targets, items[i]);
       f.set('loop', new LoopInfo(items, i, depth0, run, recurse));
       body.jinjaFrame = f;
       const r = options.render(body);
@@ -316,19 +316,6 @@ export class BlockRenderer {
     const xml = joined(r.value);
     this.state.checkLength(xml.length); // a value built from values (`{% set x %}{{ x }}{{ x }}…`)
     return xml;
-  }
-
-  private assign(frame: Frame, targets: string[], value: Value): void {
-    if (targets.length === 1) {
-      frame.set(targets[0], value);
-      return;
-    }
-    const seq = value instanceof Undefined ? [] : iterate(value, 'unpacking');
-    if (seq.length !== targets.length)
-      throw new JinjaRuntimeError(
-        `cannot unpack ${seq.length} values into ${targets.length} names (${targets.join(', ')})`,
-      );
-    targets.forEach((t, i) => frame.set(t, seq[i]));
   }
 
   /** An evaluated value as run XML: an image becomes a drawing, anything else escaped text. */

@@ -28,7 +28,7 @@ import {
   type Value,
 } from './values';
 import { pyReplace, pyStrip, stringMethod } from './str-methods';
-import { chars, type EvalLimits, JinjaRuntimeError, normIndex } from './sequences';
+import { chars, type EvalLimits, iterate, JinjaRuntimeError, normIndex } from './sequences';
 import { DEFAULT_FORMAT_DEFAULTS, type FormatDefaults } from '../format/locale';
 
 export { pyReplace, pyStrip };
@@ -154,6 +154,23 @@ export class Frame {
 
   set(name: string, value: Value): void {
     this.vars.set(name, value);
+  }
+
+  /**
+   * A loop's or a `set`'s targets: one name takes the value, several unpack a sequence of as
+   * many (`for k, v in d.items()`), as Jinja does. Shared by Word's blocks and spreadsheet cells.
+   */
+  assign(targets: string[], value: Value): void {
+    if (targets.length === 1) {
+      this.set(targets[0], value);
+      return;
+    }
+    const seq = value instanceof Undefined ? [] : iterate(value, 'unpacking');
+    if (seq.length !== targets.length)
+      throw new JinjaRuntimeError(
+        `cannot unpack ${seq.length} values into ${targets.length} names (${targets.join(', ')})`,
+      );
+    targets.forEach((t, i) => this.set(t, seq[i]));
   }
 }
 

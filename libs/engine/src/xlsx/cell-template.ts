@@ -152,7 +152,7 @@ export class CompiledCell {
           break;
         case 'set': {
           const v = evaluate(n.st.value, frame, state);
-          assign(frame, n.st.targets, v);
+          frame.assign(n.st.targets, v);
           break;
         }
         case 'if':
@@ -188,19 +188,6 @@ export function textOf(v: Value, state: RenderState): string {
   return str(v);
 }
 
-export function assign(frame: Frame, targets: string[], value: Value): void {
-  if (targets.length === 1) {
-    frame.set(targets[0], value);
-    return;
-  }
-  const seq = value instanceof Undefined ? [] : iterate(value, 'unpacking');
-  if (seq.length !== targets.length)
-    throw new JinjaRuntimeError(
-      `cannot unpack ${seq.length} values into ${targets.length} names (${targets.join(', ')})`,
-    );
-  targets.forEach((t, i) => frame.set(t, seq[i]));
-}
-
 /** A for loop's items, filtered, counted against the render's budget; `each` runs per item. */
 export function runLoop(
   st: Extract<Statement, { type: 'for' }>,
@@ -215,7 +202,7 @@ export function runLoop(
     const filter = st.filter;
     items = items.filter((item) => {
       const f = new Frame(frame);
-      assign(f, st.targets, item);
+      f.assign(st.targets, item);
       return truthy(state.use(evaluate(filter, f, state)));
     });
   }
@@ -227,7 +214,7 @@ export function runLoop(
   const run = new LoopRun();
   for (let i = 0; i < items.length; i++) {
     const f = new Frame(frame);
-    assign(f, st.targets, items[i]);
+    f.assign(st.targets, items[i]);
     f.set('loop', new LoopInfo(items, i, 0, run));
     each(f, i);
   }
