@@ -1,9 +1,13 @@
 /**
  * The MCP server (libs/mcp, docs/mcp.md) driven by the SDK's own Client over both transports:
  * stdio (`npm run mcp`'s entry under tsx, calling the service at SERVICE_URL) and Streamable HTTP
- * at the API's /mcp. Against the real service (Redis, one worker with LibreOffice, the API).
+ * at the API's /mcp. Against the real service (Redis, PostgreSQL for stored templates and API keys,
+ * one worker with LibreOffice, the API). Both clients carry an API key: stdio through
+ * SERVICE_API_KEY, HTTP through its Authorization header.
  */
-import { readFileSync } from 'node:fs';
+import { randomBytes } from 'node:crypto';
+import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
+import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { Client } from '@modelcontextprotocol/sdk/client/index.js';
 import { StdioClientTransport } from '@modelcontextprotocol/sdk/client/stdio.js';
@@ -20,6 +24,7 @@ import {
   stopAll,
   testEnv,
 } from './service-harness';
+import { startPostgres, type RunningPostgres } from './support/postgres';
 
 jest.setTimeout(120_000);
 
@@ -28,20 +33,39 @@ const LETTER = readFileSync(join(ROOT, 'examples', 'letter.docx'));
 const TOOLS = ['get_job', 'inspect_template', 'lint_template', 'list_templates', 'render_document'];
 
 let redis: RedisServer;
+let pg: RunningPostgres;
 let worker: ManagedProcess;
 let api: RunningApi;
+let keyDir: string;
+let templateId: string;
+const ADMIN_KEY = `dpk_${randomBytes(32).toString('base64url')}`;
 const clients: Record<'stdio' | 'http', Client> = {} as never;
 
 beforeAll(async () => {
   buildService();
-  redis = await RedisServer.start();
+  [redis, pg] = await Promise.all([RedisServer.start(), startPostgres()]);
+  keyDir = mkdtempSync(join(tmpdir(), 'mcp-e2e-'));
+  writeFileSync(join(keyDir, '.admin-key'), ADMIN_KEY, { mode: 0o600 });
   // Small limits, so that an MCP message over its bound is small too: 100 kB in base64 + 4 KiB + 64 KiB.
   const env = testEnv(redis.url, {
     RESULT_TTL_S: '600',
     MAX_TEMPLATE_BYTES: '100000',
     MAX_REQUEST_BYTES: '4096',
+    DATABASE_URL: pg.url,
+    ADMIN_KEY_FILE: join(keyDir, '.admin-key'),
   });
   [worker, api] = await Promise.all([startWorker(env), startApi(env)]);
+  // The letter stored once, in the admin key's namespace: list_templates and render by id see it.
+  const upload = new FormData();
+  upload.append('file', new Blob([LETTER]), 'letter.docx');
+  upload.append('name', 'letter');
+  const created = await fetch(`${api.url}/api/v1/templates`, {
+    method: 'POST',
+    headers: { authorization: `Bearer ${ADMIN_KEY}` },
+    body: upload,
+  });
+  expect(created.status).toBe(201);
+  templateId = ((await created.json()) as { template_id: string }).template_id;
   clients.stdio = new Client({ name: 'e2e-stdio', version: '1' });
   clients.http = new Client({ name: 'e2e-http', version: '1' });
   await Promise.all([
@@ -50,17 +74,28 @@ beforeAll(async () => {
         command: join(ROOT, 'node_modules', '.bin', 'tsx'),
         args: [join(ROOT, 'apps', 'mcp', 'src', 'main.ts')],
         cwd: ROOT,
-        env: { PATH: process.env.PATH ?? '', HOME: process.env.HOME ?? '', SERVICE_URL: api.url },
+        env: {
+          PATH: process.env.PATH ?? '',
+          HOME: process.env.HOME ?? '',
+          SERVICE_URL: api.url,
+          SERVICE_API_KEY: ADMIN_KEY,
+        },
         stderr: 'pipe',
       }),
     ),
-    clients.http.connect(new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`))),
+    clients.http.connect(
+      new StreamableHTTPClientTransport(new URL(`${api.url}/mcp`), {
+        requestInit: { headers: { authorization: `Bearer ${ADMIN_KEY}` } },
+      }),
+    ),
   ]);
 });
 
 afterAll(async () => {
   await Promise.all(Object.values(clients).map((c) => c.close()));
   await stopAll(api, worker, redis);
+  await pg?.stop();
+  if (keyDir) rmSync(keyDir, { recursive: true, force: true });
 });
 
 async function call(
@@ -158,12 +193,26 @@ describe.each(['stdio', 'http'] as const)('over %s', (transport) => {
     expect(JSON.parse(textOf(unknownJob))).toMatchObject({ error_type: 'job_not_found' });
   });
 
-  it('lists the stored templates as GET /api/v1/templates answers', async () => {
-    // Until stored templates exist (issue 38) both are the typed 404; afterwards both the list.
-    const rest = await fetch(`${api.url}/api/v1/templates`);
+  it("lists the key's stored templates as GET /api/v1/templates answers, and renders one by template_id", async () => {
+    const rest = (await (
+      await fetch(`${api.url}/api/v1/templates`, { headers: { authorization: `Bearer ${ADMIN_KEY}` } })
+    ).json()) as { templates: Array<{ template_id: string }> };
     const result = await call(client(), 'list_templates');
-    expect(Boolean(result.isError)).toBe(!rest.ok);
-    expect(JSON.parse(textOf(result))).toEqual(await rest.json());
+    expect(result.isError).toBeFalsy();
+    const listed = JSON.parse(textOf(result)) as typeof rest;
+    expect(listed).toEqual(rest);
+    expect(listed.templates.map((t) => t.template_id)).toContain(templateId);
+
+    const sender = `Stored letter via ${transport}`;
+    const rendered = await call(client(), 'render_document', {
+      template_id: templateId,
+      data: { name: 'Grace', sender, date: '2026-11-28', items: ['Compiler'] },
+    });
+    expect(rendered.isError).toBeFalsy();
+    const attached = rendered.content.find((c) => c.type === 'resource');
+    if (attached?.type !== 'resource' || !('blob' in attached.resource))
+      throw new Error(`no result resource: ${JSON.stringify(rendered)}`);
+    expect(pdfText(Buffer.from(attached.resource.blob, 'base64')).replace(/\s+/g, ' ')).toContain(sender);
   });
 });
 

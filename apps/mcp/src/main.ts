@@ -17,10 +17,14 @@ async function main(): Promise<void> {
     console.error(e instanceof ConfigurationError ? e.message : e);
     process.exit(1);
   }
-  const client = new DocumentServiceClient({ baseUrl: settings.stdio.serviceUrl });
+  const { serviceUrl, apiKey } = settings.stdio;
+  const client = new DocumentServiceClient({
+    baseUrl: serviceUrl,
+    ...(apiKey ? { headers: { authorization: `Bearer ${apiKey}` } } : {}),
+  });
   const server = createMcpServer({ client, settings: settings.mcp, version });
   await server.connect(new StdioServerTransport());
-  console.error(`MCP server on stdio, calling ${settings.stdio.serviceUrl}`);
+  console.error(`MCP server on stdio, calling ${serviceUrl}${apiKey ? ' with an API key' : ''}`);
 }
 
 main().catch((e: unknown) => {

@@ -29,6 +29,16 @@ export const mcpStdioSettings = defineSettings({
       pattern: /^https?:\/\/.+/,
       message: 'SERVICE_URL must be an http:// or https:// URL',
     }),
+    /**
+     * The API key the stdio server sends (`Authorization: Bearer`) when the service asks for keys
+     * (stored templates always do; the render routes with REQUIRE_API_KEY=true). Never logged.
+     */
+    SERVICE_API_KEY: Setting.optional(
+      Setting.string({
+        pattern: /^[\x21-\x7e]+$/,
+        message: 'SERVICE_API_KEY must be printable ASCII without spaces',
+      }),
+    ),
   },
-  slice: (v) => ({ serviceUrl: v.SERVICE_URL }),
+  slice: (v) => ({ serviceUrl: v.SERVICE_URL, apiKey: v.SERVICE_API_KEY }),
 });
