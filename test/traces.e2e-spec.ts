@@ -46,7 +46,7 @@ let redis: RedisServer;
 let receiver: OtlpReceiver;
 let api: RunningApi;
 let worker: ManagedProcess;
-/** Answers every webhook 204, counting them. */
+/** Answers every webhook (and the delivery's PUT) 204, counting them. */
 let hooks: Server;
 let hookPort = 0;
 let hooksReceived = 0;
@@ -72,6 +72,7 @@ beforeAll(async () => {
     SPLIT_PART_PAGES: '2',
     WEBHOOK_SECRET: 'whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw',
     WEBHOOK_ALLOWED_HOSTS: `127.0.0.1:${hookPort}`,
+    DELIVERY_ALLOWED_HOSTS: `127.0.0.1:${hookPort}`,
   });
   [worker, api] = await Promise.all([startWorker(env), startApi(env)]);
 });
@@ -216,13 +217,18 @@ it("a failed job's span is an error carrying its error_type", async () => {
   expect(root.attributes.error_type).toBe('undefined_variable');
 });
 
-it("an asynchronous job: its items, its assembling and its webhook in the submission's trace", async () => {
+it("an asynchronous job: its items, its assembling, its delivery and its webhook in the submission's trace", async () => {
   const requestId = 'trace-job-1';
   const form = new FormData();
   form.append('file', new Blob([buildDocx({ body: [p('Hello {{ name }}')] })]), 'hello.docx');
   form.append(
     'request_data',
-    JSON.stringify({ template_data: { name: SECRET_NAME }, options: { output: 'docx' } }),
+    JSON.stringify({
+      template_data: { name: SECRET_NAME },
+      options: { output: 'docx' },
+      // A pre-signed PUT: its query is the storage's signature.
+      deliver_to: { url: `http://127.0.0.1:${hookPort}/bucket/hello.docx?X-Amz-Signature=sig_SECRET_456` },
+    }),
   );
   form.append('webhook_url', `http://127.0.0.1:${hookPort}/hooks/docgen?token=tok_SIGNATURE_123`);
   const res = await fetch(`${api.url}/api/v1/jobs`, {
@@ -232,20 +238,24 @@ it("an asynchronous job: its items, its assembling and its webhook in the submis
   });
   expect(res.status).toBe(202);
 
-  const spans = await traceOf(requestId, ['render job', 'assemble', 'webhook'], JOBS_SPAN);
+  const spans = await traceOf(requestId, ['render job', 'assemble', 'delivery', 'webhook'], JOBS_SPAN);
   const root = one(spans, JOBS_SPAN);
   expect(root.parentSpanId).toBe('');
   const item = one(spans, 'render job');
   const assemble = one(spans, 'assemble');
+  const delivery = one(spans, 'delivery');
   const webhook = one(spans, 'webhook');
   expect([item.parentSpanId, assemble.parentSpanId]).toEqual([root.spanId, root.spanId]);
-  expect(webhook.parentSpanId).toBe(assemble.spanId);
-  expect(webhook.statusCode).not.toBe(ERROR);
-  expect(hooksReceived).toBeGreaterThanOrEqual(1);
+  // The result is delivered after the assembling, and the webhook sent once the delivery has ended.
+  expect(delivery.parentSpanId).toBe(assemble.spanId);
+  expect(webhook.parentSpanId).toBe(delivery.spanId);
+  expect([delivery.statusCode, webhook.statusCode]).not.toContain(ERROR);
+  expect(hooksReceived).toBeGreaterThanOrEqual(2);
   // The webhook's host only: neither its path nor its query (a receiver's token).
   expect(webhook.attributes['server.address']).toBe(`127.0.0.1:${hookPort}`);
   const everything = JSON.stringify(spans);
   expect(everything).not.toContain('tok_SIGNATURE_123');
+  expect(everything).not.toContain('sig_SECRET_456');
   expect(everything).not.toContain('/hooks/docgen');
   expect(everything).not.toContain(SECRET_NAME);
 });
