@@ -102,6 +102,8 @@ const acrossCells: Template[] = [
 
 type Verdict = { lintErrors: string[]; renderError: string | null };
 
+const EMPTY_DOCUMENT = 'The document has no text: there is nothing to fill';
+
 function verdict(t: Template): Verdict {
   const report = lintDocxTemplate(t.docx);
   let renderError: string | null = null;
@@ -135,7 +137,12 @@ describe('lint and render agree on every template of the repository', () => {
         if (t.name.endsWith('.dxt.docx')) {
           expect(v.renderError).not.toBeNull();
           expect(v.lintErrors).not.toEqual([]);
-        } else expect(v).toEqual({ lintErrors: [], renderError: null });
+        } else {
+          // The seed's empty-document error is the one lint error that does not stop rendering
+          // (docs/dialect.md): a Word-made chart fixture is a chart and no text until a test tags it.
+          const lintErrors = v.lintErrors.filter((e) => e !== `document_error: ${EMPTY_DOCUMENT}`);
+          expect({ ...v, lintErrors }).toEqual({ lintErrors: [], renderError: null });
+        }
       });
     },
   );
