@@ -26,6 +26,7 @@ import {
   waitUntil,
   workerHttpUrl,
 } from './service-harness';
+import { redisEntries } from './support/secrets';
 
 jest.setTimeout(120_000);
 
@@ -169,19 +170,9 @@ async function resultOf(id: string): Promise<Buffer> {
 
 /** The Redis keys whose name or value (strings, hashes, lists, sets, sorted sets, streams) holds `text`. */
 async function keysHolding(text: string): Promise<string[]> {
-  const found: string[] = [];
-  for (const key of await client.keys('*')) {
-    const type = await client.type(key);
-    let value = '';
-    if (type === 'string') value = (await client.getBuffer(key))?.toString('latin1') ?? '';
-    else if (type === 'hash') value = JSON.stringify(await client.hgetall(key));
-    else if (type === 'list') value = JSON.stringify(await client.lrange(key, 0, -1));
-    else if (type === 'set') value = JSON.stringify(await client.smembers(key));
-    else if (type === 'zset') value = JSON.stringify(await client.zrange(key, '0', '-1'));
-    else if (type === 'stream') value = JSON.stringify(await client.xrange(key, '-', '+'));
-    if (key.includes(text) || value.includes(text)) found.push(key);
-  }
-  return found;
+  return (await redisEntries(client))
+    .filter(({ key, value }) => key.includes(text) || value.includes(text))
+    .map(({ key }) => key);
 }
 
 const customerItem = (name: string) => ({
