@@ -85,14 +85,24 @@ export function tstInfoOf(token: pkijs.ContentInfo): pkijs.TSTInfo {
   return pkijs.TSTInfo.fromBER(eContent.getValue());
 }
 
+/**
+ * Eight random bytes that are a minimal DER INTEGER as they stand: the first byte is 0x40..0x7f, so
+ * it is positive and never a padding zero. OpenSSL's TSA rejects a request whose nonce starts with a
+ * 0x00 the next byte does not need ("Bad request format", 1 request in 256 before this).
+ */
+export function timestampNonce(): Buffer {
+  const nonce = randomBytes(8);
+  nonce[0] = (nonce[0] & 0x3f) | 0x40;
+  return nonce;
+}
+
 /** An RFC 3161 timestamp token over the SHA-256 `imprint`, checked to answer this request. */
 export async function requestTimestamp(
   url: string,
   imprint: Buffer,
   deadline: ServiceDeadline,
 ): Promise<pkijs.ContentInfo> {
-  const nonce = randomBytes(8);
-  nonce[0] &= 0x7f; // a positive INTEGER
+  const nonce = timestampNonce();
   const request = new pkijs.TimeStampReq({
     version: 1,
     messageImprint: new pkijs.MessageImprint({
