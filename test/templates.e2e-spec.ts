@@ -7,6 +7,7 @@ import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { execFile } from 'node:child_process';
 import { promisify } from 'node:util';
+import { API_PATHS } from '@app/contracts';
 import { buildDocx, p } from './support/docx-builder';
 import { startPostgres, type RunningPostgres } from './support/postgres';
 import { redisDump } from './support/secrets';
@@ -30,6 +31,7 @@ let pg: RunningPostgres;
 let api: RunningApi;
 let worker: ManagedProcess;
 const ADMIN_KEY = `dpk_${'a'.repeat(43)}`;
+const BOARD_PASSWORD = 'board-password-templates-e2e';
 
 const hello = (greeting: string) => buildDocx({ body: [p(`${greeting} {{ name }}!`)] });
 const broken = buildDocx({ body: [p('{% for x in items %}never closed')] });
@@ -79,7 +81,13 @@ beforeAll(async () => {
   const dir = mkdtempSync(join(tmpdir(), 'templates-e2e-'));
   const adminKeyFile = join(dir, '.admin-key');
   writeFileSync(adminKeyFile, `${ADMIN_KEY}\n`, { mode: 0o600 });
-  const env = testEnv(redis.url, { DATABASE_URL: pg.url, ADMIN_KEY_FILE: adminKeyFile, WEBHOOK_SECRET: '' });
+  const env = testEnv(redis.url, {
+    DATABASE_URL: pg.url,
+    ADMIN_KEY_FILE: adminKeyFile,
+    WEBHOOK_SECRET: '',
+    BULL_BOARD_USER: 'ops',
+    BULL_BOARD_PASSWORD: BOARD_PASSWORD,
+  });
   [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
   keys.writer = await newKey('acme', ['templates:write', 'templates:read', 'render']);
   keys.reader = await newKey('acme', ['templates:read']);
@@ -439,7 +447,18 @@ describe('rendering by id', () => {
     for (const key of [ADMIN_KEY, ...Object.values(keys)]) expect(haystack).not.toContain(key.slice(4));
   });
 
+  /** The render queue's description line on Bull Board (the board's own queue-list call). */
+  const boardDatabaseLine = async (): Promise<string | undefined> => {
+    const res = await fetch(`${api.url}${API_PATHS.board}/api/queues`, {
+      headers: { authorization: `Basic ${Buffer.from(`ops:${BOARD_PASSWORD}`).toString('base64')}` },
+    });
+    expect(res.status).toBe(200);
+    const { queues } = (await res.json()) as { queues: { name: string; description?: string }[] };
+    return queues.find((q) => q.name.endsWith('render'))?.description;
+  };
+
   it('PostgreSQL down: uploads still render, by id answers 503 with Retry-After; then it recovers', async () => {
+    expect(await boardDatabaseLine()).toMatch(/^Stored templates: PostgreSQL up \(checked/);
     await pg.kill9();
     try {
       const upload = await render({ request_data: data }, keys.renderer, hello('Still'));
@@ -455,6 +474,7 @@ describe('rendering by id', () => {
       };
       expect(ready).toMatchObject({ status: 'ok', checks: { database: { status: 'down' } } });
       expect(await (await fetch(`${api.url}/metrics`)).text()).toMatch(/^docgen_database_up 0$/m);
+      expect(await boardDatabaseLine()).toMatch(/^Stored templates: PostgreSQL DOWN/);
     } finally {
       await pg.restart();
     }

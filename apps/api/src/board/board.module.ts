@@ -3,6 +3,9 @@
  * retry. Off unless BULL_BOARD_USER and BULL_BOARD_PASSWORD are both set (then behind HTTP basic
  * auth); when off the path is an ordinary 404 and the start-up log says how to turn it on.
  *
+ * The render queue's description line says whether PostgreSQL (stored templates) answers, asked
+ * again on each call of the board's API (see database-status.ts).
+ *
  * Job data is shown through boardJobData (ids, sizes, file name, options; never document bytes).
  * Adding jobs and editing job data are refused: the board would write its filtered view back.
  */
@@ -24,7 +27,9 @@ import { ERROR_TYPE_LOCAL, METRICS_ROUTE_LOCAL } from '../logging/response-local
 import { QueueModule } from '../queue/queue.module';
 import { RenderQueueService } from '../queue/render-queue.service';
 import { JobsService } from '../queue/jobs.service';
+import { TemplateStoreProvider } from '../store/template-store.provider';
 import { checkBasicAuth } from './basic-auth';
+import { databaseStatusLine, RenderQueueAdapter } from './database-status';
 import { boardJobData, boardJobResult } from './job-view';
 
 /** Board API calls that would write job data: adding a job, replacing a job's data. */
@@ -51,11 +56,13 @@ function sendError(res: Response, status: number, errorType: string, message: st
 export class BoardModule implements NestModule, OnApplicationBootstrap {
   private readonly logger = new Logger('BullBoard');
   private router?: RequestHandler;
+  private renderAdapter?: RenderQueueAdapter;
 
   constructor(
     private readonly config: ApiSettings,
     private readonly queue: RenderQueueService,
     private readonly jobs: JobsService,
+    private readonly stores: TemplateStoreProvider,
   ) {}
 
   configure(consumer: MiddlewareConsumer): void {
@@ -64,6 +71,7 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
     consumer
       .apply(
         (req: Request, res: Response, next: NextFunction) => this.guard(req, res, next),
+        (req: Request, res: Response, next: NextFunction) => void this.refreshStatus(req).then(next, next),
         (req: Request, res: Response, next: NextFunction) => this.serve(req, res, next),
       )
       .forRoutes({ path: `${API_PATHS.board}{/*splat}`, method: RequestMethod.ALL });
@@ -106,6 +114,13 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
     next();
   }
 
+  /** Asks PostgreSQL before the board lists its queues (the UI polls that call). */
+  private async refreshStatus(req: Request): Promise<void> {
+    if (req.method !== 'GET' || !/^\/api\/queues\/?$/.test(boardPath(req))) return;
+    this.router ??= this.createRouter();
+    this.renderAdapter!.status = databaseStatusLine(await this.stores.up(), new Date());
+  }
+
   /**
    * Hands the request to the board's Express app with the URL relative to the mount path (what
    * `app.use(path, board)` would do; Nest's wildcard route strips all of it). The URL is restored
@@ -126,7 +141,8 @@ export class BoardModule implements NestModule, OnApplicationBootstrap {
   private createRouter(): RequestHandler {
     // Retrying a completed job would render it again for nobody: the caller has its answer.
     const adapterOptions = { allowRetries: true, allowCompletedRetries: false, displayName: 'render' };
-    const adapter = new BullMQAdapter(this.queue.bullQueue, adapterOptions);
+    const adapter = new RenderQueueAdapter(this.queue.bullQueue, adapterOptions);
+    this.renderAdapter = adapter;
     adapter.setFormatter('data', boardJobData);
     adapter.setFormatter('returnValue', boardJobResult);
     const serverAdapter = new ExpressAdapter();
