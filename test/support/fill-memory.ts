@@ -6,6 +6,7 @@
  *
  *   node --expose-gc --require tsx/cjs test/support/fill-memory.ts <rows>
  */
+import { getHeapSpaceStatistics } from 'node:v8';
 import { libreOfficePasses } from '@app/converters';
 import { CompiledTemplates, parseDataJson, renderDocx } from '@app/engine';
 import { corpusRequest, corpusTemplate } from '../../bench/corpus';
@@ -30,6 +31,7 @@ gc();
 resetPeakRss(process.pid);
 const rssBefore = process.memoryUsage().rss;
 const heapBefore = process.memoryUsage().heapUsed;
+const spacesBefore = spaceSizes();
 // The .docx is dropped at once: only its size is kept.
 const bytes = renderDocx(template, request as never, options).length;
 // This process's own peak (VmHWM): getrusage's maxRSS carries the parent's across execve, and
@@ -48,6 +50,14 @@ setImmediate(() => {
       bytes,
       peakRiseBytes: peak - rssBefore,
       heapHeldBytes: process.memoryUsage().heapUsed - heapBefore,
+      // Per V8 space, for the failure message when the bound trips (which space holds it).
+      heapHeldBySpace: Object.fromEntries(
+        Object.entries(spaceSizes()).map(([name, used]) => [name, used - (spacesBefore[name] ?? 0)]),
+      ),
     }) + '\n',
   );
 });
+
+function spaceSizes(): Record<string, number> {
+  return Object.fromEntries(getHeapSpaceStatistics().map((s) => [s.space_name, s.space_used_size]));
+}

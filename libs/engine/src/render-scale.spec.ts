@@ -12,6 +12,7 @@ interface Measured {
   bytes: number;
   peakRiseBytes: number;
   heapHeldBytes: number;
+  heapHeldBySpace: Record<string, number>;
 }
 
 const ROOT = join(__dirname, '../../..');
@@ -49,7 +50,14 @@ describe('the fill of a long table', () => {
     expect(small.peakRiseBytes).toBeGreaterThan(small.bytes);
     expect(large.peakRiseBytes).toBeGreaterThan(small.peakRiseBytes);
     expect(large.peakRiseBytes / small.peakRiseBytes).toBeLessThan(8);
-    // Nothing of the fill is held after it (a cache growing with the data would be).
-    expect(large.heapHeldBytes).toBeLessThan(large.bytes / 4);
+    // Nothing of the fill is held after it (a cache growing with the data would be). Under Node 24
+    // one run in many held ~58 MB after three GCs and could not be reproduced alone, loaded or not;
+    // a cache growing with the data holds in every run, so a second fresh process decides, and
+    // the first one's V8 spaces are in the message.
+    const runs = [large];
+    if (large.heapHeldBytes >= large.bytes / 4) runs.push(measure(20_000));
+    const held = runs[runs.length - 1].heapHeldBytes;
+    // Both runs are printed when this fails.
+    expect({ heldUnderAQuarter: held < large.bytes / 4, runs }).toMatchObject({ heldUnderAQuarter: true });
   }, 120_000);
 });
