@@ -6,8 +6,13 @@
  * the PDF is the invoice's and the difference is the template's transport alone).
  * Target: by id no slower on the invoice, and ≥ 30 % faster (p50 ≤ 0.7×) on the 5 MiB template.
  *
+ * Each case runs twice: on loopback, where sending 5 MiB costs the caller almost nothing, and
+ * through a caller link of `--caller-link-mbit` (default 100) Mbit/s each way and
+ * `--caller-link-ms` (default 0.5) ms one way, a proxy in front of the API (test/support's
+ * delay proxy), as a backend in the same data centre would reach the service.
+ *
  * Part of `npm run bench:service` (--stored-requests 0 skips it); alone:
- *   npx tsx bench/stored-templates.ts [--stored-requests 30]
+ *   npx tsx bench/stored-templates.ts [--stored-requests 30] [--caller-link-mbit 100]
  */
 import { randomBytes } from 'node:crypto';
 import { mkdtempSync, writeFileSync } from 'node:fs';
@@ -23,8 +28,9 @@ import {
   testEnv,
   RENDER_PATH,
 } from '../test/service-harness';
+import { startDelayProxy } from '../test/support/delay-proxy';
 import { startPostgres } from '../test/support/postgres';
-import { intArg } from './args';
+import { intArg, numberArg } from './args';
 import { corpusRequest, corpusTemplate } from './corpus';
 import { median } from './report';
 
@@ -66,6 +72,13 @@ export async function storedTemplatesSection(requests: number): Promise<boolean>
     MAX_REQUEST_BYTES: String(12 * MiB),
   });
   const [api, worker] = await Promise.all([startApi(env), startWorker(env)]);
+  const mbit = numberArg('caller-link-mbit', 100);
+  const oneWayMs = numberArg('caller-link-ms', 0.5);
+  const link = await startDelayProxy(Number(new URL(api.url).port), oneWayMs, (mbit * 1e6) / 8 / 1000);
+  const links: Array<[string, string]> = [
+    ['loopback', api.url],
+    [`caller link ${mbit} Mbit/s, ${2 * oneWayMs} ms RTT`, `http://127.0.0.1:${link.port}`],
+  ];
   let ok = true;
   try {
     const requestData = JSON.stringify(corpusRequest('invoice', { rows: 20 }));
@@ -98,27 +111,31 @@ export async function storedTemplatesSection(requests: number): Promise<boolean>
         f.append('request_data', requestData);
         return f;
       };
-      for (let i = 0; i < 3; i++) {
-        await timed(api.url, byUpload, adminKey);
-        await timed(api.url, byId, adminKey);
+      for (const [where, url] of links) {
+        for (let i = 0; i < 3; i++) {
+          await timed(url, byUpload, adminKey);
+          await timed(url, byId, adminKey);
+        }
+        const upload: number[] = [];
+        const id: number[] = [];
+        for (let i = 0; i < requests; i++) {
+          upload.push(await timed(url, byUpload, adminKey));
+          id.push(await timed(url, byId, adminKey));
+        }
+        const ratio = median(id) / median(upload);
+        const big = template.length > 4 * MiB;
+        const met = big ? ratio <= 0.7 : ratio <= 1.0;
+        // Judged on the caller link: on loopback the upload whose cost a stored template saves is ~free.
+        if (where !== 'loopback') ok &&= met;
+        console.log(
+          `  ${label} (${(template.length / MiB).toFixed(2)} MiB), ${where}: by upload p50 ${median(upload).toFixed(0)} ms, ` +
+            `by id p50 ${median(id).toFixed(0)} ms, ratio ${ratio.toFixed(2)}×   ` +
+            `target ${big ? '≤ 0.70×' : '≤ 1.00×'}  ${met ? 'met' : 'MISSED'}`,
+        );
       }
-      const upload: number[] = [];
-      const id: number[] = [];
-      for (let i = 0; i < requests; i++) {
-        upload.push(await timed(api.url, byUpload, adminKey));
-        id.push(await timed(api.url, byId, adminKey));
-      }
-      const ratio = median(id) / median(upload);
-      const big = template.length > 4 * MiB;
-      const met = big ? ratio <= 0.7 : ratio <= 1.0;
-      ok &&= met;
-      console.log(
-        `  ${label} (${(template.length / MiB).toFixed(2)} MiB): by upload p50 ${median(upload).toFixed(0)} ms, ` +
-          `by id p50 ${median(id).toFixed(0)} ms, ratio ${ratio.toFixed(2)}×   ` +
-          `target ${big ? '≤ 0.70×' : '≤ 1.00×'}  ${met ? 'met' : 'MISSED'}`,
-      );
     }
   } finally {
+    await link.close();
     await stopAll(api, worker);
     await stopAll(redis);
     await pg.stop();
