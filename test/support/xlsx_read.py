@@ -20,7 +20,7 @@ for ws in wb.worksheets:
             if c.value is None:
                 continue
             v = c.value
-            if isinstance(v, (datetime.datetime, datetime.date)):
+            if isinstance(v, (datetime.datetime, datetime.date, datetime.time)):
                 v = v.isoformat()
             cells[c.coordinate] = {"value": v, "type": type(c.value).__name__, "format": c.number_format}
     tables = ws.tables.items() if hasattr(ws.tables, "items") else []

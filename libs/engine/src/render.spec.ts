@@ -720,6 +720,18 @@ describe('typed errors', () => {
     expect(
       caught(() => renderDocx(broken.generate({ type: 'nodebuffer' }), { template_data: {} })),
     ).toBeInstanceOf(InvalidTemplateError);
+    // Text outside the root element (exceljs's invalid-xml.xlsx has "foo" after the declaration).
+    for (const [where, edit] of [
+      ['before', (xml: string) => xml.replace('<w:document', 'foo\n<w:document')],
+      ['after', (xml: string) => `${xml}bar`],
+    ] as const) {
+      const stray = new PizZip(buildDocx(['x']));
+      stray.file('word/document.xml', edit(stray.file('word/document.xml')!.asText()));
+      expect([
+        where,
+        caught(() => renderDocx(stray.generate({ type: 'nodebuffer' }), { template_data: {} })).details,
+      ]).toEqual([where, expect.objectContaining({ reason: 'malformed_xml', part: 'word/document.xml' })]);
+    }
 
     const dtd = new PizZip(buildDocx(['x']));
     dtd.file(

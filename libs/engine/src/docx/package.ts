@@ -365,6 +365,9 @@ export function findXmlFault(xml: string): string | null {
   for (let m = XML_TAG.exec(xml); m; m = XML_TAG.exec(xml)) {
     if (xml.slice(last, m.index).includes('<'))
       return `stray '<' at offset ${last + xml.slice(last, m.index).indexOf('<')}`;
+    // Only markup and white space may stand outside the root (Excel asks to repair text there).
+    if (!stack.length && /\S/.test(xml.slice(last, m.index)))
+      return `text outside the root element at offset ${last}`;
     last = m.index + m[0].length;
     if (!m[2]) continue; // comment, processing instruction, CDATA
     if (m[1]) {
@@ -376,6 +379,7 @@ export function findXmlFault(xml: string): string | null {
     } else if (!stack.length) roots++;
   }
   if (xml.slice(last).includes('<')) return "stray '<' near the end";
+  if (/\S/.test(xml.slice(last))) return 'text after the root element';
   if (stack.length) return `<${stack[stack.length - 1]}> is never closed`;
   if (roots !== 1) return roots ? 'more than one root element' : 'no root element';
   return null;
