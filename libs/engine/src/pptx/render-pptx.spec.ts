@@ -1,0 +1,112 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import PizZip from 'pizzip';
+import { renderTemplate, templateFormatOf } from '../template-format';
+import { readDeck } from './deck-reader';
+import { renderPptx } from './render-pptx';
+
+const FIXTURES = join(__dirname, '../../../../test/fixtures/slides');
+const impress = readFileSync(join(FIXTURES, 'deck.impress.pptx'));
+
+/** A small valid PNG of one colour, w × h. */
+function png(w: number, h: number, rgb: [number, number, number]): string {
+  const { PNG } = require('pngjs') as typeof import('pngjs');
+  const p = new PNG({ width: w, height: h });
+  for (let i = 0; i < w * h; i++) p.data.set([...rgb, 255], i * 4);
+  return PNG.sync.write(p).toString('base64');
+}
+
+const DATA = {
+  title: 'Quarterly review',
+  customer: { name: 'ACME & Co' },
+  date: '2026-03-15',
+  rows: [
+    { name: 'Apples', price: '1.50' },
+    { name: 'Pears', price: '2.25' },
+  ],
+  items: [
+    { name: 'Alpha', price: 10, photo: 'red' },
+    { name: 'Beta', price: 20, photo: 'blue' },
+    { name: 'Gamma', price: 30, photo: 'red' },
+  ],
+  closing: true,
+};
+const IMAGES = {
+  red: { data: png(4, 4, [255, 0, 0]) },
+  blue: { data: png(4, 4, [0, 0, 255]) },
+  logo: { data: png(6, 3, [0, 128, 0]) },
+};
+
+describe('renderPptx (Impress-made deck)', () => {
+  it('tells the format by content type', () => {
+    expect(templateFormatOf(impress)).toBe('pptx');
+  });
+
+  it('fills text, tables, notes, {%p %} paragraphs and a slide loop with pictures per copy', () => {
+    const out = renderTemplate(impress, { template_data: DATA, images: IMAGES });
+    const deck = readDeck(out);
+    expect(deck).toHaveLength(5);
+    expect(deck[0].paragraphs).toEqual(
+      expect.arrayContaining([
+        'Quarterly review',
+        'Prepared for ACME & Co on 15 Mar 2026',
+        'Apples',
+        '1.50',
+        'Pears',
+        '2.25',
+      ]),
+    );
+    expect(deck[0].paragraphs.join('|')).not.toMatch(/\{[{%]/);
+    expect(deck[0].notes).toEqual(['Cover notes for ACME & Co']);
+    for (const [i, item] of DATA.items.entries()) {
+      const slide = deck[1 + i];
+      expect(slide.paragraphs).toContain(`Product: ${item.name}`);
+      expect(slide.paragraphs).toContain(`Price ${item.price} (${i + 1} of 3)`);
+      expect(slide.paragraphs.join('|')).not.toContain('slide');
+      expect(slide.notes).toEqual([`Speaker notes: ${item.name}`]);
+      expect(slide.pictures).toHaveLength(1);
+      expect(slide.pictures[0].descr).toBe(item.photo);
+    }
+    // Each copy is a part of its own; same key, same media; different keys, different media.
+    expect(new Set(deck.map((s) => s.part)).size).toBe(5);
+    expect(deck[1].pictures[0].media).toBe(deck[3].pictures[0].media);
+    expect(deck[1].pictures[0].media).not.toBe(deck[2].pictures[0].media);
+    const zip = new PizZip(out);
+    expect(
+      zip.file(deck[2].pictures[0].media)!.asNodeBuffer().equals(Buffer.from(IMAGES.blue.data, 'base64')),
+    ).toBe(true);
+    expect(deck[4].paragraphs).toEqual(['Thank you, ACME & Co', 'Questions?']);
+    expect(deck[4].pictures[0].media).not.toBe('ppt/media/image1.png');
+    // Ids unique, every slide declared.
+    const presentation = zip.file('ppt/presentation.xml')!.asText();
+    const ids = [...presentation.matchAll(/<p:sldId id="(\d+)"/g)].map((m) => m[1]);
+    expect(new Set(ids).size).toBe(5);
+    const types = zip.file('[Content_Types].xml')!.asText();
+    for (const s of deck) expect(types).toContain(`PartName="/${s.part}"`);
+  });
+
+  it('removes a slide whose loop has no items, with its notes', () => {
+    const out = renderPptx(impress, { template_data: { ...DATA, items: [] }, images: IMAGES });
+    const deck = readDeck(out);
+    expect(deck).toHaveLength(2);
+    const zip = new PizZip(out);
+    expect(zip.file('ppt/slides/slide2.xml')).toBeNull();
+    expect(zip.file('ppt/notesSlides/notesSlide2.xml')).toBeNull();
+    expect(zip.file('[Content_Types].xml')!.asText()).not.toContain('/ppt/slides/slide2.xml');
+  });
+
+  it('refuses a deck the loop would make longer than the slide limit, with 413', () => {
+    expect(() =>
+      renderPptx(impress, { template_data: DATA, images: IMAGES }, { maxSlidesPerDeck: 4 }),
+    ).toThrow(expect.objectContaining({ errorType: 'payload_too_large', details: { slides: 5, limit: 4 } }));
+  });
+
+  it('refuses a picture key that is not a PNG', () => {
+    expect(() =>
+      renderPptx(impress, {
+        template_data: DATA,
+        images: { red: { data: Buffer.from('GIF89a not a png').toString('base64') } },
+      }),
+    ).toThrow(expect.objectContaining({ errorType: 'image_processing_error' }));
+  });
+});
