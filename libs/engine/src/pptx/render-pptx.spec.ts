@@ -110,3 +110,79 @@ describe('renderPptx (Impress-made deck)', () => {
     ).toThrow(expect.objectContaining({ errorType: 'image_processing_error' }));
   });
 });
+
+describe('renderPptx (deck on a PowerPoint-written base)', () => {
+  const powerpoint = readFileSync(join(FIXTURES, 'deck.powerpoint.pptx'));
+  const data = {
+    title: 'Offer',
+    customer: { name: 'ACME' },
+    items: [
+      { name: 'Basic', price: 100, photo: 'red' },
+      { name: 'Pro', price: 250, photo: 'blue' },
+    ],
+    features: [
+      { name: 'Support', included: 'yes' },
+      { name: 'Training', included: 'no' },
+    ],
+  };
+
+  it('joins a tag split across runs, loops the slide with its placeholders, and repeats table rows', () => {
+    const deck = readDeck(renderPptx(powerpoint, { template_data: data, images: IMAGES }));
+    expect(deck.map((s) => s.paragraphs.filter((p) => p !== ''))).toEqual([
+      ['Offer', 'For ACME'],
+      ['Basic', 'Price: 100'],
+      ['Pro', 'Price: 250'],
+      ['Features', 'Feature', 'Included', 'Support', 'yes', 'Training', 'no'],
+    ]);
+    expect(deck.map((s) => s.pictures.map((p) => p.descr))).toEqual([[], ['red'], ['blue'], []]);
+  });
+
+  it('keeps the layouts and master as PowerPoint wrote them', () => {
+    const out = new PizZip(renderPptx(powerpoint, { template_data: data, images: IMAGES }));
+    const base = new PizZip(powerpoint);
+    for (const name of ['ppt/slideMasters/slideMaster1.xml', 'ppt/slideLayouts/slideLayout2.xml'])
+      expect(out.file(name)!.asText()).toBe(base.file(name)!.asText());
+  });
+});
+
+describe('renderPptx errors', () => {
+  /** The Impress fixture with slide 3's text replaced. */
+  function withSlideText(from: string, to: string): Buffer {
+    const zip = new PizZip(impress);
+    const xml = zip.file('ppt/slides/slide3.xml')!.asText();
+    expect(xml).toContain(from);
+    zip.file('ppt/slides/slide3.xml', xml.replace(from, to));
+    return zip.generate({ type: 'nodebuffer' });
+  }
+
+  it.each([
+    ['a {%tc %} tag', '{%p if closing %}', '{%tc for c in cols %}'],
+    ['a slide loop without its endfor', '{%p if closing %}', '{%slide for x in items %}'],
+    ['an if never closed', 'Questions?', '{% if closing %}'],
+    ['a bad expression', 'Questions?', '{{ 1 + }}'],
+  ])('%s is a typed syntax error naming the slide', (_what, from, to) => {
+    expect(() => renderPptx(withSlideText(from, to), { template_data: DATA, images: IMAGES })).toThrow(
+      expect.objectContaining({
+        errorType: 'template_syntax_error',
+        details: { errors: [expect.objectContaining({ part: 'ppt/slides/slide3.xml' })] },
+      }),
+    );
+  });
+
+  it('strict mode lists every undefined variable', () => {
+    expect(() =>
+      renderPptx(impress, { template_data: { items: [] }, images: IMAGES }, { undefined: 'strict' }),
+    ).toThrow(
+      expect.objectContaining({
+        errorType: 'undefined_variable',
+        variables: ['title', 'customer.name', 'date', 'rows', 'closing'],
+      }),
+    );
+  });
+
+  it('a runtime error is typed and names the tag', () => {
+    expect(() =>
+      renderPptx(withSlideText('Questions?', '{{ 1 / 0 }}'), { template_data: DATA, images: IMAGES }),
+    ).toThrow(expect.objectContaining({ errorType: 'template_runtime_error' }));
+  });
+});
