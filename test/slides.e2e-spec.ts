@@ -200,6 +200,28 @@ it('fills the deck as a job: the PDF has one page per slide', async () => {
   expect(pages[2].text).toContain('Product: Beta');
 });
 
+it('fills the deck on a PowerPoint-written base to PDF: the split tag joined, one page per slide', async () => {
+  const powerpoint = readFileSync(join(__dirname, 'fixtures/slides/deck.powerpoint.pptx'));
+  const res = await render(
+    {
+      template_data: {
+        title: 'Offer',
+        customer: { name: 'ACME' },
+        items: ITEMS.slice(0, 2),
+        features: [{ name: 'Support', included: 'yes' }],
+      },
+      images: IMAGES,
+    },
+    powerpoint,
+  );
+  const pages = pdfPages(await body(res));
+  expect(pages.map((p) => p.images)).toEqual([0, 1, 1, 0]);
+  expect(pages[0].text).toContain('For ACME');
+  expect(pages[1].text).toContain('Price: 10');
+  expect(pages[2].text).toContain('Beta');
+  expect(pages[3].text).toContain('Support yes');
+});
+
 /** The fixture declared macro-enabled (.pptm). */
 function pptm(): Buffer {
   const zip = new PizZip(TEMPLATE);
