@@ -169,6 +169,37 @@ describe('renderPptx errors', () => {
     );
   });
 
+  it('a {%p %} tag\'s text is decoded once (an author\'s "&lt;" stays four characters)', () => {
+    const deck = readDeck(
+      renderPptx(withSlideText('{%p if closing %}', '{%p if "&amp;lt;" | length == 4 %}'), {
+        template_data: DATA,
+        images: IMAGES,
+      }),
+    );
+    expect(deck[4].paragraphs).toContain('Thank you, ACME & Co');
+  });
+
+  it("repeated table rows drop PowerPoint's row ids, which must stay unique", () => {
+    const zip = new PizZip(readFileSync(join(FIXTURES, 'deck.powerpoint.pptx')));
+    const xml = zip.file('ppt/slides/slide3.xml')!.asText();
+    let n = 0;
+    zip.file(
+      'ppt/slides/slide3.xml',
+      xml.replace(
+        /<\/a:tc><\/a:tr>/g,
+        () =>
+          `</a:tc><a:extLst><a:ext uri="{0D108BD9-81ED-4DB2-BD59-A6C34878D82A}"><a16:rowId xmlns:a16="http://schemas.microsoft.com/office/drawing/2014/main" val="${++n}"/></a:ext></a:extLst></a:tr>`,
+      ),
+    );
+    const out = renderPptx(zip.generate({ type: 'nodebuffer' }), {
+      template_data: { items: [], features: [{ name: 'A' }, { name: 'B' }] },
+    });
+    const slide = new PizZip(out).file('ppt/slides/slide3.xml')!.asText();
+    expect(n).toBe(4);
+    expect(slide).not.toContain('a16:rowId');
+    expect(slide.match(/<a:tr\b/g)).toHaveLength(3);
+  });
+
   it('strict mode lists every undefined variable', () => {
     expect(() =>
       renderPptx(impress, { template_data: { items: [] }, images: IMAGES }, { undefined: 'strict' }),

@@ -42,6 +42,10 @@ const ELEMENT_OF: Readonly<Record<string, string>> = {
   slide: PRESENTATION.placements.p,
 };
 
+/** A table row's optional id (PowerPoint 2016 and later), in its own extension list. */
+const ROW_ID_EXTENSION =
+  /<a:extLst>\s*<a:ext uri="\{0D108BD9-81ED-4DB2-BD59-A6C34878D82A\}">\s*<a16:rowId\b[^>]*\/>\s*<\/a:ext>\s*<\/a:extLst>/g;
+
 /** A slide loop's statement: `{%slide for item in items %}` (the paragraphs holding it are gone). */
 export interface SlideLoop {
   st: Extract<Statement, { type: 'for' }>;
@@ -102,6 +106,7 @@ export class SlideTemplate {
     const fail = (message: string, tag: string) => problems.push({ message, tag, context: part, part });
     let marked = scan.xml;
     const slideTags: { st: Statement; source: string }[] = [];
+    let rowLoops = false;
     // Placement tags stand for their element: the element is replaced by the bare tag, repeatedly
     // (another placement tag may sit in the same element).
     for (;;) {
@@ -142,10 +147,16 @@ export class SlideTemplate {
           } catch (e) {
             fail((e as Error).message, `{%slide ${p[2]} %}`);
           }
-        } else kept.push(`${TAG_START}%${p[2]}%${TAG_END}`);
+        } else {
+          // Kept as the scanner left it (XML-escaped): the tag's text is decoded once, when parsed.
+          kept.push(`${TAG_START}%${escapeText(p[2])}%${TAG_END}`);
+          if (p[1] === 'tr') rowLoops = true;
+        }
       }
       marked = marked.slice(0, range[0]) + kept.join('') + marked.slice(range[1]);
     }
+    // PowerPoint 2016's row ids (a16:rowId) must stay unique: repeated rows go without theirs.
+    if (rowLoops) marked = marked.replace(ROW_ID_EXTENSION, '');
     let loop: SlideLoop | undefined;
     if (slideTags.length) {
       const [open, close] = slideTags;
