@@ -177,6 +177,13 @@ it('fills the deck to PDF through Impress: one page per slide, each with its tex
   });
 });
 
+it('fills the deck to page images: a ZIP of one PNG per slide', async () => {
+  const res = await render({ ...REQUEST, options: { output: 'png', image: { pages: 'all' } } });
+  const zip = new PizZip(await body(res));
+  expect(Object.keys(zip.files).sort()).toEqual(EXPECTED.map((_, i) => `page-${i + 1}.png`).sort());
+  expect(zip.file('page-1.png')!.asNodeBuffer().subarray(1, 4).toString('latin1')).toBe('PNG');
+});
+
 it('fills the deck to ODP: an OpenDocument presentation with every slide', async () => {
   const res = await render({ ...REQUEST, options: { output: 'odp' } });
   const odp = new PizZip(await body(res));
