@@ -58,7 +58,7 @@ describe('the output formats table', () => {
       expect(error).toBeInstanceOf(InvalidRequestError);
       expect((error as InvalidRequestError).details).toEqual({ field: 'options.output' });
       expect((error as InvalidRequestError).message).toBe(
-        'options.output: must be one of the following values: pdf, docx, odt, html, txt, png, jpeg, xlsx, ods',
+        'options.output: must be one of the following values: pdf, docx, odt, html, txt, png, jpeg, xlsx, ods, pptx, odp',
       );
       expect(httpStatusOf((error as InvalidRequestError).errorType)).toBe(400);
     }
