@@ -229,6 +229,37 @@ it('fills the deck on a PowerPoint-written base to PDF: the split tag joined, on
   expect(pages[3].text).toContain('Support yes');
 });
 
+it("fills a batch of decks merged into one PDF: every item's slides in order", async () => {
+  const form = new FormData();
+  form.append('file', new Blob([TEMPLATE]), 'deck.pptx');
+  form.append(
+    'request_data',
+    JSON.stringify({
+      images: IMAGES,
+      output: 'merged',
+      batch: [
+        { template_data: { ...DATA, items: ITEMS.slice(0, 1) } },
+        { template_data: { ...DATA, items: ITEMS.slice(1, 3) } },
+      ],
+    }),
+  );
+  const res = await fetch(`${api.url}/api/v1/jobs`, { method: 'POST', body: form });
+  expect(res.status).toBe(202);
+  const { job_id: id } = (await res.json()) as { job_id: string };
+  const status = await jobFinished<{ status: string }>(api.url, id, 120_000);
+  expect(status.status).toBe('completed');
+  const pages = pdfPages(await body(await fetch(`${api.url}/api/v1/jobs/${id}/result`)));
+  expect(pages.map((p) => /Product: (\w+)/.exec(p.text)?.[1] ?? null)).toEqual([
+    null,
+    'Alpha',
+    null,
+    null,
+    'Beta',
+    'Gamma',
+    null,
+  ]);
+});
+
 /** The fixture declared macro-enabled (.pptm). */
 function pptm(): Buffer {
   const zip = new PizZip(TEMPLATE);
