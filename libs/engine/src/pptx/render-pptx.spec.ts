@@ -217,3 +217,43 @@ describe('renderPptx errors', () => {
     ).toThrow(expect.objectContaining({ errorType: 'template_runtime_error' }));
   });
 });
+
+describe('the deck package description', () => {
+  /** The Impress deck with slide 1 moved to `path` (its rels, content type and references with it). */
+  function slideAt(path: string, contentType?: string): Buffer {
+    const zip = new PizZip(impress);
+    const name = path.slice('ppt/slides/'.length);
+    zip.file(path, zip.file('ppt/slides/slide1.xml')!.asText());
+    zip.file(`ppt/slides/_rels/${name}.rels`, zip.file('ppt/slides/_rels/slide1.xml.rels')!.asText());
+    zip.remove('ppt/slides/slide1.xml');
+    zip.remove('ppt/slides/_rels/slide1.xml.rels');
+    for (const part of [
+      '[Content_Types].xml',
+      'ppt/_rels/presentation.xml.rels',
+      'ppt/notesSlides/_rels/notesSlide1.xml.rels',
+    ]) {
+      let xml = zip.file(part)!.asText().replaceAll('slide1.xml', name);
+      if (contentType && part === '[Content_Types].xml')
+        xml = xml.replace(new RegExp(`(PartName="/${path}" ContentType=")[^"]*`), `$1${contentType}`);
+      zip.file(part, xml);
+    }
+    return zip.generate({ type: 'nodebuffer' });
+  }
+
+  it('fills a slide found by its content type, whatever its part name', () => {
+    const deck = readDeck(
+      renderPptx(slideAt('ppt/slides/cover.xml'), { template_data: DATA, images: IMAGES }),
+    );
+    expect(deck[0].part).toBe('ppt/slides/cover.xml');
+    expect(deck[0].paragraphs).toContain('Quarterly review');
+    expect(deck[0].notes).toEqual(['Cover notes for ACME & Co']);
+  });
+
+  it('leaves alone a part the description does not fill (a layout-typed part stays as written)', () => {
+    const type = 'application/vnd.openxmlformats-officedocument.presentationml.slideLayout+xml';
+    const deck = readDeck(
+      renderPptx(slideAt('ppt/slides/cover.xml', type), { template_data: DATA, images: IMAGES }),
+    );
+    expect(deck[0].paragraphs).toContain('{{ title }}');
+  });
+});

@@ -7,6 +7,7 @@
  */
 import {
   CONTENT_TYPES_PART,
+  ContentTypes,
   NOTES_SLIDE_TYPE,
   REL_IMAGE,
   relsPathOf,
@@ -32,6 +33,7 @@ import { DEFAULT_EVAL_LIMITS, Frame, RenderState } from '../runtime/ops';
 import type { Dict } from '../runtime/values';
 import { CompiledCell, hasTags, runLoop } from '../xlsx/cell-template';
 import { attr, escapeXml, setAttr } from '../xlsx/sheet-xml';
+import { PRESENTATION_PARTS } from '../package/formats';
 import { openPresentationPackage } from './pptx-package';
 import { runtimeError, SlideTemplate } from './slide-template';
 
@@ -235,19 +237,30 @@ export function renderPptx(
   // Phase 1: every slide compiled (all syntax errors before any work), its loop's items counted.
   const slideList = /<p:sldIdLst>([\s\S]*?)<\/p:sldIdLst>/.exec(presentation);
   const entries: SlideEntry[] = [];
+  /** Slide-list entries the fill leaves as they are, by the index of the filled entry they precede. */
+  const kept = new Map<number, string[]>();
   const root = new Frame();
+  const contentTypes = new ContentTypes(zip.file(CONTENT_TYPES_PART)!.asText());
+  // The package description says which parts are filled, by content type (never by part name).
+  const templated = (path: string | undefined): path is string =>
+    path !== undefined &&
+    zip.file(path) !== null &&
+    PRESENTATION_PARTS.isTemplated(contentTypes.typeOf(path));
   for (const m of (slideList?.[1] ?? '').matchAll(/<p:sldId\b[^>]*>/g)) {
     const relId = attr(m[0], 'r:id') ?? '';
     const path = slideTargets.get(relId);
-    if (!path || !zip.file(path)) continue;
+    if (!templated(path)) {
+      // Not filled (a part the description leaves alone, or a dangling entry): listed as it was.
+      kept.set(entries.length, [...(kept.get(entries.length) ?? []), m[0]]);
+      continue;
+    }
     const template = SlideTemplate.compile(pkg.readText(path), path, true);
     const slideRels = relsOf(zip.file(relsPathOf(path))?.asText() ?? '');
     const notesRel = slideRels.find((r) => r.type === REL_NOTES_SLIDE);
     const notesPath = notesRel ? resolveTarget(path, notesRel.target) : undefined;
-    const notes =
-      notesPath && zip.file(notesPath)
-        ? SlideTemplate.compile(pkg.readText(notesPath), notesPath, false)
-        : undefined;
+    const notes = templated(notesPath)
+      ? SlideTemplate.compile(pkg.readText(notesPath), notesPath, false)
+      : undefined;
     const frames: Frame[] = [];
     if (template.loop) {
       const loop = template.loop;
@@ -291,7 +304,8 @@ export function renderPptx(
   const newList: string[] = [];
   let newRels = '';
   const removed: string[] = [];
-  for (const entry of entries) {
+  for (const [index, entry] of entries.entries()) {
+    newList.push(...(kept.get(index) ?? []));
     const templateRels = zip.file(relsPathOf(entry.path))?.asText();
     const notesRels = entry.notesPath ? zip.file(relsPathOf(entry.notesPath))?.asText() : undefined;
     if (!entry.frames.length) {
@@ -354,6 +368,7 @@ export function renderPptx(
       if (filled.notesPath) types = withOverrideContentType(types, `/${filled.notesPath}`, NOTES_SLIDE_TYPE);
     });
   }
+  newList.push(...(kept.get(entries.length) ?? []));
   const allUndefined = state.undefinedNames;
   if (allUndefined.length) throw new UndefinedVariableError(allUndefined);
 
