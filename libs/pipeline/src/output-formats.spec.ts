@@ -112,6 +112,24 @@ describe('outputs by template format', () => {
       expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'docx')).status).toBe(400);
   });
 
+  it('makes a deck into pdf, png, jpeg, pptx and odp, and nothing else into pptx or odp', () => {
+    for (const output of ['pdf', 'png', 'jpeg', 'pptx', 'odp'] as const)
+      expect(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'pptx')).not.toThrow();
+    for (const output of ['docx', 'odt', 'html', 'txt', 'xlsx', 'ods'] as const)
+      expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'pptx'))).toMatchObject({
+        status: 400,
+        message: expect.stringContaining('a slide deck (.pptx)'),
+        details: { field: 'options.output', output, template_format: 'pptx' },
+      });
+    for (const format of ['docx', 'xlsx'] as const)
+      for (const output of ['pptx', 'odp'] as const)
+        expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], format)).status).toBe(400);
+    expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS.jpeg, 'pptx', { pdfua: true }))).toMatchObject({
+      status: 400,
+      details: { field: 'options.pdf.pdfua', template_format: 'pptx' },
+    });
+  });
+
   it('refuses a Word-only PDF option on a spreadsheet with a 400 naming it, for the PDF and the images made from it', () => {
     for (const output of ['pdf', 'png'] as const)
       expect(

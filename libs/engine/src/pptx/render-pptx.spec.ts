@@ -101,6 +101,27 @@ describe('renderPptx (Impress-made deck)', () => {
     ).toThrow(expect.objectContaining({ errorType: 'payload_too_large', details: { slides: 5, limit: 4 } }));
   });
 
+  it('fills a macro-enabled deck only when the operator allows it, keeping it macro-enabled', () => {
+    const zip = new PizZip(impress);
+    const macro = 'application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml';
+    const types = zip.file('[Content_Types].xml')!.asText();
+    zip.file(
+      '[Content_Types].xml',
+      types.replace(
+        'application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml',
+        macro,
+      ),
+    );
+    const pptm = zip.generate({ type: 'nodebuffer' });
+    expect(templateFormatOf(pptm)).toBe('pptx');
+    expect(() => renderPptx(pptm, { template_data: DATA, images: IMAGES })).toThrow(
+      expect.objectContaining({ errorType: 'invalid_template', details: { reason: 'macros' } }),
+    );
+    const out = renderPptx(pptm, { template_data: DATA, images: IMAGES }, { allowMacros: true });
+    expect(new PizZip(out).file('[Content_Types].xml')!.asText()).toContain(macro);
+    expect(readDeck(out)).toHaveLength(5);
+  });
+
   it('refuses a picture key that is not a PNG', () => {
     expect(() =>
       renderPptx(impress, {
