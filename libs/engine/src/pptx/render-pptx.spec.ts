@@ -232,6 +232,20 @@ describe('renderPptx errors', () => {
     );
   });
 
+  it('an image printed in text is a typed runtime error that says where pictures go', () => {
+    expect(() =>
+      renderPptx(withSlideText('Questions?', '{{ red | image }}'), {
+        template_data: { ...DATA, red: 'red' },
+        images: IMAGES,
+      }),
+    ).toThrow(
+      expect.objectContaining({
+        errorType: 'template_runtime_error',
+        message: expect.stringContaining('alternative text'),
+      }),
+    );
+  });
+
   it('a runtime error is typed and names the tag', () => {
     expect(() =>
       renderPptx(withSlideText('Questions?', '{{ 1 / 0 }}'), { template_data: DATA, images: IMAGES }),

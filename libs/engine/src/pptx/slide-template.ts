@@ -10,7 +10,7 @@
  */
 import { evaluate } from '../runtime/evaluator';
 import { type Frame, JinjaRuntimeError, type RenderState } from '../runtime/ops';
-import { truthy } from '../runtime/values';
+import { ImageRef, truthy } from '../runtime/values';
 import { type Expr, parseExpression, parseStatement, type Statement } from '../syntax/parser';
 import { decodeXmlText, markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 import {
@@ -193,9 +193,15 @@ export class SlideTemplate {
       state.produced.length = 0;
       try {
         switch (n.kind) {
-          case 'expr':
-            out.push(escapeText(textOf(evaluate(n.expr, frame, state), state)));
+          case 'expr': {
+            const value = evaluate(n.expr, frame, state);
+            if (value instanceof ImageRef)
+              throw new JinjaRuntimeError(
+                "a picture cannot be printed in a slide's text; name it in a picture's name or alternative text",
+              );
+            out.push(escapeText(textOf(value, state)));
             break;
+          }
           case 'set':
             frame.assign(n.st.targets, evaluate(n.st.value, frame, state));
             break;
