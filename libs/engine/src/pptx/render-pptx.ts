@@ -282,7 +282,8 @@ export function renderPptx(
     });
   }
   const maxSlides = options.maxSlidesPerDeck ?? DEFAULT_MAX_SLIDES_PER_DECK;
-  const slideCount = entries.reduce((n, e) => n + e.frames.length, 0);
+  let slideCount = entries.reduce((n, e) => n + e.frames.length, 0);
+  for (const list of kept.values()) slideCount += list.length;
   if (slideCount > maxSlides)
     throw new PayloadTooLargeError(`The deck would hold ${slideCount} slides; the limit is ${maxSlides}`, {
       slides: slideCount,
