@@ -534,3 +534,38 @@ function statementData(rows: number): Record<string, unknown> {
       'EUR 100,000 per depositor <Directive 2014/49/EU>. Questions? "Kundenservice" +45 70 12 34 56.',
   };
 }
+
+/**
+ * The corpus deck (issue 41): the Impress-written slide-deck template of the tests
+ * (test/fixtures/slides/deck.impress.pptx) with a `{%slide for item in items %}` loop of
+ * `items` items (30 by default: 32 slides with the cover and the closing slide), each copy with
+ * its own text, notes and photo (the gallery's six photographs in turn), the cover's table with
+ * `items` rows, and the logo.
+ */
+export const DECK_ITEMS = 30;
+
+export function deckTemplate(): Buffer {
+  return readFileSync(join(__dirname, '../test/fixtures/slides/deck.impress.pptx'));
+}
+
+export function deckRequest(items = DECK_ITEMS): CorpusRequest {
+  const photos = GALLERY_IMAGES.filter((f) => f.startsWith('photo-'));
+  const list = Array.from({ length: items }, (_, i) => ({
+    name: PRODUCTS[i % PRODUCTS.length],
+    price: (9.5 + i * 3.25).toFixed(2),
+    photo: photos[i % photos.length],
+  }));
+  return {
+    template_data: {
+      title: 'Quarterly review',
+      customer: { name: 'Bench & Co' },
+      date: '2026-03-15',
+      rows: list.map((it) => ({ name: it.name, price: it.price })),
+      items: list,
+      closing: true,
+    },
+    images: Object.fromEntries(
+      [...photos, 'logo.png'].map((f) => [f === 'logo.png' ? 'logo' : f, image(f, 40)]),
+    ),
+  } as CorpusRequest;
+}

@@ -16,7 +16,11 @@
  * labelled row (the figure the README used to give). Last, charts (issue 39, docs/charts.md): a
  * 12-page report with 24 charts — Word's chart (test/fixtures/charts/word-column-clustered.docx,
  * with its embedded workbook) in a `{% for %}` loop of 24 sections, each filled with its own data —
- * beside the same report without the charts (ours only: no other contender fills charts).
+ * beside the same report without the charts (ours only: no other contender fills charts). Then
+ * the corpus deck (issue 41, bench/corpus.ts deckRequest): the Impress-written deck with a
+ * 30-item `{%slide for %}` loop (32 slides, a photo each), filled to .pptx (renderPptx), beside the
+ * LibreOffice floor measured in the same run: one pool instance converting the filled deck to
+ * PDF through Impress (what any service must add to the fill for a PDF).
  *
  * Every timed run is what a request costs: open the template from bytes, fill it, write the
  * .docx (deflated) to bytes. Samples come in rounds (JavaScript contenders alternate run by run,
@@ -24,7 +28,7 @@
  * the median and the range of all runs, each ratio the ratio of medians and its range over rounds.
  * Before timing, the outputs are checked to read the same.
  *
- *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts] [--check]
+ *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts,deck] [--check]
  *   --check: exit with status 1 when a target is missed or outputs differ.
  */
 import Docxtemplater from 'docxtemplater';
@@ -33,7 +37,8 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompiledTemplates, renderDocx, type RenderRequest } from '@app/engine';
+import { CompiledTemplates, readDeck, renderDocx, renderPptx, type RenderRequest } from '@app/engine';
+import { LibreOfficePool, PRESENTATION_TARGETS } from '@app/converters';
 import { buildDocx, table, type DocxSpec } from '../test/support/docx-builder';
 import { docxText } from '../test/support/docx-text';
 import { DOCXTPL_PYTHON } from '../test/support/docxtpl';
@@ -41,6 +46,9 @@ import { flag, intArg, stringArg } from './args';
 import {
   corpusRequest,
   corpusTemplate,
+  deckRequest,
+  deckTemplate,
+  DECK_ITEMS,
   docxtemplaterInvoice,
   docxtemplaterInvoiceData,
   type CorpusName,
@@ -50,7 +58,7 @@ import { elapsedMs, formatMs, machineLine, median, summarize } from './report';
 
 const ITERATIONS = intArg('iterations', 40);
 const ROUNDS = intArg('rounds', 4);
-const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal,charts').split(',');
+const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal,charts,deck').split(',');
 const CHECK = flag('check');
 
 /** Fewer runs for long documents: about the same time per case. */
@@ -354,6 +362,44 @@ function runChartsCase(): boolean {
   return charts === 24;
 }
 
+/** The corpus deck: its fill timed, and the pool's PDF of the filled deck as the floor. */
+async function runDeckCase(): Promise<boolean> {
+  const template = deckTemplate();
+  const request = deckRequest() as RenderRequest;
+  const fill = () => renderPptx(template, request);
+  const filled = fill();
+  const slides = readDeck(filled).length;
+  const runs = runsFor(50);
+  const fills: number[] = [];
+  for (let i = 0; i < 3; i++) fill();
+  for (let i = 0; i < runs; i++) fills.push(elapsedMs(fill));
+  const pool = new LibreOfficePool({ instances: 1, restartAfter: 0 });
+  await pool.start();
+  const floor: number[] = [];
+  let pages: number | undefined;
+  try {
+    const convert = () => pool.convertTo(filled, PRESENTATION_TARGETS.pdf, { pdf: {} });
+    const first = await convert();
+    pages = Number(/\/Type\s*\/Pages\b[^>]*?\/Count\s+(\d+)/.exec(first.toString('latin1'))?.[1] ?? 0);
+    for (let i = 0; i < Math.max(ROUNDS, 10); i++) {
+      const t0 = performance.now();
+      await convert();
+      floor.push(performance.now() - t0);
+    }
+  } finally {
+    await pool.close();
+  }
+  console.log(
+    `\ndeck (test/fixtures/slides/deck.impress.pptx), ${DECK_ITEMS}-item slide loop: ${slides} slides, PDF ${pages || '?'} pages`,
+  );
+  console.log(`  ours: fill to .pptx      ${formatMs(summarize(fills)).padStart(26)}   (${runs} runs)`);
+  console.log(
+    `  LibreOffice floor: PDF   ${formatMs(summarize(floor)).padStart(26)}   (${floor.length} runs, 1 pool instance, the filled deck)`,
+  );
+  console.log(`  fill / floor = ${(median(fills) / median(floor)).toFixed(3)}×`);
+  return slides === DECK_ITEMS + 2;
+}
+
 function readsAs(docx: Buffer): string {
   const t = docxText(docx);
   return JSON.stringify({ body: t.body, headers: t.headers });
@@ -404,7 +450,7 @@ function runCase(c: Case): boolean {
   return ok;
 }
 
-function main(): number {
+async function main(): Promise<number> {
   console.log(`render benchmark (fill only, no conversion); ${machineLine()}`);
   const cases: Array<() => Case> = [];
   if (DOCS.includes('invoice'))
@@ -418,8 +464,11 @@ function main(): number {
   let ok = true;
   for (const make of cases) ok = runCase(make()) && ok;
   if (DOCS.includes('charts')) ok = runChartsCase() && ok;
+  if (DOCS.includes('deck')) ok = (await runDeckCase()) && ok;
   console.log(`\nmedians in ms, range of all runs in parentheses; finished ${new Date().toISOString()}`);
   return CHECK && !ok ? 1 : 0;
 }
 
-process.exitCode = main();
+void main().then((code) => {
+  process.exitCode = code;
+});

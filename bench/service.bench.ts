@@ -37,10 +37,15 @@
  *
  *   npx tsx bench/service.bench.ts [--tracing] [--requests 40] [--burst 40] [--instances N] [--rows 20,500] [--rounds 4]
  *     [--warm 3000] [--concurrency 0] [--check] [--doc invoice] [--formats pdf,docx,png,jpeg,odt,html,txt]
- *     [--stored-requests 30]
+ *     [--stored-requests 30] [--deck-requests 20]
  *
  *   stored      rendering by template_id beside by upload (bench/stored-templates.ts), the 20-row
  *               invoice and a 5 MiB one; --stored-requests 0 skips it.
+ *
+ *   deck        the corpus deck (bench/corpus.ts deckRequest: a 30-item slide loop, 32 slides with a
+ *               photo each) to PDF, 1 caller, interleaved one for one with the floor: a pool of one
+ *               LibreOffice instance converting the already-filled deck through Impress
+ *               (PRESENTATION_TARGETS.pdf); --deck-requests 0 skips it.
  */
 import { Queue } from 'bullmq';
 import { mkdtemp, rm, writeFile } from 'node:fs/promises';
@@ -48,9 +53,9 @@ import { Agent, request as httpRequest } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '@app/config';
-import { defaultWorkDir, LibreOfficePool } from '@app/converters';
+import { defaultWorkDir, LibreOfficePool, PRESENTATION_TARGETS } from '@app/converters';
 import { queueSettings } from '@app/queue';
-import { renderDocx, type RenderRequest } from '@app/engine';
+import { renderDocx, renderPptx, type RenderRequest } from '@app/engine';
 import {
   buildService,
   ManagedProcess,
@@ -67,7 +72,14 @@ import { OtlpReceiver } from '../test/support/otlp-receiver';
 import { startTestPki, type TestPki } from '../test/support/test-pki';
 import { flag, intArg, stringArg } from './args';
 import { SERVICE_EXPORT, startBareBridge } from './bare-uno';
-import { corpusRequest, corpusTemplate, type CorpusName } from './corpus';
+import {
+  corpusRequest,
+  corpusTemplate,
+  DECK_ITEMS,
+  deckRequest,
+  deckTemplate,
+  type CorpusName,
+} from './corpus';
 import { cpuSnapshot, cpuUsed, formatCpu } from './process-cpu';
 import { formatMs, machineLine, median, ms, summarize } from './report';
 import { storedTemplatesSection } from './stored-templates';
@@ -105,6 +117,8 @@ function formatOptions(entry: string): Record<string, unknown> {
   return level ? { output: 'pdf', pdf: { signature: { profile: 'bench', level } } } : { output: entry };
 }
 const WARMUP = 3;
+/** Requests of the deck section (0 skips it). */
+const DECK_REQUESTS = intArg('deck-requests', 20);
 
 /** The corpus document (--doc, default the invoice; e.g. --doc statement --rows 1000). */
 const DOC = stringArg('doc', 'invoice') as CorpusName;
@@ -320,6 +334,46 @@ async function main(): Promise<void> {
       );
     }
     bare.stop();
+
+    // ---- deck: the 30-item slide loop to PDF, beside the pool converting the filled deck -----
+    if (DECK_REQUESTS > 0) {
+      const deck = deckTemplate();
+      const request = deckRequest() as RenderRequest;
+      const filled = renderPptx(deck, request, { compression: 'STORE' });
+      const probe = new Request('http://bench.invalid/', {
+        method: 'POST',
+        body: renderForm({ file: deck, filename: 'deck.pptx', request_data: JSON.stringify(request) }),
+      });
+      const deckBody = {
+        bytes: Buffer.from(await probe.arrayBuffer()),
+        contentType: probe.headers.get('content-type')!,
+      };
+      const pool = new LibreOfficePool({ instances: 1, restartAfter: 0 });
+      await pool.start();
+      const floor: number[] = [];
+      const service: number[] = [];
+      try {
+        for (let i = 0; i < WARMUP + DECK_REQUESTS; i++) {
+          const t0 = performance.now();
+          await pool.convertTo(filled, PRESENTATION_TARGETS.pdf, { pdf: {} });
+          const f = performance.now() - t0;
+          const t = await post(api.url, deckBody, `bench-deck-${i}`);
+          if (i < WARMUP) continue;
+          floor.push(f);
+          service.push(t.end - t.start);
+        }
+      } finally {
+        await pool.close();
+      }
+      const f = summarize(floor);
+      const s = summarize(service);
+      console.log(
+        `\ndeck (${DECK_ITEMS}-item slide loop, ${DECK_ITEMS + 2} slides) to PDF, 1 caller (${DECK_REQUESTS} requests, interleaved with the floor)`,
+      );
+      console.log(`  floor: pool (1 instance) on the filled .pptx  ${formatMs(f)}`);
+      console.log(`  service over HTTP                             ${formatMs(s)}`);
+      console.log(`  p50 ratio ${(s.median / f.median).toFixed(2)}×`);
+    }
 
     // ---- formats: each row of the pipeline's table beside the PDF --------------------------
     if (FORMATS.length) {

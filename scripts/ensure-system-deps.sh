@@ -11,6 +11,8 @@ declare -A WANT=(
   [python3-uno]=/usr/lib/python3/dist-packages/uno.py
   # Calc: spreadsheet templates (.xlsx) to PDF and ODS (docs/spreadsheets-and-slides.md).
   [libreoffice-calc-nogui]=/usr/lib/libreoffice/program/libsclo.so
+  # Impress: slide-deck templates (.pptx) to PDF and ODP (docs/spreadsheets-and-slides.md).
+  [libreoffice-impress-nogui]=/usr/lib/libreoffice/program/libsdlo.so
   # Spreadsheet outputs read back in the tests (a third-party reader and writer of .xlsx).
   [python3-openpyxl]=/usr/lib/python3/dist-packages/openpyxl/__init__.py
   # LibreOffice's allocator (libs/converters/src/allocator.ts): faster, and no slower with age.
@@ -63,7 +65,7 @@ done
 # LibreOffice 25.2 or newer, chosen by measurement (docs/conversion.md#which-libreoffice): Debian 13's
 # own, or bookworm-backports' on Debian 12, whose own 7.4 lays out some pages differently from Word
 # and uses up to 1.6x the CPU. Gotenberg 8's images ship 25.x too.
-LO_PACKAGES=(libreoffice-writer-nogui libreoffice-calc-nogui python3-uno)
+LO_PACKAGES=(libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno)
 lo_major() {
   local v
   v=$(dpkg-query -W -f='${Version}' libreoffice-core-nogui 2>/dev/null ||
@@ -77,7 +79,7 @@ lo_backports=""
 if [ "$codename" = bookworm ]; then
   if [ -n "$installed_lo" ] && [ "$installed_lo" -lt 25 ]; then
     lo_backports=bookworm-backports # 7.4 installed: upgrade it
-  elif printf '%s\n' "${missing[@]}" | grep -qxE 'libreoffice-writer-nogui|libreoffice-calc-nogui|python3-uno'; then
+  elif printf '%s\n' "${missing[@]}" | grep -qxE 'libreoffice-writer-nogui|libreoffice-calc-nogui|libreoffice-impress-nogui|python3-uno'; then
     lo_backports=bookworm-backports
   fi
 fi

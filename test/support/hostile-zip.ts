@@ -116,9 +116,9 @@ export function withPart(part: string, content: string | Buffer, base: Buffer = 
 }
 
 /** A small upload that honestly declares `bytes` of uncompressed content (in a media file). */
-export function zipBomb(bytes: number): Buffer {
+export function zipBomb(bytes: number, base?: Buffer, name = 'word/media/filler.bin'): Buffer {
   const { data, crc } = deflatedFill(bytes);
-  return withEntry({ name: 'word/media/filler.bin', data, method: 8, crc, uncompressedSize: bytes });
+  return withEntry({ name, data, method: 8, crc, uncompressedSize: bytes }, base);
 }
 
 /**

@@ -1,7 +1,7 @@
 /**
  * Command line for template authors: try a template without a server.
  *
- *   npm run render -- TEMPLATE.docx|TEMPLATE.xlsx REQUEST.json OUT.docx|OUT.pdf|OUT.xlsx|OUT.ods
+ *   npm run render -- TEMPLATE.docx|TEMPLATE.xlsx|TEMPLATE.pptx REQUEST.json OUT.docx|OUT.pdf|OUT.xlsx|OUT.ods|OUT.pptx|OUT.odp
  *
  * REQUEST.json is the interface's enhanced request (checked by the service's own parser, so refused
  * exactly as the API would refuse it as request_data): {"template_data": {…}, "images": {…}}, with

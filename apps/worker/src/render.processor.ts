@@ -86,6 +86,12 @@ export interface JobLimits {
   /** The same for an item of an asynchronous job (ASYNC_MAX_TABLE_CELLS); maxTableCells when unset. */
   asyncMaxTableCells?: number;
   maxLoopIterations?: number;
+  /** Cells one filled sheet may hold (MAX_CELLS_PER_SHEET). */
+  maxCellsPerSheet?: number;
+  /** Slides one filled deck may hold (MAX_SLIDES_PER_DECK). */
+  maxSlidesPerDeck?: number;
+  /** ALLOW_MACRO_TEMPLATES: macro-enabled workbooks and decks are filled (macros never run). */
+  allowMacros?: boolean;
   /** Largest decoded file of options.pdf (MAX_PDF_EXTRA_BYTES), checked again here. */
   maxPdfExtraBytes?: number;
   imageLimits?: ImageLimits;
@@ -337,6 +343,10 @@ export function createRenderProcessor(deps: ProcessorDeps) {
             richLimits: limits.richLimits,
             chartLimits: limits.chartLimits,
             ...(limits.maxLoopIterations ? { maxLoopIterations: limits.maxLoopIterations } : {}),
+            // The spreadsheet and deck limits the settings give (the engine's defaults otherwise).
+            ...(limits.maxCellsPerSheet ? { maxCellsPerSheet: limits.maxCellsPerSheet } : {}),
+            ...(limits.maxSlidesPerDeck ? { maxSlidesPerDeck: limits.maxSlidesPerDeck } : {}),
+            ...(limits.allowMacros ? { allowMacros: true } : {}),
           },
           // LibreOffice's preparation (the pdf row's passes; a .docx row has none): what it could not
           // convert within the budget is refused now, not at the timeout; long tables' styles as direct

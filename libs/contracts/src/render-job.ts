@@ -36,6 +36,12 @@ export const OUTPUT_MEDIA = {
     extension: 'xlsx',
   },
   ods: { contentType: 'application/vnd.oasis.opendocument.spreadsheet', extension: 'ods' },
+  // Slide-deck templates (.pptx): the filled deck, or Impress's OpenDocument presentation.
+  pptx: {
+    contentType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    extension: 'pptx',
+  },
+  odp: { contentType: 'application/vnd.oasis.opendocument.presentation', extension: 'odp' },
 } as const satisfies Record<string, { contentType: string; extension: string }>;
 
 /** Several pages of a png/jpeg output: a ZIP of page-1.png, page-2.png, … */

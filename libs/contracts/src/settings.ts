@@ -51,6 +51,8 @@ export const limitSettings = defineSettings({
     MAX_LOOP_ITERATIONS: Setting.optional(Setting.integer({ minimum: 1 })),
     /** Cells one filled sheet of a spreadsheet template may hold, loops included; more: 413. */
     MAX_CELLS_PER_SHEET: Setting.integer({ minimum: 1, default: 1_000_000 }),
+    /** Slides one filled deck (.pptx) may hold, its slide loops' copies included; more: 413. */
+    MAX_SLIDES_PER_DECK: Setting.integer({ minimum: 1, default: 500 }),
     /** `on`: macro-enabled workbooks (.xlsm) are filled (their macros kept, never run); `off`: 400. */
     ALLOW_MACRO_TEMPLATES: Setting.onOff({ default: 'off' }),
     /** Points (values) of one chart's data (docs/charts.md); more: 413 before any work. */
@@ -71,6 +73,7 @@ export const limitSettings = defineSettings({
     render: {
       maxLoopIterations: v.MAX_LOOP_ITERATIONS,
       maxCellsPerSheet: v.MAX_CELLS_PER_SHEET,
+      maxSlidesPerDeck: v.MAX_SLIDES_PER_DECK,
       allowMacros: v.ALLOW_MACRO_TEMPLATES === 'on',
       imageLimits: {
         maxImages: v.MAX_IMAGES,

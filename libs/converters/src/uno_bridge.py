@@ -199,7 +199,8 @@ class Office:
             prop("Hidden", True),
             prop("ReadOnly", True),
             # The input is a filled .docx unless the target names its import filter (a filled
-            # .xlsx: "Calc MS Excel 2007 XML"): naming the filter skips type detection and
+            # .xlsx: "Calc MS Excel 2007 XML"; a filled .pptx: "Impress MS PowerPoint 2007 XML",
+            # exported by impress_pdf_Export, one page per slide): naming the filter skips type detection and
             # makes a corrupt file fail instead of being imported as plain text.
             prop("FilterName", str((target or {}).get("importFilter") or "MS Word 2007 XML")),
             prop("UpdateDocMode", 0),  # NO_UPDATE: never fetch linked content

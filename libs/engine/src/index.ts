@@ -58,3 +58,6 @@ export {
 export type { TemplateFormat, TemplateRenderOptions } from './template-format';
 export { renderXlsx, DEFAULT_MAX_CELLS_PER_SHEET } from './xlsx/render-xlsx';
 export type { XlsxRenderOptions } from './xlsx/render-xlsx';
+export { renderPptx, DEFAULT_MAX_SLIDES_PER_DECK } from './pptx/render-pptx';
+export type { PptxRenderOptions } from './pptx/render-pptx';
+export { readDeck, type DeckSlide, type DeckPicture } from './pptx/deck-reader';

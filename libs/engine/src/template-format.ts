@@ -7,12 +7,14 @@ import { CONTENT_TYPES_PART, ContentTypes } from '@app/ooxml';
 import type PizZip from 'pizzip';
 import { inflateRawSync } from 'node:zlib';
 import { checkDocxTemplate, type TemplateLimits } from './docx/package';
-import { formatOfMainType, SPREADSHEET } from './package/formats';
+import { formatOfMainType, PRESENTATION, SPREADSHEET } from './package/formats';
+import { renderPptx, type PptxRenderOptions } from './pptx/render-pptx';
+import { openPresentationPackage } from './pptx/pptx-package';
 import { renderDocx, type RenderOptions, type RenderRequest } from './render';
 import { renderXlsx, spreadsheetWarnings, type XlsxRenderOptions } from './xlsx/render-xlsx';
 import { openSpreadsheetPackage } from './xlsx/xlsx-package';
 
-export type TemplateFormat = 'docx' | 'xlsx';
+export type TemplateFormat = 'docx' | 'xlsx' | 'pptx';
 
 /** [Content_Types].xml is a few KB; one declaring more is not read to tell the format. */
 const MAX_CONTENT_TYPES_BYTES = 1024 * 1024;
@@ -62,7 +64,11 @@ export function templateFormatOf(template: Buffer): TemplateFormat {
     const bytes = contentTypesBytes(template);
     if (!bytes) return 'docx';
     const types = new ContentTypes(bytes.toString('utf8'));
-    for (const t of types.overrideTypes()) if (formatOfMainType(t) === SPREADSHEET) return 'xlsx';
+    for (const t of types.overrideTypes()) {
+      const format = formatOfMainType(t);
+      if (format === SPREADSHEET) return 'xlsx';
+      if (format === PRESENTATION) return 'pptx';
+    }
   } catch {
     // A damaged package: the Word path reports it, typed.
   }
@@ -70,7 +76,8 @@ export function templateFormatOf(template: Buffer): TemplateFormat {
 }
 
 export type TemplateRenderOptions = RenderOptions &
-  Pick<XlsxRenderOptions, 'maxCellsPerSheet' | 'allowMacros' | 'onWarning'>;
+  Pick<XlsxRenderOptions, 'maxCellsPerSheet' | 'allowMacros' | 'onWarning'> &
+  Pick<PptxRenderOptions, 'maxSlidesPerDeck'>;
 
 /** Fills a template of any format the engine knows; returns the filled package in its own format. */
 export function renderTemplate(
@@ -80,6 +87,7 @@ export function renderTemplate(
   format: TemplateFormat = templateFormatOf(template),
 ): Buffer {
   if (format === 'xlsx') return renderXlsx(template, request, options);
+  if (format === 'pptx') return renderPptx(template, request, options);
   return renderDocx(template, request, options);
 }
 
@@ -89,7 +97,14 @@ export function checkTemplate(
   limits: Partial<TemplateLimits> = {},
   options: { allowMacros?: boolean } = {},
 ): PizZip {
-  if (templateFormatOf(template) === 'xlsx')
+  const format = templateFormatOf(template);
+  if (format === 'pptx')
+    return openPresentationPackage(template, {
+      limits,
+      keepContent: false,
+      allowMacros: options.allowMacros === true,
+    }).zip;
+  if (format === 'xlsx')
     return openSpreadsheetPackage(template, {
       limits,
       keepContent: false,

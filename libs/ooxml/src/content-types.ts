@@ -27,6 +27,21 @@ export const SHEET_STYLES_TYPE = `${SML}.styles+xml`;
 export const SHEET_TABLE_TYPE = `${SML}.table+xml`;
 export const EXTERNAL_LINK_TYPE = `${SML}.externalLink+xml`;
 export const CONNECTIONS_TYPE = `${SML}.connections+xml`;
+const PML = 'application/vnd.openxmlformats-officedocument.presentationml';
+/** PresentationML's part content types (ECMA-376 part 1, 13.3). */
+export const PRESENTATION_MAIN_TYPE = `${PML}.presentation.main+xml`;
+export const PRESENTATION_TEMPLATE_MAIN_TYPE = `${PML}.template.main+xml`;
+export const PRESENTATION_SLIDESHOW_MAIN_TYPE = `${PML}.slideshow.main+xml`;
+export const PRESENTATION_MACRO_MAIN_TYPE =
+  'application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml';
+export const PRESENTATION_MACRO_TEMPLATE_MAIN_TYPE =
+  'application/vnd.ms-powerpoint.template.macroEnabled.main+xml';
+export const PRESENTATION_MACRO_SLIDESHOW_MAIN_TYPE =
+  'application/vnd.ms-powerpoint.slideshow.macroEnabled.main+xml';
+export const SLIDE_TYPE = `${PML}.slide+xml`;
+export const NOTES_SLIDE_TYPE = `${PML}.notesSlide+xml`;
+export const SLIDE_LAYOUT_TYPE = `${PML}.slideLayout+xml`;
+export const SLIDE_MASTER_TYPE = `${PML}.slideMaster+xml`;
 export const CUSTOM_PROPERTIES_TYPE = 'application/vnd.openxmlformats-officedocument.custom-properties+xml';
 
 const ATTRIBUTE = (name: string) => new RegExp(`\\s${name}\\s*=\\s*("([^"]*)"|'([^']*)')`);

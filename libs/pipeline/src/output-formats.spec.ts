@@ -58,7 +58,7 @@ describe('the output formats table', () => {
       expect(error).toBeInstanceOf(InvalidRequestError);
       expect((error as InvalidRequestError).details).toEqual({ field: 'options.output' });
       expect((error as InvalidRequestError).message).toBe(
-        'options.output: must be one of the following values: pdf, docx, odt, html, txt, png, jpeg, xlsx, ods',
+        'options.output: must be one of the following values: pdf, docx, odt, html, txt, png, jpeg, xlsx, ods, pptx, odp',
       );
       expect(httpStatusOf((error as InvalidRequestError).errorType)).toBe(400);
     }
@@ -110,6 +110,24 @@ describe('outputs by template format', () => {
       });
     for (const output of ['xlsx', 'ods'] as const)
       expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'docx')).status).toBe(400);
+  });
+
+  it('makes a deck into pdf, png, jpeg, pptx and odp, and nothing else into pptx or odp', () => {
+    for (const output of ['pdf', 'png', 'jpeg', 'pptx', 'odp'] as const)
+      expect(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'pptx')).not.toThrow();
+    for (const output of ['docx', 'odt', 'html', 'txt', 'xlsx', 'ods'] as const)
+      expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], 'pptx'))).toMatchObject({
+        status: 400,
+        message: expect.stringContaining('a slide deck (.pptx)'),
+        details: { field: 'options.output', output, template_format: 'pptx' },
+      });
+    for (const format of ['docx', 'xlsx'] as const)
+      for (const output of ['pptx', 'odp'] as const)
+        expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS[output], format)).status).toBe(400);
+    expect(statusOf(() => checkOutputForFormat(OUTPUT_FORMATS.jpeg, 'pptx', { pdfua: true }))).toMatchObject({
+      status: 400,
+      details: { field: 'options.pdf.pdfua', template_format: 'pptx' },
+    });
   });
 
   it('refuses a Word-only PDF option on a spreadsheet with a 400 naming it, for the PDF and the images made from it', () => {

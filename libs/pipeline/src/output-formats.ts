@@ -22,6 +22,7 @@ import type { TemplateFormat } from '@app/engine';
 import {
   convertDocument,
   convertSpreadsheet,
+  convertPresentation,
   type DocumentFormat,
   finishPdf,
   LIBREOFFICE_PREPARE,
@@ -236,6 +237,12 @@ function convertToPdf(filled: Buffer, ctx: ProduceContext): Promise<Buffer> {
       convertSpreadsheet(ctx.converter, filled, 'pdf', { ...convertOptions(ctx), pdf: ctx.pdf });
     return ctx.runConversion ? ctx.runConversion(calc) : calc();
   }
+  if (ctx.templateFormat === 'pptx') {
+    // Impress's PDF filter: one page per slide, the same FilterData as Writer's.
+    const impress = () =>
+      convertPresentation(ctx.converter, filled, 'pdf', { ...convertOptions(ctx), pdf: ctx.pdf });
+    return ctx.runConversion ? ctx.runConversion(impress) : impress();
+  }
   // PDF/UA: the request's locale as the document's language, which LibreOffice writes as /Lang.
   const docx = ctx.pdf.pdfua ? withDocumentLanguage(filled, ctx.documentLocale) : filled;
   const convert = () => ctx.converter.convert(docx, { ...convertOptions(ctx), pdf: ctx.pdf });
@@ -266,7 +273,7 @@ function imageRow<F extends 'png' | 'jpeg'>(output: F): OutputFormatRow & { outp
     output,
     ...OUTPUT_MEDIA[output],
     from: 'pdf',
-    inputs: ['docx', 'xlsx'],
+    inputs: ['docx', 'xlsx', 'pptx'],
     needsConverter: false,
     fillCompression: 'STORE',
     prepare: [],
@@ -289,7 +296,7 @@ export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & {
   pdf: {
     output: 'pdf',
     ...OUTPUT_MEDIA.pdf,
-    inputs: ['docx', 'xlsx'],
+    inputs: ['docx', 'xlsx', 'pptx'],
     needsConverter: true,
     fillCompression: 'STORE',
     prepare: LIBREOFFICE_PREPARE,
@@ -336,10 +343,40 @@ export const OUTPUT_FORMATS: { readonly [F in OutputFormat]: OutputFormatRow & {
     },
     finish: [],
   },
+  pptx: {
+    output: 'pptx',
+    ...OUTPUT_MEDIA.pptx,
+    inputs: ['pptx'],
+    needsConverter: false,
+    // The caller opens it in PowerPoint or Impress: the filled deck as it is.
+    fillCompression: 'DEFLATE',
+    prepare: [],
+    convert: (pptx) => Promise.resolve(pptx),
+    finish: [],
+  },
+  odp: {
+    output: 'odp',
+    ...OUTPUT_MEDIA.odp,
+    inputs: ['pptx'],
+    needsConverter: true,
+    fillCompression: 'STORE',
+    prepare: [],
+    convert: (pptx, ctx) => {
+      const convert = () => convertPresentation(ctx.converter, pptx, 'odp', convertOptions(ctx));
+      return ctx.runConversion ? ctx.runConversion(convert) : convert();
+    },
+    finish: [],
+  },
 };
 
-/** options.pdf fields only a Word template can honour: on a spreadsheet they are a 400 naming them. */
+/** options.pdf fields only a Word template can honour: on a spreadsheet or deck they are a 400 naming them. */
 export const WORD_ONLY_PDF_OPTIONS = ['pdfua', 'update_indexes'] as const;
+
+const FORMAT_NAMES: Readonly<Record<TemplateFormat, string>> = {
+  docx: 'a Word (.docx)',
+  xlsx: 'a spreadsheet (.xlsx)',
+  pptx: 'a slide deck (.pptx)',
+};
 
 /**
  * The request's output and PDF options checked against the template's format: an output the
@@ -352,14 +389,14 @@ export function checkOutputForFormat(
 ): void {
   if (!row.inputs.includes(format))
     throw new InvalidRequestError(
-      `options.output: "${row.output}" is not made from ${format === 'xlsx' ? 'a spreadsheet (.xlsx)' : 'a Word (.docx)'} template`,
+      `options.output: "${row.output}" is not made from ${FORMAT_NAMES[format]} template`,
       { field: 'options.output', output: row.output, template_format: format },
     );
   if (format !== 'docx' && sourceRowOf(row).output === 'pdf')
     for (const name of WORD_ONLY_PDF_OPTIONS)
       if (pdf[name] !== undefined)
         throw new InvalidRequestError(
-          `options.pdf.${name}: only a Word (.docx) template can honour it; this template is a spreadsheet`,
+          `options.pdf.${name}: only a Word (.docx) template can honour it; this template is ${FORMAT_NAMES[format]}`,
           { field: `options.pdf.${name}`, template_format: format },
         );
 }

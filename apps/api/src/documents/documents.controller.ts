@@ -107,7 +107,7 @@ export class DocumentsController {
   @ApiResponse({
     status: 200,
     description:
-      'The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg, xlsx, ods; several page images: a ZIP)',
+      'The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg, xlsx, ods, pptx, odp; several page images: a ZIP)',
     content: Object.fromEntries(
       RESULT_MEDIA.map((type) => [type, { schema: { type: 'string', format: 'binary' } }]),
     ),

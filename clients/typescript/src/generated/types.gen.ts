@@ -225,7 +225,7 @@ export type RenderOptions = {
     /**
      * `pdf` (default); `docx`: the filled Word document without conversion; `odt`; `html` (one self-contained file, pictures as data: URIs); `txt` (UTF-8, paragraphs separated by blank lines); `png` / `jpeg`: pages of the PDF the same request gives (options.image). odt, html and txt need the embedded LibreOffice pool: on a Gotenberg-only worker they are 400 unsupported_output (docs/outputs.md). A spreadsheet template (.xlsx): `pdf`, `png`, `jpeg`, `xlsx` (the filled workbook) or `ods` (docs/spreadsheets-and-slides.md).
      */
-    output?: 'pdf' | 'docx' | 'odt' | 'html' | 'txt' | 'png' | 'jpeg' | 'xlsx' | 'ods';
+    output?: 'pdf' | 'docx' | 'odt' | 'html' | 'txt' | 'png' | 'jpeg' | 'xlsx' | 'ods' | 'pptx' | 'odp';
     image?: ImageOutputOptions;
     pdf?: PdfOptions;
     /**
@@ -1056,7 +1056,7 @@ export type DocumentsControllerProcessResponses = {
     /**
      * With linter_options and a template that fails validation: the seed system's report (JSON, or the PDF report with response_format "pdf")
      *
-     * The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg, xlsx, ods; several page images: a ZIP)
+     * The PDF, or the format options.output names (docx, odt, html, txt, png, jpeg, xlsx, ods, pptx, odp; several page images: a ZIP)
      */
     200: Blob | File;
 };

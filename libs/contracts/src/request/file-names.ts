@@ -23,7 +23,7 @@ export function outputFilename(uploaded: string | undefined, extension: string):
   let name = base
     .normalize('NFC')
     .replace(UNSAFE_CHARACTERS, '')
-    .replace(/\.(docx|docm|dotx|dotm|doc|xlsx|xlsm|xltx|xltm)$/i, '')
+    .replace(/\.(docx|docm|dotx|dotm|doc|xlsx|xlsm|xltx|xltm|pptx|pptm|potx|potm|ppsx|ppsm)$/i, '')
     .replace(/^[.\s]+|[.\s]+$/g, '');
   const chars = Array.from(name);
   if (chars.length > MAX_NAME_LENGTH) name = chars.slice(0, MAX_NAME_LENGTH).join('');

@@ -112,6 +112,36 @@ export async function convertSpreadsheet(
   return converter.convertTo(xlsx, SPREADSHEET_TARGETS[format], options);
 }
 
+/** The outputs a filled slide deck (.pptx) is converted to, through Impress's filters. */
+export type PresentationConversion = 'pdf' | 'odp';
+
+const IMPRESS_IMPORT = 'Impress MS PowerPoint 2007 XML';
+
+/**
+ * Impress's export filters: its PDF filter takes the same FilterData as Writer's (PDF/A, image
+ * compression, page ranges) and prints one page per slide; ODP as written.
+ */
+export const PRESENTATION_TARGETS: Readonly<Record<PresentationConversion, ExportTarget>> = {
+  pdf: { filter: 'impress_pdf_Export', importFilter: IMPRESS_IMPORT, withFilterData: true },
+  odp: { filter: 'impress8', importFilter: IMPRESS_IMPORT },
+};
+
+/** A filled .pptx as PDF or ODP through Impress; 400 on the Gotenberg route (it converts Word only here). */
+export async function convertPresentation(
+  converter: PdfConverter,
+  pptx: Buffer,
+  format: PresentationConversion,
+  options: ConvertOptions = {},
+): Promise<Buffer> {
+  if (!writesDocumentFormats(converter))
+    throw new UnsupportedOutputError(
+      `a slide-deck template to "${format}" needs the embedded LibreOffice pool; this worker converts through ` +
+        `${converter.name}`,
+      { field: 'options.output', output: format, route: converter.name },
+    );
+  return converter.convertTo(pptx, PRESENTATION_TARGETS[format], options);
+}
+
 /** Attributes through which a browser loads something (not navigation: a's href stays). */
 const RESOURCE_ATTRIBUTES = new Set(['src', 'srcset', 'background', 'poster', 'data', 'lowsrc', 'dynsrc']);
 

@@ -6,16 +6,28 @@
  * (`elements`, to join a tag split across runs or paragraphs); the docx layer and the steps above
  * it ask the description instead of matching part names.
  *
- * Word and spreadsheets (.xlsx, filled by libs/engine/src/xlsx) are entries; slides fit as another:
+ * Word, spreadsheets (.xlsx, filled by libs/engine/src/xlsx) and slide decks (.pptx, filled by
+ * libs/engine/src/pptx) are entries:
  *   - .xlsx: main type `…spreadsheetml.sheet.main+xml`; parts `…worksheet+xml` (templated, cells
  *     `x:c` in rows `x:row`) and `…sharedStrings+xml` (templated: the text lives there, in
  *     `x:si`/`x:t`); placements `tr` → `x:row`, `tc` → `x:c`; no paragraph or run placement (null).
  *   - .pptx: main type `…presentationml.presentation.main+xml`; parts `…slide+xml` (templated,
- *     pictures); elements `a:p`, `a:r`, `a:t`, rows `a:tr`, cells `a:tc`.
+ *     pictures) and `…notesSlide+xml` (templated); layouts and masters are read, never filled;
+ *     elements `a:p`, `a:r`, `a:t`, rows `a:tr`, cells `a:tc`.
  * Only the entry is new; the steps that fill and check parts look types up in it.
  */
 import {
+  NOTES_SLIDE_TYPE,
+  PRESENTATION_MACRO_MAIN_TYPE,
+  PRESENTATION_MACRO_SLIDESHOW_MAIN_TYPE,
+  PRESENTATION_MACRO_TEMPLATE_MAIN_TYPE,
+  PRESENTATION_MAIN_TYPE,
+  PRESENTATION_SLIDESHOW_MAIN_TYPE,
+  PRESENTATION_TEMPLATE_MAIN_TYPE,
   SHARED_STRINGS_TYPE,
+  SLIDE_LAYOUT_TYPE,
+  SLIDE_MASTER_TYPE,
+  SLIDE_TYPE,
   SHEET_MACRO_MAIN_TYPE,
   SHEET_MACRO_TEMPLATE_MAIN_TYPE,
   SHEET_MAIN_TYPE,
@@ -144,8 +156,44 @@ export const SPREADSHEET: PackageFormat = {
   lexedElements: [],
 };
 
+/**
+ * Slide decks (.pptx, and .potx / .ppsx filled as .pptx). Tags live in the text of shapes, tables
+ * and notes (`a:p` / `a:r` / `a:t`, as DrawingML writes text everywhere in a deck); `{%tr %}`
+ * stands for a table row (`a:tr`), `{%p %}` for a paragraph. Layouts and masters are read (their
+ * XML is checked) but never filled: what they show is the deck's design, not its content.
+ */
+export const PRESENTATION: PackageFormat = {
+  name: 'pptx',
+  mainTypes: {
+    [PRESENTATION_MAIN_TYPE]: 'pptx',
+    [PRESENTATION_TEMPLATE_MAIN_TYPE]: 'potx',
+    [PRESENTATION_SLIDESHOW_MAIN_TYPE]: 'ppsx',
+    [PRESENTATION_MACRO_MAIN_TYPE]: 'pptm',
+    [PRESENTATION_MACRO_TEMPLATE_MAIN_TYPE]: 'potm',
+    [PRESENTATION_MACRO_SLIDESHOW_MAIN_TYPE]: 'ppsm',
+  },
+  filledMainType: PRESENTATION_MAIN_TYPE,
+  macroVariants: ['pptm', 'potm', 'ppsm'],
+  parts: [
+    {
+      contentType: PRESENTATION_MAIN_TYPE,
+      role: 'presentation',
+      templated: false,
+      pictures: false,
+      order: 0,
+    },
+    { contentType: SLIDE_TYPE, role: 'slide', templated: true, pictures: true, order: 1 },
+    { contentType: NOTES_SLIDE_TYPE, role: 'notes', templated: true, pictures: false, order: 2 },
+    { contentType: SLIDE_LAYOUT_TYPE, role: 'layout', templated: false, pictures: false, order: 3 },
+    { contentType: SLIDE_MASTER_TYPE, role: 'master', templated: false, pictures: false, order: 3 },
+  ],
+  elements: { paragraph: 'a:p', run: 'a:r', text: 'a:t', table: 'a:tbl', row: 'a:tr', cell: 'a:tc' },
+  placements: { p: 'a:p', tr: 'a:tr', tc: 'a:tc', r: 'a:r' },
+  lexedElements: [],
+};
+
 /** The formats the engine fills, Word first. */
-export const PACKAGE_FORMATS: readonly PackageFormat[] = [WORD, SPREADSHEET];
+export const PACKAGE_FORMATS: readonly PackageFormat[] = [WORD, SPREADSHEET, PRESENTATION];
 
 /** A format's part kinds, looked up by content type (built once per format). */
 export class FormatParts {
@@ -186,6 +234,8 @@ export class FormatParts {
 export const WORD_PARTS = new FormatParts(WORD);
 
 export const SPREADSHEET_PARTS = new FormatParts(SPREADSHEET);
+
+export const PRESENTATION_PARTS = new FormatParts(PRESENTATION);
 
 /** The format whose main content type `mainType` is, if the engine fills it. */
 export function formatOfMainType(mainType: string | undefined): PackageFormat | undefined {
