@@ -31,7 +31,7 @@ function openpyxlRead(xlsx: Buffer): Book {
   return JSON.parse(execFileSync(DOCXTPL_PYTHON, [script], { input: xlsx }).toString('utf8')) as Book;
 }
 
-const fill = async (template: Buffer, templateData: object) =>
+const fill = async (template: Buffer, templateData: Record<string, unknown>) =>
   (await produceDocument(template, { output: 'xlsx', request: { template_data: templateData } }, {})).body;
 
 /** The workbook with its first plain shared string replaced by `{{ tag }}`, and that string. */
