@@ -1,7 +1,15 @@
 /**
- * Page images (`options.output` png / jpeg): the PDF the same request would produce, drawn by
- * poppler's pdftoppm, so an image shows exactly what the PDF shows (on either converter's route).
- * One page answers the image; several a ZIP of page-1.png, page-2.png, … (PizZip, as batch zips).
+ * Page images (`options.output` png / jpeg): the PDF the same request would produce, drawn as a
+ * picture (on either converter's route). One page answers the image; several a ZIP of
+ * page-1.png, page-2.png, … (PizZip, as batch zips).
+ *
+ * PNG is drawn in process by PDFium (wasm, pdfium-renderer.ts) and encoded by pngjs: no second
+ * process, ~25 ms for the corpus invoice's page at 96 dpi where pdfinfo + pdftoppm took ~65 ms
+ * (28 Nov 2026, this 2-core machine; bench/README.md, issue 36). poppler (pdfinfo, pdftoppm)
+ * stays the renderer of JPEG (pdftoppm's libjpeg; jpeg-js took ~150 ms a page), of a PDF larger
+ * than PDFIUM_LIMITS.maxPdfBytes or a page beyond PDFIUM_LIMITS.maxPagePixels (kept out of the
+ * worker's heap, in a process that a timeout can kill), and of a PDF PDFium cannot open (poppler
+ * then says why, as before).
  *
  * pdftoppm and pdfinfo run with an argument array (never a shell) and a timeout, reading the PDF
  * on stdin and writing to stdout: no file is written, so there is nothing to clean up and no
@@ -17,10 +25,14 @@ import {
   checkImagePixels,
   DEFAULT_IMAGE_DPI,
   type ImageSizing,
+  type PageSelection,
   type PageSizePt,
+  pagePixels,
+  pageScale,
   parsePageSelection,
   selectedPages,
 } from './page-selection';
+import { openPdfium, PDFIUM_LIMITS, type PdfiumDocument } from './pdfium-renderer';
 
 export type ImageFormat = 'png' | 'jpeg';
 
@@ -173,16 +185,21 @@ export function ppmToPng(ppm: Buffer): Buffer {
   }
   const width = Number(header[1]);
   const height = Number(header[2]);
+  return rgbToPng(ppm.subarray(header[0].length, header[0].length + width * height * 3), width, height);
+}
+
+/** 8-bit RGB rows as a PNG, unfiltered (see ppmToPng for why). */
+export function rgbToPng(rgb: Buffer, width: number, height: number): Buffer {
   const png = new PNG({ width, height });
-  png.data = ppm.subarray(header[0].length, header[0].length + width * height * 3);
+  png.data = rgb;
   return PNG.sync.write(png, { colorType: 2, inputColorType: 2, inputHasAlpha: false, filterType: 0 });
 }
 
 /**
  * The pages `options.pages` names of `pdf` as PNG or JPEG: one image, or a ZIP of
  * page-<n>.<ext> for several. Typed errors: 400 for a bad `pages`, 422 (`page_out_of_range`,
- * `details.pageCount`) for a page beyond the document, 413 beyond `maxPixels` (before pdftoppm
- * runs), 502 when poppler fails.
+ * `details.pageCount`) for a page beyond the document, 413 beyond `maxPixels` (before anything
+ * is drawn), 502 when poppler fails.
  */
 export async function pdfToPageImages(
   pdf: Buffer,
@@ -190,6 +207,69 @@ export async function pdfToPageImages(
   limits: PageImageLimits = {},
 ): Promise<PageImages> {
   const selection = parsePageSelection(options.pages);
+  const maxPixels = limits.maxPixels ?? PAGE_IMAGE_DEFAULTS.maxPixels;
+  const doc = options.format === 'png' ? await openInProcess(pdf) : undefined;
+  if (doc) {
+    try {
+      const drawn = drawInProcess(doc, selection, options, maxPixels);
+      if (drawn) return packImages(await drawn, options.format);
+    } finally {
+      doc.close();
+    }
+  }
+  return packImages(await drawWithPoppler(pdf, selection, options, limits), options.format);
+}
+
+/** `pdf` opened by PDFium, or undefined where poppler draws it instead (see the file's comment). */
+async function openInProcess(pdf: Buffer): Promise<PdfiumDocument | undefined> {
+  if (pdf.length > PDFIUM_LIMITS.maxPdfBytes) return undefined;
+  return openPdfium(pdf).catch(() => undefined);
+}
+
+interface DrawnPages {
+  pages: number[];
+  bodies: Buffer[];
+}
+
+/**
+ * The selected pages drawn by PDFium as PNG, after the same checks as poppler's path (page
+ * range, pixel limit); undefined when a page is larger than the in-process limit.
+ */
+function drawInProcess(
+  doc: PdfiumDocument,
+  selection: PageSelection,
+  options: PageImageOptions,
+  maxPixels: number,
+): Promise<DrawnPages> | undefined {
+  const sizes = Array.from({ length: doc.pageCount }, (_, i) => doc.pageSize(i));
+  if (sizes.length === 0) {
+    throw new ConversionFailedError('the PDF has no pages', { backend: 'pdfium', reason: 'no_output' });
+  }
+  const pages = selectedPages(selection, sizes.length);
+  const selected = pages.map((p) => sizes[p - 1]);
+  checkImagePixels(selected, options, maxPixels);
+  const pixels = selected.map((size) => pagePixels(size, options));
+  if (pixels.some(({ width, height }) => width * height > PDFIUM_LIMITS.maxPagePixels)) return undefined;
+  return (async () => {
+    const bodies: Buffer[] = [];
+    for (const [i, page] of pages.entries()) {
+      // Each page blocks the event loop (~20 ms at 96 dpi): let other work run between pages.
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      const { width, height } = pixels[i];
+      const scale = pageScale(selected[i], options);
+      bodies.push(rgbToPng(doc.renderRgb(page - 1, width, height, scale.x, scale.y), width, height));
+    }
+    return { pages, bodies };
+  })();
+}
+
+/** The selected pages drawn by pdftoppm, each in its own process; pdfinfo gives the page sizes. */
+async function drawWithPoppler(
+  pdf: Buffer,
+  selection: PageSelection,
+  options: PageImageOptions,
+  limits: PageImageLimits,
+): Promise<DrawnPages> {
   const timeoutMs = limits.timeoutMs ?? PAGE_IMAGE_DEFAULTS.timeoutMs;
   const maxPixels = limits.maxPixels ?? PAGE_IMAGE_DEFAULTS.maxPixels;
   // Output beyond the pixels allowed (3 bytes each, and a JPEG is smaller) is a runaway process.
@@ -220,15 +300,20 @@ export async function pdfToPageImages(
     speculation.abort();
     throw error;
   }
-  const ext = EXTENSION[options.format];
   // One pdftoppm per page with -singlefile: its output is one image, and the pages of a list need
   // not be contiguous.
   const bodies: Buffer[] = [];
   for (const page of pages) bodies.push(await (first && page === 1 ? first : draw(page)));
+  return { pages, bodies };
+}
+
+/** One page's image as the answer, or a ZIP of page-<n>.<ext> for several. */
+function packImages({ pages, bodies }: DrawnPages, format: ImageFormat): PageImages {
+  const ext = EXTENSION[format];
   if (pages.length === 1) {
     return {
       body: bodies[0],
-      contentType: options.format === 'png' ? 'image/png' : 'image/jpeg',
+      contentType: format === 'png' ? 'image/png' : 'image/jpeg',
       extension: ext,
       pages,
     };

@@ -36,9 +36,22 @@ interface PdfiumWasm {
   _FPDF_ClosePage(page: number): void;
   _FPDF_GetLastError(): number;
   _FPDFBitmap_CreateEx(width: number, height: number, format: number, buffer: number, stride: number): number;
-  _FPDFBitmap_FillRect(bitmap: number, left: number, top: number, width: number, height: number, argb: number): void;
+  _FPDFBitmap_FillRect(
+    bitmap: number,
+    left: number,
+    top: number,
+    width: number,
+    height: number,
+    argb: number,
+  ): void;
   _FPDFBitmap_Destroy(bitmap: number): void;
-  _FPDF_RenderPageBitmapWithMatrix(bitmap: number, page: number, matrix: number, clip: number, flags: number): void;
+  _FPDF_RenderPageBitmapWithMatrix(
+    bitmap: number,
+    page: number,
+    matrix: number,
+    clip: number,
+    flags: number,
+  ): void;
   wasmExports: { malloc(size: number): number; free(ptr: number): void };
   HEAPU8: Uint8Array;
 }
@@ -111,7 +124,8 @@ export async function openPdfium(pdf: Uint8Array): Promise<PdfiumDocument> {
     pageSize(index) {
       const size = wasm.wasmExports.malloc(8); // FS_SIZEF: two floats
       try {
-        if (!wasm._FPDF_GetPageSizeByIndexF(doc, index, size)) throw new PdfiumOpenError(`no page ${index + 1}`);
+        if (!wasm._FPDF_GetPageSizeByIndexF(doc, index, size))
+          throw new PdfiumOpenError(`no page ${index + 1}`);
         const view = new DataView(wasm.HEAPU8.buffer, size, 8);
         return { width: view.getFloat32(0, true), height: view.getFloat32(4, true) };
       } finally {
