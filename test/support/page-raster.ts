@@ -49,13 +49,19 @@ function blockGreys(
   const cols = Math.floor(img.width / block);
   const rows = Math.floor(img.height / block);
   const out = new Float64Array(cols * rows);
-  for (let y = 0; y < rows * block; y++)
-    for (let x = 0; x < cols * block; x++) {
-      const i = (y * img.width + x) * channels;
-      out[Math.floor(y / block) * cols + Math.floor(x / block)] +=
-        img.data[i] + img.data[i + 1] + img.data[i + 2];
+  const data = img.data;
+  for (let y = 0; y < rows * block; y++) {
+    const outRow = ((y / block) | 0) * cols;
+    let i = y * img.width * channels;
+    for (let bx = 0; bx < cols; bx++) {
+      let sum = 0;
+      for (let k = 0; k < block; k++, i += channels) sum += data[i] + data[i + 1] + data[i + 2];
+      out[outRow + bx] += sum;
     }
-  return out.map((sum) => sum / (3 * block * block));
+  }
+  const scale = 1 / (3 * block * block);
+  for (let j = 0; j < out.length; j++) out[j] *= scale;
+  return out;
 }
 
 /**
