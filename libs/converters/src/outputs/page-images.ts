@@ -17,6 +17,7 @@
  */
 import { spawn } from 'node:child_process';
 
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import PizZip from 'pizzip';
 import { PNG } from 'pngjs';
 
@@ -323,4 +324,31 @@ function packImages({ pages, bodies }: DrawnPages, format: ImageFormat): PageIma
   // Stored, not deflated: PNG and JPEG are compressed already.
   const body = zip.generate({ type: 'nodebuffer', compression: 'STORE' });
   return { body, contentType: 'application/zip', extension: 'zip', pages };
+}
+
+/**
+ * Loads the in-process renderer and draws a page of text three times, so that a worker's first
+ * page image does not pay for it: the first page a process drew took ~400 ms (the wasm compiled,
+ * then its hot code optimised), later ones ~25–50 ms; after this warm-up (~350 ms) the first
+ * was 64 ms (the Writer-saved corpus document, 28 Nov 2026, this 2-core machine). For a worker's
+ * start, beside the converter's warm-up; a failure only means PNG is drawn by poppler.
+ */
+export async function warmPageRenderer(): Promise<void> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595.28, 841.89]);
+  const fonts = [StandardFonts.Helvetica, StandardFonts.TimesRoman, StandardFonts.HelveticaBold];
+  for (const [i, name] of fonts.entries()) {
+    const font = await doc.embedFont(name);
+    for (let line = 0; line < 15; line++) {
+      page.drawText('The quick brown fox jumps over the lazy dog 0123456789', {
+        x: 40,
+        y: 800 - (i * 15 + line) * 16,
+        size: 10 + (line % 3),
+        font,
+      });
+    }
+  }
+  page.drawRectangle({ x: 40, y: 40, width: 500, height: 20, borderWidth: 1 });
+  const pdf = Buffer.from(await doc.save());
+  for (let round = 0; round < 3; round++) await pdfToPageImages(pdf, { format: 'png' });
 }
