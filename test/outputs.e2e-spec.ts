@@ -116,6 +116,20 @@ describe('page images', () => {
     },
   );
 
+  it('PNG beyond the in-process page limit is drawn by pdftoppm: then equal to it, pixel for pixel', async () => {
+    const invoice = pdf.get('invoice')!;
+    const ref = reference(invoice, 1, ['-r', '48']);
+    const poppler = PNG.sync.read(
+      (await pdfToPageImages(invoice, { format: 'png', dpi: 48 }, { maxInProcessPagePixels: 0 })).body,
+    );
+    expect(meanDifference(poppler, 4, ref, 4, ref.width * ref.height)).toBe(0);
+    // Within it, PDFium draws: the same page, not the same grey levels.
+    const pdfium = PNG.sync.read((await pdfToPageImages(invoice, { format: 'png', dpi: 48 })).body);
+    expect([pdfium.width, pdfium.height]).toEqual([ref.width, ref.height]);
+    expect(meanDifference(pdfium, 4, ref, 4, ref.width * ref.height)).toBeGreaterThan(0);
+    expect(differenceFromReference(pdfium, 4, ref, 4)).toBeLessThan(0.35);
+  });
+
   it('the invoice as JPEG 400 px wide keeps the aspect and is within JPEG loss of pdftoppm', async () => {
     const out = await pdfToPageImages(pdf.get('invoice')!, { format: 'jpeg', width_px: 400, quality: 90 });
     expect(out.contentType).toBe('image/jpeg');

@@ -50,6 +50,8 @@ export interface PageImageLimits {
   maxPixels?: number;
   /** Wall-clock limit of each poppler process (default 30 s). */
   timeoutMs?: number;
+  /** Largest page PDFium draws in process; larger ones go to pdftoppm (default PDFIUM_LIMITS.maxPagePixels). */
+  maxInProcessPagePixels?: number;
 }
 
 export interface PageImages {
@@ -212,7 +214,8 @@ export async function pdfToPageImages(
   const doc = options.format === 'png' ? await openInProcess(pdf) : undefined;
   if (doc) {
     try {
-      const drawn = drawInProcess(doc, selection, options, maxPixels);
+      const maxPagePixels = limits.maxInProcessPagePixels ?? PDFIUM_LIMITS.maxPagePixels;
+      const drawn = drawInProcess(doc, selection, options, maxPixels, maxPagePixels);
       if (drawn) return packImages(await drawn, options.format);
     } finally {
       doc.close();
@@ -241,6 +244,7 @@ function drawInProcess(
   selection: PageSelection,
   options: PageImageOptions,
   maxPixels: number,
+  maxPagePixels: number,
 ): Promise<DrawnPages> | undefined {
   const sizes = Array.from({ length: doc.pageCount }, (_, i) => doc.pageSize(i));
   if (sizes.length === 0) {
@@ -250,7 +254,7 @@ function drawInProcess(
   const selected = pages.map((p) => sizes[p - 1]);
   checkImagePixels(selected, options, maxPixels);
   const pixels = selected.map((size) => pagePixels(size, options));
-  if (pixels.some(({ width, height }) => width * height > PDFIUM_LIMITS.maxPagePixels)) return undefined;
+  if (pixels.some(({ width, height }) => width * height > maxPagePixels)) return undefined;
   return (async () => {
     const bodies: Buffer[] = [];
     for (const [i, page] of pages.entries()) {
