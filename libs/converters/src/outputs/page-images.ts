@@ -16,10 +16,10 @@
  * directory to make (about 5 ms of a thumbnail's time on this machine).
  */
 import { spawn } from 'node:child_process';
+import { crc32, deflateSync } from 'node:zlib';
 
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import PizZip from 'pizzip';
-import { PNG } from 'pngjs';
 
 import { ConversionFailedError } from '../errors';
 import {
@@ -173,7 +173,7 @@ function pdftoppmArgs(o: PageImageOptions, page: number): string[] {
 
 /**
  * A binary PPM (P6, 8-bit RGB, as pdftoppm writes it) as a PNG. Hand-written header parse: the
- * netpbm header is four whitespace-separated fields; pngjs does the PNG. No row filter (0): a
+ * netpbm header is four whitespace-separated fields; rgbToPng does the PNG. No row filter (0): a
  * document page is mostly flat colour, so the corpus invoice's page at 96 dpi is 112 KB in ~10 ms,
  * where Paeth (4) gave 102 KB in ~28 ms and pdftoppm's own PNG writer took ~110 ms
  * (28 Nov 2026, this 2-core machine, 10 runs each).
@@ -191,23 +191,44 @@ export function ppmToPng(ppm: Buffer): Buffer {
   return rgbToPng(ppm.subarray(header[0].length, header[0].length + width * height * 3), width, height);
 }
 
+const PNG_SIGNATURE = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
+
+/** One PNG chunk: length, type, data, CRC-32 of type and data. */
+function pngChunk(type: string, data: Buffer): Buffer[] {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))) >>> 0, 0);
+  return [head, data, crc];
+}
+
 /**
- * 8-bit RGB rows as a PNG, unfiltered (see ppmToPng for why), deflate level 1 with the default
- * strategy rather than pngjs's level 9 with run-length strategy: PDFium's corpus invoice page at
- * 96 dpi is 220 KB instead of 362 KB in the same ~25 ms (the contract's first page 51 KB
- * instead of 59 KB, ~14 ms; 28 Nov 2026, this 2-core machine, 20 runs each).
+ * 8-bit RGB rows as a PNG: rows unfiltered (see ppmToPng for why), deflated at level 1.
+ * Hand-written (IHDR, one IDAT, IEND; Node's zlib deflates and sums): pngjs made the same bytes
+ * in ~30 ms for PDFium's corpus invoice page at 96 dpi, most of it its JavaScript row packing,
+ * this ~14 ms. Level 1 with the default strategy, not pngjs's level 9 run-length: 220 KB instead
+ * of 362 KB in the same time (the contract's first page 51 KB instead of 59 KB). 28 Nov 2026,
+ * this 2-core machine, 20 runs each.
  */
 export function rgbToPng(rgb: Buffer, width: number, height: number): Buffer {
-  const png = new PNG({ width, height });
-  png.data = rgb;
-  return PNG.sync.write(png, {
-    colorType: 2,
-    inputColorType: 2,
-    inputHasAlpha: false,
-    filterType: 0,
-    deflateLevel: 1,
-    deflateStrategy: 0,
-  });
+  const stride = width * 3;
+  const rows = Buffer.allocUnsafe((stride + 1) * height);
+  for (let y = 0; y < height; y++) {
+    rows[y * (stride + 1)] = 0; // filter type 0 (None)
+    rgb.copy(rows, y * (stride + 1) + 1, y * stride, (y + 1) * stride);
+  }
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // colour type: RGB (compression, filter method, interlace: 0)
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    ...pngChunk('IHDR', header),
+    ...pngChunk('IDAT', deflateSync(rows, { level: 1 })),
+    ...pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /**
