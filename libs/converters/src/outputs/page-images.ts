@@ -33,7 +33,7 @@ import {
   parsePageSelection,
   selectedPages,
 } from './page-selection';
-import { openPdfium, PDFIUM_LIMITS, type PdfiumDocument } from './pdfium-renderer';
+import { openPdfium, PDFIUM_LIMITS, type PdfiumDocument, PdfiumOpenError } from './pdfium-renderer';
 
 export type ImageFormat = 'png' | 'jpeg';
 
@@ -250,6 +250,9 @@ export async function pdfToPageImages(
       const maxPagePixels = limits.maxInProcessPagePixels ?? PDFIUM_LIMITS.maxPagePixels;
       const drawn = drawInProcess(doc, selection, options, maxPixels, maxPagePixels);
       if (drawn) return packImages(await drawn, options.format);
+    } catch (error) {
+      // A page PDFium cannot load or find memory for: poppler draws the request, or says why not.
+      if (!(error instanceof PdfiumOpenError)) throw error;
     } finally {
       doc.close();
     }
