@@ -17,7 +17,7 @@ import PizZip from 'pizzip';
 import { PNG } from 'pngjs';
 
 import { corpusRequest, corpusTemplate } from '../bench/corpus';
-import { meanDifference, pdftoppmPage } from './support/page-raster';
+import { differenceFromReference, pdftoppmPage } from './support/page-raster';
 import {
   buildService,
   jobFinished,
@@ -112,7 +112,9 @@ describe('the synchronous endpoint', () => {
     expect([png.width, png.height]).toEqual(A4_96);
     const ref = reference(invoicePdf);
     expect([ref.width, ref.height]).toEqual(A4_96);
-    expect(meanDifference(png, 4, ref, 4, png.width * png.height)).toBeLessThan(1);
+    // PDFium draws PNG, pdftoppm the reference: compared by 8 × 8 squares against a blank
+    // page's distance (test/support/page-raster.ts; measured 0.12–0.23, a blank page is 1).
+    expect(differenceFromReference(png, 4, ref, 4)).toBeLessThan(0.35);
   });
 
   it('jpeg at width_px 400: the aspect kept, close to the PDF page', async () => {
@@ -295,7 +297,9 @@ describe.each([
       const png = PNG.sync.read(files ? files.file(name)!.asNodeBuffer() : body);
       const ref = reference(answers.pdf.body, i + 1);
       expect([png.width, png.height]).toEqual([ref.width, ref.height]);
-      expect(meanDifference(png, 4, ref, 4, png.width * png.height)).toBeLessThan(1);
+      // PDFium draws PNG, pdftoppm the reference: compared by 8 × 8 squares against a blank
+      // page's distance (test/support/page-raster.ts; measured 0.12–0.23, a blank page is 1).
+      expect(differenceFromReference(png, 4, ref, 4)).toBeLessThan(0.35);
     }
   });
 

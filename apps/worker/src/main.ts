@@ -12,7 +12,7 @@
 import 'reflect-metadata';
 import { hostname } from 'node:os';
 import { randomBytes } from 'node:crypto';
-import { createConverter, defaultWorkDir, splitMinRowsOf } from '@app/converters';
+import { createConverter, defaultWorkDir, splitMinRowsOf, warmPageRenderer } from '@app/converters';
 import { ConfigurationError } from '@app/config';
 import { installMemoryProbe, pinoOptions } from '@app/logging';
 import pino from 'pino';
@@ -239,7 +239,12 @@ async function main(): Promise<void> {
 
   // Register only once the converter can work; give up waiting after CONVERTER_WARMUP_MS
   // (jobs then report the converter's error).
+  // PDFium (PNG page images) loads alongside; without it PNG is drawn by poppler.
+  const pageRenderer = warmPageRenderer().catch((e: unknown) =>
+    logger.warn(`page renderer warm-up: ${String(e)}; PNG page images will be drawn by poppler`),
+  );
   const warm = await converterHealth.warmUp(settings.worker.converterWarmupMs);
+  await pageRenderer;
   logger.info(
     { converterHealth: warm ?? { healthy: false } },
     warm?.healthy

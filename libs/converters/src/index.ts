@@ -148,6 +148,7 @@ export {
   PAGE_IMAGE_DEFAULTS,
   pdfPageSizes,
   pdfToPageImages,
+  warmPageRenderer,
   type ImageFormat,
   type PageImageLimits,
   type PageImageOptions,

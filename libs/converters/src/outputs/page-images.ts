@@ -1,26 +1,39 @@
 /**
- * Page images (`options.output` png / jpeg): the PDF the same request would produce, drawn by
- * poppler's pdftoppm, so an image shows exactly what the PDF shows (on either converter's route).
- * One page answers the image; several a ZIP of page-1.png, page-2.png, … (PizZip, as batch zips).
+ * Page images (`options.output` png / jpeg): the PDF the same request would produce, drawn as a
+ * picture (on either converter's route). One page answers the image; several a ZIP of
+ * page-1.png, page-2.png, … (PizZip, as batch zips).
+ *
+ * PNG is drawn in process by PDFium (wasm, pdfium-renderer.ts) and encoded by pngjs: no second
+ * process, ~25 ms for the corpus invoice's page at 96 dpi where pdfinfo + pdftoppm took ~65 ms
+ * (28 Nov 2026, this 2-core machine; bench/README.md, issue 36). poppler (pdfinfo, pdftoppm)
+ * stays the renderer of JPEG (pdftoppm's libjpeg; jpeg-js took ~150 ms a page), of a PDF larger
+ * than PDFIUM_LIMITS.maxPdfBytes or a page beyond PDFIUM_LIMITS.maxPagePixels (kept out of the
+ * worker's heap, in a process that a timeout can kill), and of a PDF PDFium cannot open (poppler
+ * then says why, as before).
  *
  * pdftoppm and pdfinfo run with an argument array (never a shell) and a timeout, reading the PDF
  * on stdin and writing to stdout: no file is written, so there is nothing to clean up and no
  * directory to make (about 5 ms of a thumbnail's time on this machine).
  */
 import { spawn } from 'node:child_process';
+import { crc32, deflateSync } from 'node:zlib';
 
+import { PDFDocument, StandardFonts } from 'pdf-lib';
 import PizZip from 'pizzip';
-import { PNG } from 'pngjs';
 
 import { ConversionFailedError } from '../errors';
 import {
   checkImagePixels,
   DEFAULT_IMAGE_DPI,
   type ImageSizing,
+  type PageSelection,
   type PageSizePt,
+  pagePixels,
+  pageScale,
   parsePageSelection,
   selectedPages,
 } from './page-selection';
+import { openPdfium, PDFIUM_LIMITS, type PdfiumDocument, PdfiumOpenError } from './pdfium-renderer';
 
 export type ImageFormat = 'png' | 'jpeg';
 
@@ -37,6 +50,8 @@ export interface PageImageLimits {
   maxPixels?: number;
   /** Wall-clock limit of each poppler process (default 30 s). */
   timeoutMs?: number;
+  /** Largest page PDFium draws in process; larger ones go to pdftoppm (default PDFIUM_LIMITS.maxPagePixels). */
+  maxInProcessPagePixels?: number;
 }
 
 export interface PageImages {
@@ -158,7 +173,7 @@ function pdftoppmArgs(o: PageImageOptions, page: number): string[] {
 
 /**
  * A binary PPM (P6, 8-bit RGB, as pdftoppm writes it) as a PNG. Hand-written header parse: the
- * netpbm header is four whitespace-separated fields; pngjs does the PNG. No row filter (0): a
+ * netpbm header is four whitespace-separated fields; rgbToPng does the PNG. No row filter (0): a
  * document page is mostly flat colour, so the corpus invoice's page at 96 dpi is 112 KB in ~10 ms,
  * where Paeth (4) gave 102 KB in ~28 ms and pdftoppm's own PNG writer took ~110 ms
  * (28 Nov 2026, this 2-core machine, 10 runs each).
@@ -173,16 +188,54 @@ export function ppmToPng(ppm: Buffer): Buffer {
   }
   const width = Number(header[1]);
   const height = Number(header[2]);
-  const png = new PNG({ width, height });
-  png.data = ppm.subarray(header[0].length, header[0].length + width * height * 3);
-  return PNG.sync.write(png, { colorType: 2, inputColorType: 2, inputHasAlpha: false, filterType: 0 });
+  return rgbToPng(ppm.subarray(header[0].length, header[0].length + width * height * 3), width, height);
+}
+
+const PNG_SIGNATURE = Buffer.from([137, 80, 78, 71, 13, 10, 26, 10]);
+
+/** One PNG chunk: length, type, data, CRC-32 of type and data. */
+function pngChunk(type: string, data: Buffer): Buffer[] {
+  const head = Buffer.alloc(8);
+  head.writeUInt32BE(data.length, 0);
+  head.write(type, 4, 'latin1');
+  const crc = Buffer.alloc(4);
+  crc.writeUInt32BE(crc32(data, crc32(head.subarray(4))) >>> 0, 0);
+  return [head, data, crc];
+}
+
+/**
+ * 8-bit RGB rows as a PNG: rows unfiltered (see ppmToPng for why), deflated at level 1.
+ * Hand-written (IHDR, one IDAT, IEND; Node's zlib deflates and sums): pngjs made the same bytes
+ * in ~30 ms for PDFium's corpus invoice page at 96 dpi, most of it its JavaScript row packing,
+ * this ~14 ms. Level 1 with the default strategy, not pngjs's level 9 run-length: 220 KB instead
+ * of 362 KB in the same time (the contract's first page 51 KB instead of 59 KB). 28 Nov 2026,
+ * this 2-core machine, 20 runs each.
+ */
+export function rgbToPng(rgb: Buffer, width: number, height: number): Buffer {
+  const stride = width * 3;
+  const rows = Buffer.allocUnsafe((stride + 1) * height);
+  for (let y = 0; y < height; y++) {
+    rows[y * (stride + 1)] = 0; // filter type 0 (None)
+    rgb.copy(rows, y * (stride + 1) + 1, y * stride, (y + 1) * stride);
+  }
+  const header = Buffer.alloc(13);
+  header.writeUInt32BE(width, 0);
+  header.writeUInt32BE(height, 4);
+  header[8] = 8; // bit depth
+  header[9] = 2; // colour type: RGB (compression, filter method, interlace: 0)
+  return Buffer.concat([
+    PNG_SIGNATURE,
+    ...pngChunk('IHDR', header),
+    ...pngChunk('IDAT', deflateSync(rows, { level: 1 })),
+    ...pngChunk('IEND', Buffer.alloc(0)),
+  ]);
 }
 
 /**
  * The pages `options.pages` names of `pdf` as PNG or JPEG: one image, or a ZIP of
  * page-<n>.<ext> for several. Typed errors: 400 for a bad `pages`, 422 (`page_out_of_range`,
- * `details.pageCount`) for a page beyond the document, 413 beyond `maxPixels` (before pdftoppm
- * runs), 502 when poppler fails.
+ * `details.pageCount`) for a page beyond the document, 413 beyond `maxPixels` (before anything
+ * is drawn), 502 when poppler fails.
  */
 export async function pdfToPageImages(
   pdf: Buffer,
@@ -190,6 +243,74 @@ export async function pdfToPageImages(
   limits: PageImageLimits = {},
 ): Promise<PageImages> {
   const selection = parsePageSelection(options.pages);
+  const maxPixels = limits.maxPixels ?? PAGE_IMAGE_DEFAULTS.maxPixels;
+  const doc = options.format === 'png' ? await openInProcess(pdf) : undefined;
+  if (doc) {
+    try {
+      const maxPagePixels = limits.maxInProcessPagePixels ?? PDFIUM_LIMITS.maxPagePixels;
+      const drawn = drawInProcess(doc, selection, options, maxPixels, maxPagePixels);
+      if (drawn) return packImages(await drawn, options.format);
+    } catch (error) {
+      // A page PDFium cannot load or find memory for: poppler draws the request, or says why not.
+      if (!(error instanceof PdfiumOpenError)) throw error;
+    } finally {
+      doc.close();
+    }
+  }
+  return packImages(await drawWithPoppler(pdf, selection, options, limits), options.format);
+}
+
+/** `pdf` opened by PDFium, or undefined where poppler draws it instead (see the file's comment). */
+async function openInProcess(pdf: Buffer): Promise<PdfiumDocument | undefined> {
+  if (pdf.length > PDFIUM_LIMITS.maxPdfBytes) return undefined;
+  return openPdfium(pdf).catch(() => undefined);
+}
+
+interface DrawnPages {
+  pages: number[];
+  bodies: Buffer[];
+}
+
+/**
+ * The selected pages drawn by PDFium as PNG, after the same checks as poppler's path (page
+ * range, pixel limit); undefined when a page is larger than the in-process limit.
+ */
+function drawInProcess(
+  doc: PdfiumDocument,
+  selection: PageSelection,
+  options: PageImageOptions,
+  maxPixels: number,
+  maxPagePixels: number,
+): Promise<DrawnPages> | undefined {
+  const sizes = Array.from({ length: doc.pageCount }, (_, i) => doc.pageSize(i));
+  if (sizes.length === 0) {
+    throw new ConversionFailedError('the PDF has no pages', { backend: 'pdfium', reason: 'no_output' });
+  }
+  const pages = selectedPages(selection, sizes.length);
+  const selected = pages.map((p) => sizes[p - 1]);
+  checkImagePixels(selected, options, maxPixels);
+  const pixels = selected.map((size) => pagePixels(size, options));
+  if (pixels.some(({ width, height }) => width * height > maxPagePixels)) return undefined;
+  return (async () => {
+    const bodies: Buffer[] = [];
+    for (const [i, page] of pages.entries()) {
+      // Each page blocks the event loop (~20 ms at 96 dpi): let other work run between pages.
+      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
+      const { width, height } = pixels[i];
+      const scale = pageScale(selected[i], options);
+      bodies.push(rgbToPng(doc.renderRgb(page - 1, width, height, scale.x, scale.y), width, height));
+    }
+    return { pages, bodies };
+  })();
+}
+
+/** The selected pages drawn by pdftoppm, each in its own process; pdfinfo gives the page sizes. */
+async function drawWithPoppler(
+  pdf: Buffer,
+  selection: PageSelection,
+  options: PageImageOptions,
+  limits: PageImageLimits,
+): Promise<DrawnPages> {
   const timeoutMs = limits.timeoutMs ?? PAGE_IMAGE_DEFAULTS.timeoutMs;
   const maxPixels = limits.maxPixels ?? PAGE_IMAGE_DEFAULTS.maxPixels;
   // Output beyond the pixels allowed (3 bytes each, and a JPEG is smaller) is a runaway process.
@@ -220,15 +341,20 @@ export async function pdfToPageImages(
     speculation.abort();
     throw error;
   }
-  const ext = EXTENSION[options.format];
   // One pdftoppm per page with -singlefile: its output is one image, and the pages of a list need
   // not be contiguous.
   const bodies: Buffer[] = [];
   for (const page of pages) bodies.push(await (first && page === 1 ? first : draw(page)));
+  return { pages, bodies };
+}
+
+/** One page's image as the answer, or a ZIP of page-<n>.<ext> for several. */
+function packImages({ pages, bodies }: DrawnPages, format: ImageFormat): PageImages {
+  const ext = EXTENSION[format];
   if (pages.length === 1) {
     return {
       body: bodies[0],
-      contentType: options.format === 'png' ? 'image/png' : 'image/jpeg',
+      contentType: format === 'png' ? 'image/png' : 'image/jpeg',
       extension: ext,
       pages,
     };
@@ -238,4 +364,31 @@ export async function pdfToPageImages(
   // Stored, not deflated: PNG and JPEG are compressed already.
   const body = zip.generate({ type: 'nodebuffer', compression: 'STORE' });
   return { body, contentType: 'application/zip', extension: 'zip', pages };
+}
+
+/**
+ * Loads the in-process renderer and draws a page of text three times, so that a worker's first
+ * page image does not pay for it: the first page a process drew took ~400 ms (the wasm compiled,
+ * then its hot code optimised), later ones ~25–50 ms; after this warm-up (~350 ms) the first
+ * was 64 ms (the Writer-saved corpus document, 28 Nov 2026, this 2-core machine). For a worker's
+ * start, beside the converter's warm-up; a failure only means PNG is drawn by poppler.
+ */
+export async function warmPageRenderer(): Promise<void> {
+  const doc = await PDFDocument.create();
+  const page = doc.addPage([595.28, 841.89]);
+  const fonts = [StandardFonts.Helvetica, StandardFonts.TimesRoman, StandardFonts.HelveticaBold];
+  for (const [i, name] of fonts.entries()) {
+    const font = await doc.embedFont(name);
+    for (let line = 0; line < 15; line++) {
+      page.drawText('The quick brown fox jumps over the lazy dog 0123456789', {
+        x: 40,
+        y: 800 - (i * 15 + line) * 16,
+        size: 10 + (line % 3),
+        font,
+      });
+    }
+  }
+  page.drawRectangle({ x: 40, y: 40, width: 500, height: 20, borderWidth: 1 });
+  const pdf = Buffer.from(await doc.save());
+  for (let round = 0; round < 3; round++) await pdfToPageImages(pdf, { format: 'png' });
 }

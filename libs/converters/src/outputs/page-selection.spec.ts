@@ -11,6 +11,7 @@ import {
   ImageOutputTooLargeError,
   InvalidPageSelectionError,
   pagePixels,
+  pageScale,
   PageOutOfRangeError,
   parsePageSelection,
   selectedPages,
@@ -72,6 +73,17 @@ describe('pixel estimate', () => {
     expect(pagePixels(A4, { width_px: 300 })).toEqual({ width: 300, height: 425 });
     expect(pagePixels(A4, { height_px: 425 })).toEqual({ width: 301, height: 425 });
     expect(pagePixels(A4, { width_px: 100, height_px: 100 })).toEqual({ width: 100, height: 100 });
+  });
+
+  it('gives the pixels per point pdftoppm draws at: dpi/72, or the side given over the page', () => {
+    expect(pageScale(A4, {})).toEqual({ x: 96 / 72, y: 96 / 72 });
+    expect(pageScale(A4, { dpi: 300 })).toEqual({ x: 300 / 72, y: 300 / 72 });
+    expect(pageScale(A4, { width_px: 300 })).toEqual({ x: 300 / A4.width, y: 300 / A4.width });
+    expect(pageScale(A4, { height_px: 425 })).toEqual({ x: 425 / A4.height, y: 425 / A4.height });
+    expect(pageScale(A4, { width_px: 100, height_px: 100 })).toEqual({
+      x: 100 / A4.width,
+      y: 100 / A4.height,
+    });
   });
 
   it('sums the pages and refuses beyond the limit with a 413', () => {

@@ -117,6 +117,21 @@ export function pagePixels(page: PageSizePt, sizing: ImageSizing): { width: numb
   return { width: Math.ceil((page.width * dpi) / 72), height: Math.ceil((page.height * dpi) / 72) };
 }
 
+/**
+ * Device pixels per point on each axis that `pagePixels` implies, as pdftoppm computes its
+ * resolution (`-scale-to-x W` is 72·W/width dpi; the side not given follows the other).
+ */
+export function pageScale(page: PageSizePt, sizing: ImageSizing): { x: number; y: number } {
+  const { width_px: w, height_px: h } = sizing;
+  if (w === undefined && h === undefined) {
+    const dpi = sizing.dpi ?? DEFAULT_IMAGE_DPI;
+    return { x: dpi / 72, y: dpi / 72 };
+  }
+  const x = w === undefined ? undefined : w / page.width;
+  const y = h === undefined ? undefined : h / page.height;
+  return { x: x ?? y!, y: y ?? x! };
+}
+
 /** Pixels (width × height, summed) the pages would be drawn with. */
 export function estimatePixels(pages: readonly PageSizePt[], sizing: ImageSizing): number {
   let total = 0;
