@@ -12,13 +12,14 @@ export function stringArg(name: string, fallback: string): string {
 
 /**
  * A positive integer option, or the fallback when it is absent. An option whose fallback is 0
- * (0 meaning "the service's default", as --concurrency) takes 0 too.
+ * (0 meaning "the service's default", as --concurrency) takes 0 too, and so does one whose 0
+ * skips a section (`{ zeroSkips: true }`, as --stored-requests 0).
  */
-export function intArg(name: string, fallback: number): number {
+export function intArg(name: string, fallback: number, how: { zeroSkips?: boolean } = {}): number {
   const text = raw(name);
   if (text === undefined) return fallback;
   const n = Number(text);
-  const least = fallback === 0 ? 0 : 1;
+  const least = fallback === 0 || how.zeroSkips ? 0 : 1;
   if (!Number.isInteger(n) || n < least) {
     throw new Error(`--${name} needs a ${least === 0 ? 'non-negative' : 'positive'} integer`);
   }

@@ -118,7 +118,7 @@ function formatOptions(entry: string): Record<string, unknown> {
 }
 const WARMUP = 3;
 /** Requests of the deck section (0 skips it). */
-const DECK_REQUESTS = intArg('deck-requests', 20);
+const DECK_REQUESTS = intArg('deck-requests', 20, { zeroSkips: true });
 
 /** The corpus document (--doc, default the invoice; e.g. --doc statement --rows 1000). */
 const DOC = stringArg('doc', 'invoice') as CorpusName;
@@ -552,7 +552,7 @@ async function main(): Promise<void> {
     await rm(dir, { recursive: true, force: true });
   }
   // Stored templates (issue 38): by id beside by upload, on a service of its own (with PostgreSQL).
-  ok = (await storedTemplatesSection(intArg('stored-requests', 30))) && ok;
+  ok = (await storedTemplatesSection(intArg('stored-requests', 30, { zeroSkips: true }))) && ok;
   console.log(`\nfinished ${new Date().toISOString()}`);
   if (CHECK && !ok) process.exitCode = 1;
 }
