@@ -229,7 +229,7 @@ describe('cells and row loops', () => {
     const unclosed = workbook(`<row r="3">${inline('A3', '{%tr for x in y %}')}</row>`);
     expect(() => renderXlsx(unclosed, { template_data: {} })).toThrow(/never closed/);
     const columns = workbook(`<row r="1">${inline('A1', '{%tc for c in cols %}')}</row>`);
-    expect(() => renderXlsx(columns, { template_data: { cols: [1] } })).toThrow(/column loops/);
+    expect(() => renderXlsx(columns, { template_data: { cols: [1] } })).toThrow(/never closed/);
   });
 
   it('strict mode names every undefined variable', () => {
@@ -237,6 +237,113 @@ describe('cells and row loops', () => {
     expect(() => renderXlsx(xlsx, { template_data: {} }, { undefined: 'strict' })).toThrow(
       expect.objectContaining({ errorType: 'undefined_variable', variables: ['a', 'b.c'] }),
     );
+  });
+});
+
+describe('column loops ({%tc for %})', () => {
+  // Row 1: headers; row 2: values; row 3: a total per month and, right of the loop, a grand total.
+  const sheet =
+    `<row r="1">${inline('A1', 'Item')}${inline('B1', '{%tc for m in months %}')}${inline('C1', '{{ m }}')}` +
+    `${inline('D1', '{%tc endfor %}')}${inline('E1', 'Total')}</row>` +
+    `<row r="2">${inline('A2', 'Apples')}${inline('B2', '{%tc for m in months %}')}${inline('C2', '{{ sales[m] }}')}` +
+    `${inline('D2', '{%tc endfor %}')}<c r="E2"><f>SUM(C2:C2)</f></c></row>` +
+    `<row r="3"><c r="C3"><f>C2*2</f></c><c r="E3"><f>E2+C2</f></c></row>`;
+  const tail =
+    '<mergeCells count="2"><mergeCell ref="C4:C5"/><mergeCell ref="E4:F4"/></mergeCells>' +
+    '<conditionalFormatting sqref="C2:E2"><cfRule type="cellIs" priority="1" operator="greaterThan"><formula>$E$2</formula></cfRule></conditionalFormatting>' +
+    '<dataValidations count="1"><dataValidation type="whole" sqref="E2"><formula1>0</formula1></dataValidation></dataValidations>';
+  const months = ['Jan', 'Feb', 'Mar'];
+  const data = { months, sales: { Jan: 1, Feb: 2, Mar: 4 } };
+
+  function filled(): string {
+    const xlsx = workbook(sheet, {
+      sheetTail: tail,
+      parts: {},
+    });
+    // The widths: A, B (tag), C (loop), D (tag), E and F.
+    const zip = new PizZip(xlsx);
+    const xml = zip.file('xl/worksheets/sheet1.xml')!.asText();
+    zip.file(
+      'xl/worksheets/sheet1.xml',
+      xml.replace(
+        '<sheetData>',
+        '<cols><col min="1" max="1" width="20" customWidth="1"/><col min="2" max="2" width="3" customWidth="1"/>' +
+          '<col min="3" max="3" width="9" customWidth="1"/><col min="4" max="4" width="3" customWidth="1"/>' +
+          '<col min="5" max="6" width="12" customWidth="1"/></cols><sheetData>',
+      ),
+    );
+    return text(
+      renderXlsx(zip.generate({ type: 'nodebuffer' }), { template_data: data }),
+      'xl/worksheets/sheet1.xml',
+    );
+  }
+
+  it('repeats the columns between the tags once per item; the tag columns go', () => {
+    const out = filled();
+    expect(cell(out, 'A1')).toContain('>Item<');
+    expect(cell(out, 'B1')).toContain('>Jan<');
+    expect(cell(out, 'C1')).toContain('>Feb<');
+    expect(cell(out, 'D1')).toContain('>Mar<');
+    expect(cell(out, 'E1')).toContain('>Total<');
+    expect(out).not.toContain('{%tc');
+    expect(cell(out, 'B2')).toBe('<c r="B2"><v>1</v></c>');
+    expect(cell(out, 'D2')).toBe('<c r="D2"><v>4</v></c>');
+  });
+
+  it('moves what is right of the loop: formulas grow over the copies, each copy names its own column', () => {
+    const out = filled();
+    expect(cell(out, 'E2')).toContain('<f>SUM(B2:D2)</f>');
+    // A formula inside the loop's column is repeated and points at its own copy.
+    expect(cell(out, 'B3')).toContain('<f>B2*2</f>');
+    expect(cell(out, 'C3')).toContain('<f>C2*2</f>');
+    expect(cell(out, 'D3')).toContain('<f>D2*2</f>');
+    // As with rows: a one-cell reference from outside the loop to its column covers every copy.
+    expect(cell(out, 'E3')).toContain('<f>E2+B2:D2</f>');
+  });
+
+  it('moves merged cells, conditional formats, validations and column widths', () => {
+    const out = filled();
+    expect(out).toContain(
+      '<mergeCell ref="B4:B5"/><mergeCell ref="C4:C5"/><mergeCell ref="D4:D5"/><mergeCell ref="E4:F4"/>',
+    );
+    expect(out).toContain('sqref="B2:E2"');
+    expect(out).toContain('<formula>$E$2</formula>');
+    expect(out).toMatch(/<dataValidation[^>]*sqref="E2"/);
+    expect(out).toContain(
+      '<cols><col min="1" max="1" width="20" customWidth="1"/><col min="2" max="2" width="9" customWidth="1"/>' +
+        '<col min="3" max="3" width="9" customWidth="1"/><col min="4" max="4" width="9" customWidth="1"/>' +
+        '<col min="5" max="6" width="12" customWidth="1"/></cols>',
+    );
+  });
+
+  it('an empty list removes the loop columns; a reference to them only is #REF!', () => {
+    const xlsx = workbook(sheet);
+    const out = text(
+      renderXlsx(xlsx, { template_data: { months: [], sales: {} } }),
+      'xl/worksheets/sheet1.xml',
+    );
+    expect(cell(out, 'B1')).toContain('>Total<');
+    expect(cell(out, 'B3')).toContain('<f>B2+#REF!</f>');
+  });
+
+  it('refuses tag rows that repeat a different number of times, or tags in other columns', () => {
+    const uneven =
+      `<row r="1">${inline('A1', '{%tc for m in a %}')}${inline('B1', '{{ m }}')}${inline('C1', '{%tc endfor %}')}</row>` +
+      `<row r="2">${inline('A2', '{%tc for m in b %}')}${inline('B2', '{{ m }}')}${inline('C2', '{%tc endfor %}')}</row>`;
+    expect(() => renderXlsx(workbook(uneven), { template_data: { a: [1, 2], b: [1] } })).toThrow(
+      expect.objectContaining({ errorType: 'template_runtime_error' }),
+    );
+    const moved =
+      `<row r="1">${inline('A1', '{%tc for m in a %}')}${inline('B1', '{{ m }}')}${inline('C1', '{%tc endfor %}')}</row>` +
+      `<row r="2">${inline('B2', '{%tc for m in a %}')}${inline('C2', '{{ m }}')}${inline('D2', '{%tc endfor %}')}</row>`;
+    expect(() => renderXlsx(workbook(moved), { template_data: { a: [1] } })).toThrow(/same columns/);
+  });
+
+  it('refuses a loop that would run past the last column (XFD) with 413', () => {
+    const wide = `<row r="1">${inline('A1', '{%tc for m in a %}')}${inline('B1', '{{ m }}')}${inline('C1', '{%tc endfor %}')}</row>`;
+    expect(() =>
+      renderXlsx(workbook(wide), { template_data: { a: Array.from({ length: 20_000 }, (_, i) => i) } }),
+    ).toThrow(expect.objectContaining({ errorType: 'payload_too_large' }));
   });
 });
 
