@@ -169,3 +169,58 @@ it('the command line fills a workbook into OUT.xlsx, the format told by the pack
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+describe.each(WRITERS)('a column loop inside a row loop, saved by %s', (writer) => {
+  const sales = readFileSync(join(FIXTURES, `sales-by-month.${writer}.xlsx`));
+  const request = {
+    template_data: {
+      customer: 'ACME',
+      months: ['Jan', 'Feb', 'Mar', 'Apr'],
+      regions: [
+        { name: 'North', sales: [1, 2, 3, 4] },
+        { name: 'South', sales: [10, 20, 30, 40] },
+      ],
+    },
+  };
+
+  it('as .xlsx: the month columns repeat, the totals right of and below them grow over the copies', async () => {
+    const produced = await produceDocument(sales, { output: 'xlsx', request }, {});
+    const book = openpyxlRead(produced.body);
+    const s = book.sheets.Sales;
+    expect(['A2', 'B2', 'C2', 'D2', 'E2', 'F2'].map((c) => s.cells[c]?.value)).toEqual([
+      'Region',
+      'Jan',
+      'Feb',
+      'Mar',
+      'Apr',
+      'Total',
+    ]);
+    expect(s.cells.C4).toMatchObject({ value: 20, type: 'int' });
+    expect(s.cells.F3.value).toBe('=SUM(B3:E3)');
+    expect(s.cells.F4.value).toBe('=SUM(B4:E4)');
+    expect(['B5', 'C5', 'D5', 'E5', 'F5'].map((c) => s.cells[c].value)).toEqual([
+      '=SUM(B3:B4)',
+      '=SUM(C3:C4)',
+      '=SUM(D3:D4)',
+      '=SUM(E3:E4)',
+      '=SUM(F3:F4)',
+    ]);
+    expect(s.merged).toEqual(['A1:F1']);
+    expect(String(s.print_area)).toContain('$A$1:$F$5');
+    expect(book.names.MonthTotals).toBe('Sales!$B$5:$E$5');
+  });
+
+  it('to PDF through Calc: the sums over the repeated columns are recalculated', async () => {
+    const produced = await produceDocument(
+      sales,
+      { output: 'pdf', request, pdf: {} },
+      {},
+      { converter: pool },
+    );
+    const text = layoutText(produced.body);
+    expect(text).toMatch(/Region Jan Feb Mar Apr Total/);
+    expect(text).toMatch(/North 1 2 3 4 10/);
+    expect(text).toMatch(/South 10 20 30 40 100/);
+    expect(text).toMatch(/Total 11 22 33 44 110/);
+  });
+});
