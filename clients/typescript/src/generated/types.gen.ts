@@ -540,6 +540,18 @@ export type TemplateLocation = {
         row: number;
         cell: number;
     } | null;
+    /**
+     * Workbooks only: the sheet name
+     */
+    sheet?: string;
+    /**
+     * Workbooks only: the cell, e.g. C4
+     */
+    cell?: string;
+    /**
+     * Workbooks only: the 1-based row of the cell
+     */
+    row?: number;
 };
 
 export type LintError = {
@@ -1320,7 +1332,7 @@ export type LintControllerLintData = {
 
 export type LintControllerLintErrors = {
     /**
-     * No document, not a .docx, or bad options
+     * No document, not a .docx or .xlsx, or bad options
      */
     400: ErrorBody;
     /**
@@ -1362,7 +1374,7 @@ export type InspectControllerInspectData = {
 
 export type InspectControllerInspectErrors = {
     /**
-     * No file, or not a .docx
+     * No file, or not a .docx or .xlsx
      */
     400: ErrorBody;
 };

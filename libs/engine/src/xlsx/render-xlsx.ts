@@ -131,7 +131,7 @@ interface SheetWork {
 }
 
 /** A path inside the package from a relationship's target, relative to the part that owns it. */
-function resolveTarget(ownerPath: string, target: string): string {
+export function resolveTarget(ownerPath: string, target: string): string {
   if (target.startsWith('/')) return zipPathOf(target);
   return posix.normalize(posix.join(posix.dirname(ownerPath), target));
 }
@@ -160,7 +160,7 @@ function syntaxError(message: string, tag: string, sheet: string, row: number): 
  * rows, each in the same two columns). One loop per sheet, since its columns repeat in every row
  * and what is right of them moves for the whole sheet.
  */
-function columnLoopOf(rows: TemplateRow[], sheet: string): ColumnLoop | null {
+export function columnLoopOf(rows: TemplateRow[], sheet: string): ColumnLoop | null {
   let loop: ColumnLoop | null = null;
   for (const row of rows) {
     let open: { col: number; st: Extract<Statement, { type: 'for' }>; source: string } | undefined;
@@ -202,7 +202,7 @@ function columnLoopOf(rows: TemplateRow[], sheet: string): ColumnLoop | null {
 }
 
 /** The sheet's rows as a tree of row loops and conditions. */
-function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
+export function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
   let at = 0;
   const parse = (
     until: readonly string[],
@@ -257,7 +257,7 @@ function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
  * Rows between the first and last control rows that the XML leaves out (empty rows) are made
  * explicit: a loop repeats them too, and every row there then gets its number by counting.
  */
-function withEmptyRowsInLoops(rows: TemplateRow[], sheet: string): TemplateRow[] {
+export function withEmptyRowsInLoops(rows: TemplateRow[], sheet: string): TemplateRow[] {
   const controls = rows.filter((r) =>
     r.cells.some((c) => c.text !== undefined && placementTag(c.text)?.placement === 'tr'),
   );
@@ -690,7 +690,7 @@ const EXTERNAL_KINDS = [
 ] as const;
 
 /** The workbook part, from the package's root relationships. */
-function workbookPathOf(zip: DocxPackage['zip']): string {
+export function workbookPathOf(zip: DocxPackage['zip']): string {
   const rootRels = zip.file('_rels/.rels')?.asText() ?? '';
   const officeDoc = REL_TYPE_END(rootRels, '/officeDocument')[0];
   return officeDoc ? resolveTarget('', attr(officeDoc, 'Target') ?? '') : 'xl/workbook.xml';
