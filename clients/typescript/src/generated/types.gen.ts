@@ -805,6 +805,10 @@ export type JobStatus = {
      * A render by id: the version that renders
      */
     template_version?: number;
+    /**
+     * What the fill drops from the template, never fetched (a workbook's external links and data connections, e.g. `dropped external link (externalLink1.xml)`): the synchronous answer's and the result's Warning header; absent when nothing
+     */
+    warnings?: Array<string>;
     error?: ErrorBody;
 };
 
@@ -1262,6 +1266,10 @@ export type JobsControllerStatusResponses = {
          * A render by id: the version that renders
          */
         template_version?: number;
+        /**
+         * What the fill drops from the template, never fetched (a workbook's external links and data connections, e.g. `dropped external link (externalLink1.xml)`): the synchronous answer's and the result's Warning header; absent when nothing
+         */
+        warnings?: Array<string>;
         error?: ErrorBody;
     };
 };
@@ -1299,7 +1307,7 @@ export type JobsControllerResultError = JobsControllerResultErrors[keyof JobsCon
 
 export type JobsControllerResultResponses = {
     /**
-     * The result, with a Content-Disposition file name
+     * The result, with a Content-Disposition file name; a `Warning` header names what the fill dropped from a workbook (external links, data connections), as the synchronous answer's
      */
     200: Blob | File;
 };
