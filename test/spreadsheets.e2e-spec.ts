@@ -175,6 +175,7 @@ describe.each(WRITERS)('a column loop inside a row loop, saved by %s', (writer) 
   const request = {
     template_data: {
       customer: 'ACME',
+      report_title: 'Report: Q1/2026',
       months: ['Jan', 'Feb', 'Mar', 'Apr'],
       regions: [
         { name: 'North', sales: [1, 2, 3, 4] },
@@ -206,8 +207,23 @@ describe.each(WRITERS)('a column loop inside a row loop, saved by %s', (writer) 
       '=SUM(F3:F4)',
     ]);
     expect(s.merged).toEqual(['A1:F1']);
-    expect(String(s.print_area)).toContain('$A$1:$F$5');
+    expect(String(s.print_area)).toContain('$A$1:$F$7');
     expect(book.names.MonthTotals).toBe('Sales!$B$5:$E$5');
+  });
+
+  it('a sheet named by a tag: filled, made legal (no : or /), and every reference renamed', async () => {
+    const produced = await produceDocument(sales, { output: 'xlsx', request }, {});
+    const book = openpyxlRead(produced.body);
+    expect(Object.keys(book.sheets)).toEqual(['Sales', 'Report Q1 2026']);
+    const report = book.sheets['Report Q1 2026'];
+    expect(report.cells.B1.value).toBe('=Sales!F5');
+    expect(String(report.print_area)).toContain('$A$1:$B$1');
+    // openpyxl shows a print area without its sheet: the workbook's own text names the new name.
+    expect(new PizZip(produced.body).file('xl/workbook.xml')!.asText()).toMatch(
+      /<definedName\b[^>]*>(?:'|&apos;)Report Q1 2026(?:'|&apos;)!\$A\$1:\$B\$1<\/definedName>/,
+    );
+    expect(book.sheets.Sales.cells.A7.value).toBe("See 'Report: Q1/2026'");
+    expect(book.sheets.Sales.cells.F7.value).toBe("='Report Q1 2026'!B1");
   });
 
   it('to PDF through Calc: the sums over the repeated columns are recalculated', async () => {
@@ -222,5 +238,8 @@ describe.each(WRITERS)('a column loop inside a row loop, saved by %s', (writer) 
     expect(text).toMatch(/North 1 2 3 4 10/);
     expect(text).toMatch(/South 10 20 30 40 100/);
     expect(text).toMatch(/Total 11 22 33 44 110/);
+    // The renamed sheet's formula and the one naming it, recalculated by Calc.
+    expect(text).toMatch(/Grand total 110/);
+    expect(text).toMatch(/See 'Report: Q1\/2026' 110/);
   });
 });

@@ -347,6 +347,59 @@ describe('column loops ({%tc for %})', () => {
   });
 });
 
+describe('tags in sheet names', () => {
+  /** The builder's workbook with its sheet named `name`, a defined name and app.xml's titles. */
+  function named(name: string, sheetData: string): Buffer {
+    const zip = new PizZip(workbook(sheetData));
+    const esc = name.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+    zip.file(
+      'xl/workbook.xml',
+      zip
+        .file('xl/workbook.xml')!
+        .asText()
+        .replace('name="Sheet 1"', `name="${esc}"`)
+        .replace(
+          '</sheets>',
+          `</sheets><definedNames><definedName name="_xlnm.Print_Area" localSheetId="0">'${esc.replace(/'/g, "''")}'!$A$1:$B$2</definedName></definedNames>`,
+        ),
+    );
+    zip.file(
+      'docProps/app.xml',
+      `<Properties xmlns:vt="v"><TitlesOfParts><vt:vector size="1" baseType="lpstr"><vt:lpstr>${esc}</vt:lpstr></vt:vector></TitlesOfParts></Properties>`,
+    );
+    return zip.generate({ type: 'nodebuffer' });
+  }
+
+  it('fills the name, makes it legal (no []:*?/\\, at most 31 characters) and renames every reference', () => {
+    const xlsx = named(
+      '{{ title }}',
+      `<row r="1">${inline('A1', '{{ n }}')}<c r="B1"><f>'{{ title }}'!A1*2</f></c></row>`,
+    );
+    const out = new PizZip(
+      renderXlsx(xlsx, { template_data: { title: 'Q1: [draft] a/b & c — a long title, cut at 31', n: 3 } }),
+    );
+    const book = out.file('xl/workbook.xml')!.asText();
+    // `: [ ] /` gone and spaces closed up: 'Q1 draft a b & c — a long title' (31 characters).
+    const name = 'Q1 draft a b & c — a long title';
+    expect(book).toContain('<sheet name="Q1 draft a b &amp; c — a long title"');
+    expect(book).toContain(`'${name.replace(/&/g, '&amp;')}'!$A$1:$B$2</definedName>`);
+    expect(cell(out.file('xl/worksheets/sheet1.xml')!.asText(), 'B1')).toContain(
+      `<f>'${name.replace(/&/g, '&amp;')}'!A1*2</f>`,
+    );
+    expect(out.file('docProps/app.xml')!.asText()).toContain(
+      `<vt:lpstr>${name.replace(/&/g, '&amp;')}</vt:lpstr>`,
+    );
+  });
+
+  it('an empty or reserved name falls back to SheetN; a syntax error is a 422 naming the sheet', () => {
+    const out = renderXlsx(named('{{ missing }}', ''), { template_data: {} });
+    expect(text(out, 'xl/workbook.xml')).toContain('<sheet name="Sheet1"');
+    expect(() => renderXlsx(named('{{ a + }}', ''), { template_data: {} })).toThrow(
+      expect.objectContaining({ errorType: 'template_syntax_error' }),
+    );
+  });
+});
+
 describe('hostile and refused workbooks', () => {
   it('refuses a sheet whose loops would make more cells than the limit (413) before writing it', () => {
     const xlsx = workbook(

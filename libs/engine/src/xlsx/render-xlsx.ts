@@ -54,6 +54,7 @@ import {
   columnIndex,
   columnName,
   escapeText,
+  escapeXml,
   readRows,
   readSharedStrings,
   setAttr,
@@ -61,6 +62,7 @@ import {
   type TemplateRow,
 } from './sheet-xml';
 import { openSpreadsheetPackage } from './xlsx-package';
+import { legalSheetName, renameSheetsInAppXml, renameSheetsInPart } from './sheet-names';
 
 export const DEFAULT_MAX_CELLS_PER_SHEET = 1_000_000;
 
@@ -754,6 +756,36 @@ function insertCalcPr(workbook: string): string {
   return workbook;
 }
 
+/**
+ * The sheets whose names hold tags, filled and made legal and unique (sheet-names.ts): by the
+ * template's name, lower-cased, as formulas compare them.
+ */
+function sheetRenames(sheets: { name: string }[], state: RenderState): Map<string, string> {
+  const renames = new Map<string, string>();
+  const taken = new Set(sheets.filter((s) => !hasTags(s.name)).map((s) => s.name.toLowerCase()));
+  sheets.forEach((sheet, i) => {
+    if (!hasTags(sheet.name)) return;
+    let filled: string;
+    try {
+      filled = CompiledCell.compile(sheet.name).render(new Frame(), state);
+    } catch (e) {
+      if (e instanceof JinjaSyntaxError)
+        throw new TemplateSyntaxError([
+          { message: e.message, tag: sheet.name, context: `the name of sheet ${i + 1}`, part: sheet.name },
+        ]);
+      if (e instanceof JinjaRuntimeError)
+        throw new TemplateRuntimeError(`${e.message} in the name of sheet ${i + 1}`, {
+          tag: sheet.name,
+          context: 'sheet name',
+          part: sheet.name,
+        });
+      throw e;
+    }
+    renames.set(sheet.name.toLowerCase(), legalSheetName(filled, taken, `Sheet${i + 1}`));
+  });
+  return renames;
+}
+
 /** Fills an .xlsx template; returns the filled .xlsx or throws one of the typed errors. */
 export function renderXlsx(
   template: Buffer,
@@ -809,9 +841,11 @@ export function renderXlsx(
     ]),
   );
   const sheets = [...workbook.matchAll(/<sheet\b[^>]*>/g)].map((m) => ({
+    tag: m[0],
     name: attr(m[0], 'name') ?? '',
     path: targets.get(attr(m[0], 'r:id')) ?? '',
   }));
+  const renames = sheetRenames(sheets, state);
 
   const fill = new XlsxFill(state, styles, options.maxCellsPerSheet ?? DEFAULT_MAX_CELLS_PER_SHEET);
   const works: SheetWork[] = [];
@@ -863,6 +897,23 @@ export function renderXlsx(
           (_m, a: string, close: string) => `<calcPr${setAttr(a, 'fullCalcOnLoad', '1')}${close}>`,
         )
       : insertCalcPr(workbook);
+  }
+  if (renames.size) {
+    // The sheets keep their template names while their rows are laid out (formulas name them so);
+    // then every reference follows the filled name.
+    workbook = renameSheetsInPart(workbook, renames).replace(/<sheet\b[^>]*>/g, (tag) => {
+      const renamed = renames.get((attr(tag, 'name') ?? '').toLowerCase());
+      return renamed === undefined
+        ? tag
+        : tag.replace(/\sname\s*=\s*("[^"]*"|'[^']*')/, ` name="${escapeXml(renamed)}"`);
+    });
+    for (const part of Object.keys(zip.files)) {
+      const type = types.typeOf(part) ?? '';
+      if (zip.files[part].dir || !/(worksheet|chart|drawingml\.chart)\+xml$/.test(type)) continue;
+      zip.file(part, renameSheetsInPart(zip.file(part)!.asText(), renames));
+    }
+    const app = zip.file('docProps/app.xml');
+    if (app) zip.file('docProps/app.xml', renameSheetsInAppXml(app.asText(), renames));
   }
   zip.file(workbookPath, workbook);
   const stylesXml = styles?.toXml();

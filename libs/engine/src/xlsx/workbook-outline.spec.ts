@@ -29,7 +29,7 @@ describe('lint of a workbook', () => {
       verbose: true,
     });
     expect(report.success).toBe(true);
-    expect(report.summary.parts).toEqual(['xl/worksheets/sheet1.xml']);
+    expect(report.summary.parts).toEqual(['xl/worksheets/sheet1.xml', 'xl/worksheets/sheet2.xml']);
     expect(report.tags!.find((t) => t.tag === '{{ r.name }}')!.location).toMatchObject({
       sheet: 'Sales',
       cell: 'A4',
@@ -91,6 +91,17 @@ describe('inspection of a workbook', () => {
       sheet: 'Sales',
       cell: 'A4',
     });
-    expect(Object.keys(inspection.skeleton.template_data).sort()).toEqual(['customer', 'months', 'regions']);
+    expect(Object.keys(inspection.skeleton.template_data).sort()).toEqual([
+      'customer',
+      'months',
+      'regions',
+      'report_title',
+    ]);
+    // The sheet named by a tag: its name is a line of its own, without a cell.
+    const title = inspection.variables.find((v) => v.path === 'report_title')!;
+    expect(title.locations.map((l) => [l.sheet, l.cell ?? null])).toEqual([
+      ['Sales', 'A8'],
+      ['{{ report_title }}', null],
+    ]);
   });
 });

@@ -75,64 +75,65 @@ export function workbookOutline(
     const data = /<sheetData\b[^>]*?(?:\/>|>([\s\S]*?)<\/sheetData>)/.exec(xml);
     const rows = readRows(data?.[1] ?? '', shared);
     let paragraph = 0;
+    // The sheet's name, when it holds tags, is its first line (no cell).
+    const texts: { text: string; cell?: string; row?: number }[] = hasTags(sheet) ? [{ text: sheet }] : [];
     for (const row of rows)
-      for (const cell of row.cells) {
-        if (cell.text === undefined || cell.text === '') continue;
-        const text = cell.text;
-        const ref = `${columnName(cell.col)}${row.r}`;
-        const location: TemplateLocation = {
-          part,
-          paragraph: ++paragraph,
-          line: paragraphs.length + 1,
-          table: null,
-          sheet,
-          cell: ref,
-          row: row.r,
+      for (const cell of row.cells)
+        if (cell.text !== undefined && cell.text !== '')
+          texts.push({ text: cell.text, cell: `${columnName(cell.col)}${row.r}`, row: row.r });
+    for (const { text, cell: ref, row } of texts) {
+      const location: TemplateLocation = {
+        part,
+        paragraph: ++paragraph,
+        line: paragraphs.length + 1,
+        table: null,
+        sheet,
+        ...(ref !== undefined ? { cell: ref, row } : {}),
+      };
+      paragraphs.push({ ...location, text });
+      if (!hasTags(text)) continue;
+      const context = ref !== undefined ? `${sheet}!${ref}` : `the name of the sheet ${sheet}`;
+      TAG.lastIndex = 0;
+      for (let t = TAG.exec(text); t; t = TAG.exec(text)) {
+        const tag: TemplateTag = {
+          source: t[0],
+          location,
+          column: t.index + 1,
+          paragraphText: text,
+          alone: text.trim() === t[0].trim(),
+          ...parseTag(t[0]),
         };
-        paragraphs.push({ ...location, text });
-        if (!hasTags(text)) continue;
-        const context = `${sheet}!${ref}`;
-        TAG.lastIndex = 0;
-        for (let t = TAG.exec(text); t; t = TAG.exec(text)) {
-          const tag: TemplateTag = {
-            source: t[0],
-            location,
-            column: t.index + 1,
-            paragraphText: text,
-            alone: text.trim() === t[0].trim(),
-            ...parseTag(t[0]),
-          };
-          tags.push(tag);
-          if (tag.syntaxError) {
-            problems.push({ message: tag.syntaxError, tag: tag.source, context, part });
-            continue;
-          }
-          const exprs = tag.expr ? [tag.expr] : tag.statement ? statementExprs(tag.statement) : [];
-          for (const e of exprs)
-            for (const message of unknownNames(e, environment))
-              problems.push({ message, tag: tag.source, context, part });
+        tags.push(tag);
+        if (tag.syntaxError) {
+          problems.push({ message: tag.syntaxError, tag: tag.source, context, part });
+          continue;
         }
-        // A tag never closed: the rest of the cell is its text.
-        const rest = text.replace(TAG, '');
-        const open = /\{\{|\{%/.exec(rest);
-        if (open)
-          problems.push({
-            message: 'the tag is not closed before the end of its paragraph (cell)',
-            tag: rest.slice(open.index),
-            context,
-            part,
-          });
-        else if (!placementTag(text) && !tags.some((x) => x.location === location && x.syntaxError))
-          try {
-            CompiledCell.compile(text);
-          } catch (e) {
-            if (!(e instanceof JinjaSyntaxError)) throw e;
-            // Said as Word's block checks say it, so lint classifies it the same way.
-            const unclosed = /^'(\w+)' is never closed with '(end\w+)'/.exec(e.message);
-            const message = unclosed ? `'${unclosed[1]}' has no '${unclosed[2]}' in this cell` : e.message;
-            problems.push({ message, tag: text.trim(), context, part });
-          }
+        const exprs = tag.expr ? [tag.expr] : tag.statement ? statementExprs(tag.statement) : [];
+        for (const e of exprs)
+          for (const message of unknownNames(e, environment))
+            problems.push({ message, tag: tag.source, context, part });
       }
+      // A tag never closed: the rest of the cell is its text.
+      const rest = text.replace(TAG, '');
+      const open = /\{\{|\{%/.exec(rest);
+      if (open)
+        problems.push({
+          message: 'the tag is not closed before the end of its paragraph (cell)',
+          tag: rest.slice(open.index),
+          context,
+          part,
+        });
+      else if (!placementTag(text) && !tags.some((x) => x.location === location && x.syntaxError))
+        try {
+          CompiledCell.compile(text);
+        } catch (e) {
+          if (!(e instanceof JinjaSyntaxError)) throw e;
+          // Said as Word's block checks say it, so lint classifies it the same way.
+          const unclosed = /^'(\w+)' is never closed with '(end\w+)'/.exec(e.message);
+          const message = unclosed ? `'${unclosed[1]}' has no '${unclosed[2]}' in this cell` : e.message;
+          problems.push({ message, tag: text.trim(), context, part });
+        }
+    }
     // The sheet's row and column loops, as rendering reads them.
     try {
       columnLoopOf(rows, sheet);
