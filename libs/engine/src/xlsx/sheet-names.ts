@@ -15,8 +15,8 @@ export const MAX_SHEET_NAME = 31;
  * compares names); a clash is numbered (`Sales (2)`). Adds the name to `taken`.
  */
 export function legalSheetName(wanted: string, taken: Set<string>, fallback: string): string {
-  // eslint-disable-next-line no-control-regex -- control characters are not allowed either
   let base = wanted
+    // eslint-disable-next-line no-control-regex -- control characters are not allowed either
     .replace(/[[\]:*?/\\\u0000-\u001f]/g, ' ')
     .replace(/\s+/g, ' ')
     .trim();
