@@ -16,7 +16,9 @@
  * labelled row (the figure the README used to give). Last, charts (issue 39, docs/charts.md): a
  * 12-page report with 24 charts — Word's chart (test/fixtures/charts/word-column-clustered.docx,
  * with its embedded workbook) in a `{% for %}` loop of 24 sections, each filled with its own data —
- * beside the same report without the charts (ours only: no other contender fills charts).
+ * beside the same report without the charts (ours only: no other contender fills charts). And the
+ * 2,000-row price list (.xlsx, issue 41; bench/fixtures/price-list.xlsx): its fill, ours only (docxtpl
+ * and docxtemplater's free core fill no workbooks); its conversion's floor is bench:service's.
  *
  * Every timed run is what a request costs: open the template from bytes, fill it, write the
  * .docx (deflated) to bytes. Samples come in rounds (JavaScript contenders alternate run by run,
@@ -24,7 +26,7 @@
  * the median and the range of all runs, each ratio the ratio of medians and its range over rounds.
  * Before timing, the outputs are checked to read the same.
  *
- *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts] [--check]
+ *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts,prices] [--check]
  *   --check: exit with status 1 when a target is missed or outputs differ.
  */
 import Docxtemplater from 'docxtemplater';
@@ -33,7 +35,7 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompiledTemplates, renderDocx, type RenderRequest } from '@app/engine';
+import { CompiledTemplates, renderDocx, renderXlsx, type RenderRequest } from '@app/engine';
 import { buildDocx, table, type DocxSpec } from '../test/support/docx-builder';
 import { docxText } from '../test/support/docx-text';
 import { DOCXTPL_PYTHON } from '../test/support/docxtpl';
@@ -43,6 +45,8 @@ import {
   corpusTemplate,
   docxtemplaterInvoice,
   docxtemplaterInvoiceData,
+  priceListRequest,
+  priceListTemplate,
   type CorpusName,
   type CorpusRequest,
 } from './corpus';
@@ -50,7 +54,7 @@ import { elapsedMs, formatMs, machineLine, median, summarize } from './report';
 
 const ITERATIONS = intArg('iterations', 40);
 const ROUNDS = intArg('rounds', 4);
-const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal,charts').split(',');
+const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal,charts,prices').split(',');
 const CHECK = flag('check');
 
 /** Fewer runs for long documents: about the same time per case. */
@@ -354,6 +358,25 @@ function runChartsCase(): boolean {
   return charts === 24;
 }
 
+/** The 2,000-row price list: bytes in, a filled .xlsx (deflated) out, as a request costs. */
+function runPriceListCase(): boolean {
+  const template = priceListTemplate();
+  const request = priceListRequest(2000) as RenderRequest;
+  const fill = () => renderXlsx(template, request);
+  // The filled sheet holds every item (and the total's formula grew over them).
+  const sheet = new PizZip(fill()).file('xl/worksheets/sheet1.xml')!.asText();
+  const filledRows = (sheet.match(/<row\b/g) ?? []).length;
+  const total = /<f\b[^>]*>SUM\(D4:D2003\)<\/f>/.test(sheet);
+  // A fill of ~80 ms: 20 runs settle its median (runsFor(2000) would give 4).
+  const runs = Math.max(20, runsFor(2000));
+  console.log(`\nprice-list.xlsx, 2,000 rows (${filledRows} rows written): fill only, ${runs} runs`);
+  for (let i = 0; i < 3; i++) fill();
+  const samples = Array.from({ length: runs }, () => elapsedMs(fill));
+  console.log(`  ours             ${formatMs(summarize(samples)).padStart(26)}`);
+  if (!total) console.log('  WARNING: the total is not =SUM(D4:D2003)');
+  return total;
+}
+
 function readsAs(docx: Buffer): string {
   const t = docxText(docx);
   return JSON.stringify({ body: t.body, headers: t.headers });
@@ -418,6 +441,7 @@ function main(): number {
   let ok = true;
   for (const make of cases) ok = runCase(make()) && ok;
   if (DOCS.includes('charts')) ok = runChartsCase() && ok;
+  if (DOCS.includes('prices')) ok = runPriceListCase() && ok;
   console.log(`\nmedians in ms, range of all runs in parentheses; finished ${new Date().toISOString()}`);
   return CHECK && !ok ? 1 : 0;
 }
