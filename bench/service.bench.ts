@@ -38,13 +38,13 @@
  *   npx tsx bench/service.bench.ts [--tracing] [--requests 40] [--burst 40] [--instances N] [--rows 20,500] [--rounds 4]
  *     [--warm 3000] [--concurrency 0] [--check] [--doc invoice] [--formats pdf,docx,png,jpeg,odt,html,txt]
  *     [--stored-requests 30]
- *     [--prices-rows 2000] [--prices-requests 10]
+ *     [--prices-rows 2000] [--prices-requests 10] [--no-prices]
  *
  *   prices      the 2,000-row price list (.xlsx, issue 41; bench/fixtures/price-list.xlsx), 1 caller:
  *               the service's p50 for xlsx->pdf and xlsx->xlsx beside the floor, measured in the same
  *               run and interleaved request by request: the already-filled workbook converted to PDF
  *               through a LibreOfficePool in this process (Calc's PDF filter, as the worker does).
- *               --prices-rows 0 skips it; --prices-requests sets its requests (default 10).
+ *               --no-prices skips it; --prices-requests sets its requests (default 10).
  *
  *   stored      rendering by template_id beside by upload (bench/stored-templates.ts), the 20-row
  *               invoice and a 5 MiB one; --stored-requests 0 skips it.
@@ -119,7 +119,7 @@ function formatOptions(entry: string): Record<string, unknown> {
 }
 const WARMUP = 3;
 /** The price list's items (0 skips the section) and its requests per contender. */
-const PRICES_ROWS = intArg('prices-rows', 2000);
+const PRICES_ROWS = flag('no-prices') ? 0 : intArg('prices-rows', 2000);
 const PRICES_REQUESTS = intArg('prices-requests', 10);
 
 /** The corpus document (--doc, default the invoice; e.g. --doc statement --rows 1000). */
