@@ -243,3 +243,45 @@ describe.each(WRITERS)('a column loop inside a row loop, saved by %s', (writer) 
     expect(text).toMatch(/See 'Report: Q1\/2026' 110/);
   });
 });
+
+describe.each(WRITERS)('a picture whose alternative text names an image key, saved by %s', (writer) => {
+  const quote = readFileSync(join(FIXTURES, `picture.${writer}.xlsx`));
+  // A 3×2 blue PNG, unlike the template's red picture.
+  const BLUE =
+    'iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAFUlEQVR4nGNkYPjPwMDAwMDAxAADABErAQPdiBRnAAAAAElFTkSuQmCC';
+  const request = { template_data: { customer: 'ACME', total: 12.5 }, images: { logo: { data: BLUE } } };
+
+  it('as .xlsx: the picture shows the request image in the same anchor; the template media stays', async () => {
+    const produced = await produceDocument(quote, { output: 'xlsx', request }, {});
+    const zip = new PizZip(produced.body);
+    const drawing = zip.file('xl/drawings/drawing1.xml')!.asText();
+    const embed = /r:embed="([^"]+)"/.exec(drawing)![1];
+    const rels = zip.file('xl/drawings/_rels/drawing1.xml.rels')!.asText();
+    const target = new RegExp(`Id="${embed}"[^>]*Target="\\.\\./media/([^"]+)"`).exec(rels)![1];
+    expect(zip.file(`xl/media/${target}`)!.asNodeBuffer().equals(Buffer.from(BLUE, 'base64'))).toBe(true);
+    expect(drawing).toMatch(/<(?:xdr:)?col>2<\/(?:xdr:)?col>/);
+    expect(zip.file('xl/media/image1.png')).not.toBeNull();
+    expect(openpyxlRead(produced.body).sheets.Quote.cells.B10).toMatchObject({ value: 12.5, type: 'float' });
+  });
+
+  it('to PDF through Calc: the page holds the request image', async () => {
+    const produced = await produceDocument(
+      quote,
+      { output: 'pdf', request, pdf: {} },
+      {},
+      { converter: pool },
+    );
+    // pdfimages reads a file, not stdin.
+    const dir = mkdtempSync(join(tmpdir(), 'sheets-pic-'));
+    let list: string;
+    try {
+      writeFileSync(join(dir, 'out.pdf'), produced.body);
+      list = execFileSync('pdfimages', ['-list', join(dir, 'out.pdf')]).toString('utf8');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // One image on the page, 3×2 pixels: the request's, not the template's 120×60.
+    expect(list).toMatch(/^\s*1\s+\d+\s+image\s+3\s+2\b/m);
+    expect(list).not.toMatch(/\b120\s+60\b/);
+  });
+});

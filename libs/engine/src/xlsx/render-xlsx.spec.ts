@@ -400,6 +400,26 @@ describe('tags in sheet names', () => {
   });
 });
 
+describe('pictures by name or alternative text', () => {
+  const quote = readFileSync(join(FIXTURES, 'picture.calc.xlsx'));
+
+  it("validates `images` as Word's: a non-PNG is image_processing_error naming the image", () => {
+    expect(() => renderXlsx(quote, { template_data: {}, images: { logo: { data: 'aGVsbG8=' } } })).toThrow(
+      expect.objectContaining({
+        errorType: 'image_processing_error',
+        details: expect.objectContaining({ image_name: 'logo' }),
+      }),
+    );
+  });
+
+  it('leaves a picture no key names as it was', () => {
+    const out = new PizZip(renderXlsx(quote, { template_data: {} }));
+    expect(out.file('xl/drawings/_rels/drawing1.xml.rels')!.asText()).toBe(
+      new PizZip(quote).file('xl/drawings/_rels/drawing1.xml.rels')!.asText(),
+    );
+  });
+});
+
 describe('hostile and refused workbooks', () => {
   it('refuses a sheet whose loops would make more cells than the limit (413) before writing it', () => {
     const xlsx = workbook(

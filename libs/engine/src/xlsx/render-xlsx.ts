@@ -17,6 +17,7 @@ import {
 import { isPlainObject, type RenderRequest } from '@app/contracts';
 import { posix } from 'node:path';
 import type { DocxPackage, TemplateLimits } from '../docx/package';
+import { prepareImages, type ImageLimits, type PreparedImage } from '../docx/images';
 import {
   InvalidRequestError,
   PayloadTooLargeError,
@@ -63,6 +64,7 @@ import {
 } from './sheet-xml';
 import { openSpreadsheetPackage } from './xlsx-package';
 import { legalSheetName, renameSheetsInAppXml, renameSheetsInPart } from './sheet-names';
+import { DRAWING_TYPE, fillSheetPictures } from './sheet-pictures';
 
 export const DEFAULT_MAX_CELLS_PER_SHEET = 1_000_000;
 
@@ -83,6 +85,10 @@ export interface XlsxRenderOptions {
   compression?: 'DEFLATE' | 'STORE';
   /** Told what was dropped from the workbook (external links, data connections), for a warning header. */
   onWarning?: (warning: string) => void;
+  /** As Word's: the request's images already prepared, or their limits and whether the API decoded them. */
+  preparedImages?: Map<string, PreparedImage>;
+  imageLimits?: Partial<ImageLimits>;
+  imagesVerified?: boolean;
 }
 
 const REL_TYPE_END = (xml: string, end: string) =>
@@ -825,6 +831,10 @@ export function renderXlsx(
     options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
   );
   state.format = formatDefaultsOf(options);
+  // Validated as Word's `images` (PNG, size limits), whether or not a picture names them.
+  const images =
+    options.preparedImages ??
+    prepareImages(request.images, options.imageLimits, { pixelsVerified: options.imagesVerified === true });
 
   const partsOf = (type: string) => Object.keys(zip.files).filter((n) => types.typeOf(n) === type);
   const sharedPath = partsOf(SHARED_STRINGS_TYPE)[0];
@@ -916,6 +926,7 @@ export function renderXlsx(
     if (app) zip.file('docProps/app.xml', renameSheetsInAppXml(app.asText(), renames));
   }
   zip.file(workbookPath, workbook);
+  fillSheetPictures(zip, partsOf(DRAWING_TYPE), images);
   const stylesXml = styles?.toXml();
   if (stylesPath && stylesXml) zip.file(stylesPath, stylesXml);
   try {
