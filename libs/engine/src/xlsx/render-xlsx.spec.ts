@@ -412,6 +412,16 @@ describe('pictures by name or alternative text', () => {
     );
   });
 
+  it("names the picture by its image's alt", () => {
+    const png = readFileSync(join(FIXTURES, '../../../bench/fixtures/images/logo.png')).toString('base64');
+    const out = new PizZip(
+      renderXlsx(quote, { template_data: {}, images: { logo: { data: png, alt: 'ACME & Co logo' } } }),
+    );
+    expect(out.file('xl/drawings/drawing1.xml')!.asText()).toMatch(
+      /<xdr:cNvPr\b[^>]*descr="ACME &amp; Co logo"/,
+    );
+  });
+
   it('leaves a picture no key names as it was', () => {
     const out = new PizZip(renderXlsx(quote, { template_data: {} }));
     expect(out.file('xl/drawings/_rels/drawing1.xml.rels')!.asText()).toBe(

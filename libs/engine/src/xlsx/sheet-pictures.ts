@@ -8,7 +8,7 @@ import { CONTENT_TYPES_PART, REL_IMAGE, relsPathOf } from '@app/ooxml';
 import { posix } from 'node:path';
 import type PizZip from 'pizzip';
 import type { PreparedImage } from '../docx/images';
-import { attr, escapeXml } from './sheet-xml';
+import { attr, setAttr } from './sheet-xml';
 
 const DRAWING_TYPE = 'application/vnd.openxmlformats-officedocument.drawing+xml';
 
@@ -48,8 +48,11 @@ export function fillSheetPictures(
         `<Relationship Id="${id}" Type="${REL_IMAGE}" Target="../media/${posix.basename(media)}"/></Relationships>`,
       );
       let out = pic.replace(/(<a:blip\b[^>]*?\sr:embed=")[^"]*(")/, `$1${id}$2`);
-      if (image.alt !== undefined)
-        out = out.replace(cNvPr, cNvPr.replace(/\sdescr="[^"]*"/, ` descr="${escapeXml(image.alt)}"`));
+      if (image.alt !== undefined) {
+        const open = /^<(?:\w+:)?cNvPr\b([^>]*?)(\/?)>/.exec(cNvPr)!;
+        const attrs = setAttr(open[1], 'descr', image.alt);
+        out = out.replace(cNvPr, cNvPr.replace(open[0], open[0].replace(open[1], attrs)));
+      }
       return out;
     });
     if (!used.size) continue;
