@@ -512,6 +512,59 @@ describe('hostile and refused workbooks', () => {
     );
   });
 
+  it('refuses a shared-string table of millions of entries at the default limits (413), before reading it', () => {
+    const table = `<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${'<si/>'.repeat(2_000_000)}</sst>`;
+    const xlsx = workbook(`<row r="1"><c r="A1" t="s"><v>1999999</v></c></row>`, {
+      parts: {
+        'xl/sharedStrings.xml': table,
+        '[Content_Types].xml': new PizZip(workbook(''))
+          .file('[Content_Types].xml')!
+          .asText()
+          .replace(
+            '</Types>',
+            '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>',
+          ),
+      },
+    });
+    expect(() => renderXlsx(xlsx, { template_data: {} })).toThrow(
+      expect.objectContaining({
+        errorType: 'payload_too_large',
+        details: expect.objectContaining({ limit: 4 * 1024 * 1024 }),
+      }),
+    );
+  });
+
+  describe('a formula chain 100,000 long and a formula nested 100,000 deep', () => {
+    // Rows 5 … 100,004: each cell adds 1 to the one above; the last row's formula nests 100,000
+    // parentheses. A row loop above moves every one of them (each is tokenized: no recursion).
+    const N = 100_000;
+    const rows = [
+      `<row r="1">${inline('A1', '{%tr for i in items %}')}</row><row r="2">${inline('A2', '{{ i }}')}</row>`,
+      `<row r="3">${inline('A3', '{%tr endfor %}')}</row><row r="4"><c r="A4"><v>1</v></c></row>`,
+    ];
+    for (let r = 5; r < 5 + N; r++) rows.push(`<row r="${r}"><c r="A${r}"><f>A${r - 1}+1</f></c></row>`);
+    rows.push(`<row r="${5 + N}"><c r="B${5 + N}"><f>${'('.repeat(N)}A4${')'.repeat(N)}</f></c></row>`);
+    const xlsx = workbook(rows.join(''));
+
+    it('is refused by the XML limit at the defaults (413)', () => {
+      expect(() => renderXlsx(xlsx, { template_data: { items: [1, 2] } })).toThrow(
+        expect.objectContaining({ errorType: 'payload_too_large' }),
+      );
+    });
+
+    it('is filled, every reference moved, when the operator raises the limit', () => {
+      const out = text(
+        renderXlsx(xlsx, { template_data: { items: [1, 2] } }, { maxWordXmlBytes: 64 * 1024 * 1024 }),
+        'xl/worksheets/sheet1.xml',
+      );
+      // Two items in place of three template rows: everything below moves up one row.
+      expect(cell(out, 'A4')).toBe('<c r="A4"><f>A3+1</f></c>');
+      expect(cell(out, 'A100003')).toBe('<c r="A100003"><f>A100002+1</f></c>');
+      expect(cell(out, 'B100004')).toBe(`<c r="B100004"><f>${'('.repeat(N)}A3${')'.repeat(N)}</f></c>`);
+      // Not a speed target: ~2 s on a quiet 2-core machine, 5 s on a loaded one; room for CI.
+    }, 30_000);
+  });
+
   it('refuses a DTD (entity expansion)', () => {
     const xlsx = workbook('', {
       parts: { 'xl/styles.xml': '<?xml version="1.0"?><!DOCTYPE x [<!ENTITY a "aaaa">]><styleSheet/>' },
