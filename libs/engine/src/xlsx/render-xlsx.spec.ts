@@ -316,6 +316,45 @@ describe('column loops ({%tc for %})', () => {
     );
   });
 
+  it("a table over the loop's columns grows, its columns named by their filled header cells", () => {
+    const ct = new PizZip(workbook('')).file('[Content_Types].xml')!.asText();
+    const xlsx = workbook(
+      `<row r="1">${inline('A1', 'Item')}${inline('B1', '{%tc for m in months %}')}${inline('C1', '{{ m }}')}` +
+        `${inline('D1', '{%tc endfor %}')}${inline('E1', 'Total')}</row><row r="2">${inline('A2', 'x')}</row>`,
+      {
+        sheetTail:
+          '<tableParts count="1"><tablePart r:id="rId1" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"/></tableParts>',
+        parts: {
+          '[Content_Types].xml': ct.replace(
+            '</Types>',
+            '<Override PartName="/xl/tables/table1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.table+xml"/></Types>',
+          ),
+          'xl/worksheets/_rels/sheet1.xml.rels':
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/table" Target="../tables/table1.xml"/></Relationships>',
+          'xl/tables/table1.xml':
+            '<table xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" id="1" name="T" displayName="T" ref="A1:E2">' +
+            '<autoFilter ref="A1:E2"/><tableColumns count="5"><tableColumn id="1" name="Item"/><tableColumn id="2" name="Tag"/>' +
+            '<tableColumn id="3" name="Month"/><tableColumn id="4" name="End"/><tableColumn id="5" name="Total"/></tableColumns></table>',
+        },
+      },
+    );
+    const table = text(
+      renderXlsx(xlsx, { template_data: { months: ['Jan', 'Feb', 'Mar'] } }),
+      'xl/tables/table1.xml',
+    );
+    expect(table).toContain('ref="A1:E2"');
+    expect(table).toContain(
+      '<tableColumns count="5"><tableColumn id="1" name="Item"/><tableColumn id="2" name="Jan"/>' +
+        '<tableColumn id="3" name="Feb"/><tableColumn id="4" name="Mar"/><tableColumn id="5" name="Total"/></tableColumns>',
+    );
+    // The same month twice: names stay unique.
+    const twice = text(
+      renderXlsx(xlsx, { template_data: { months: ['Jan', 'Jan'] } }),
+      'xl/tables/table1.xml',
+    );
+    expect(twice).toContain('<tableColumn id="2" name="Jan"/><tableColumn id="3" name="Jan_2"/>');
+  });
+
   it('an empty list removes the loop columns; a reference to them only is #REF!', () => {
     const xlsx = workbook(sheet);
     const out = text(

@@ -664,7 +664,13 @@ class XlsxFill {
  * A table's `<tableColumn>`s after a column loop: one per column of its new range, the loop's
  * repeated (numbered, since a table's column names are unique) and the tag columns' dropped.
  */
-function repeatTableColumns(table: string, ref: string, columns: ColumnMap): string {
+function repeatTableColumns(
+  table: string,
+  ref: string,
+  columns: ColumnMap,
+  /** The filled header cell's text by output column (1-based): Excel expects the names there. */
+  header: ReadonlyMap<number, string>,
+): string {
   const left = columnIndex(/^\$?([A-Za-z]+)/.exec(ref)?.[1] ?? 'A') + 1;
   return table.replace(/<tableColumns\b[^>]*>([\s\S]*?)<\/tableColumns>/, (m, inner: string) => {
     const list = [...inner.matchAll(/<tableColumn\b[^>]*?(?:\/>|>[\s\S]*?<\/tableColumn>)/g)].map(
@@ -677,8 +683,12 @@ function repeatTableColumns(table: string, ref: string, columns: ColumnMap): str
       if (col === columns.start || col === columns.end) return;
       const copies = columns.isBody(col) ? columns.copies : 1;
       for (let i = 0; i < copies; i++) {
-        const base = attr(xml, 'name') ?? `Column${out.length + 1}`;
-        let name = i === 0 ? base : `${base}${i + 1}`;
+        const at = columns.isBody(col)
+          ? columns.map(col, i, 'single')!
+          : columns.map(col, undefined, 'single')!;
+        const filled = header.get(at)?.trim();
+        const base = filled || (attr(xml, 'name') ?? `Column${out.length + 1}`);
+        let name = i === 0 || filled ? base : `${base}${i + 1}`;
         for (let n = 2; names.has(name.toLowerCase()); n++) name = `${base}_${n}`;
         names.add(name.toLowerCase());
         const open = /^<tableColumn\b([^>]*?)(\/?)>/.exec(xml)!;
@@ -884,7 +894,21 @@ export function renderXlsx(
           return moved ? `<${tag}${setAttr(a, 'ref', moved)}${close}>` : m;
         },
       );
-      if (w.columns && tableRef) filled = repeatTableColumns(filled, tableRef, w.columns);
+      if (w.columns && tableRef) {
+        // The table's header row as filled (its first row unless it has none).
+        const headerRows = Number(attr(/<table\b[^>]*>/.exec(table)?.[0] ?? '', 'headerRowCount') ?? '1');
+        const moved = moveRef(tableRef, w.map, w.columns);
+        const top = /^\$?[A-Za-z]+\$?(\d+)/.exec(moved ?? '')?.[1];
+        const header = new Map<number, string>();
+        const row =
+          top && headerRows > 0
+            ? new RegExp(`<row r="${top}"[^>]*?(?:/>|>[\\s\\S]*?</row>)`).exec(zip.file(w.path)!.asText())
+            : null;
+        if (row)
+          for (const r of readRows(row[0], shared))
+            for (const c of r.cells) if (c.text !== undefined) header.set(c.col + 1, c.text);
+        filled = repeatTableColumns(filled, tableRef, w.columns, header);
+      }
       zip.file(tablePath, filled);
     }
   }
