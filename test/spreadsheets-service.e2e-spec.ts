@@ -143,6 +143,50 @@ it('a job carries the same warning: in its status (warnings) and its result (War
   expect((await fetch(`${api.url}/api/v1/jobs/${other.job_id}/result`)).headers.get('warning')).toBeNull();
 });
 
+it('lints and inspects a workbook over HTTP, and a render with linter_options answers its report', async () => {
+  const lintForm = new FormData();
+  lintForm.append('document', new Blob([TEMPLATE]), 'prices.xlsx');
+  lintForm.append('options', JSON.stringify({ response_format: 'json', verbose: true }));
+  const lint = await fetch(`${api.url}/api/v1/lint-docx-template`, { method: 'POST', body: lintForm });
+  expect(lint.status).toBe(200);
+  const report = (await lint.json()) as {
+    success: boolean;
+    tags: { tag: string; location: { sheet?: string; cell?: string } }[];
+  };
+  expect(report.success).toBe(true);
+  expect(report.tags.find((t) => t.tag === '{{ item.name }}')!.location).toMatchObject({
+    sheet: 'Prices',
+    cell: 'A5',
+  });
+
+  const inspectForm = new FormData();
+  inspectForm.append('file', new Blob([TEMPLATE]), 'prices.xlsx');
+  const inspect = await fetch(`${api.url}/api/v1/inspect-template`, { method: 'POST', body: inspectForm });
+  expect(inspect.status).toBe(200);
+  const inspection = (await inspect.json()) as { loops: { iterable: string; placement: string }[] };
+  expect(inspection.loops).toEqual([expect.objectContaining({ iterable: 'items', placement: 'tr' })]);
+
+  // A broken workbook with linter_options: the lint report instead of a render.
+  const zip = new PizZip(TEMPLATE);
+  const strings = zip.file('xl/sharedStrings.xml')!.asText();
+  expect(strings).toContain('{{ item.name }}');
+  zip.file('xl/sharedStrings.xml', strings.replace('{{ item.name }}', '{{ item.name | bogus }}'));
+  const res = await postRender(api.url, {
+    file: zip.generate({ type: 'nodebuffer' }),
+    filename: 'prices.xlsx',
+    request_data: { template_data: DATA, linter_options: { enabled: true, response_format: 'json' } },
+  });
+  expect(res.status).toBe(200);
+  const failed = (await res.json()) as {
+    status: string;
+    linting_results: { errors: { code: string; location: { cell?: string } }[] };
+  };
+  expect(failed.status).toBe('template_validation_failed');
+  expect(failed.linting_results.errors).toEqual([
+    expect.objectContaining({ code: 'unknown_filter', location: expect.objectContaining({ cell: 'A5' }) }),
+  ]);
+});
+
 it.each([
   [{ output: 'docx' }, 'options.output'],
   [{ output: 'pdf', pdf: { pdfua: true } }, 'options.pdf.pdfua'],

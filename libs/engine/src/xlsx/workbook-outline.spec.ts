@@ -37,6 +37,14 @@ describe('lint of a workbook', () => {
     });
   });
 
+  it('passes both price lists: `{{ issued | date }}` alone in a cell is the fill’s date, not an unknown filter', () => {
+    for (const writer of ['openpyxl', 'calc'])
+      expect(lintDocxTemplate(readFileSync(join(FIXTURES, `price-list.${writer}.xlsx`))).errors).toEqual([]);
+    // Inside text it is a filter the dialect lacks, as rendering would find.
+    const inText = lintDocxTemplate(withCells({ A1: 'Issued {{ issued | date }}' }));
+    expect(inText.errors.map((e) => e.code)).toEqual(['unknown_filter']);
+  });
+
   it('lists every problem at once, where rendering would stop at the first', () => {
     const report = lintDocxTemplate(
       withCells({

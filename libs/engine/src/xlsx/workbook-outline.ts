@@ -108,7 +108,16 @@ export function workbookOutline(
           problems.push({ message: tag.syntaxError, tag: tag.source, context, part });
           continue;
         }
-        const exprs = tag.expr ? [tag.expr] : tag.statement ? statementExprs(tag.statement) : [];
+        // `{{ x | date }}` alone in a cell is the fill's own (a date serial, render-xlsx.ts), not a filter.
+        const cellDate = tag.alone && tag.expr?.type === 'Filter' && tag.expr.name === 'date';
+        const exprs =
+          tag.expr?.type === 'Filter' && cellDate
+            ? [tag.expr.input, ...tag.expr.args]
+            : tag.expr
+              ? [tag.expr]
+              : tag.statement
+                ? statementExprs(tag.statement)
+                : [];
         for (const e of exprs)
           for (const message of unknownNames(e, environment))
             problems.push({ message, tag: tag.source, context, part });
