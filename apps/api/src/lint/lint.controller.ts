@@ -85,7 +85,8 @@ export class LintController {
       source.kind === 'stored'
         ? await uploadOf(await this.storedTemplates.resolve(req, source, res))
         : upload;
-    if (!document) throw new MissingFileError("The form field 'document' (the .docx or .xlsx template) is missing");
+    if (!document)
+      throw new MissingFileError("The form field 'document' (the .docx or .xlsx template) is missing");
     const options = parseLintOptions((req.body as Record<string, unknown> | undefined)?.options);
     const report = lintDocxTemplate(document.buffer, {
       verbose: options.verbose,
