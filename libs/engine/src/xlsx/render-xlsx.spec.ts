@@ -355,6 +355,28 @@ describe('column loops ({%tc for %})', () => {
     expect(twice).toContain('<tableColumn id="2" name="Jan"/><tableColumn id="3" name="Jan_2"/>');
   });
 
+  it("a rule's relative formula follows its first range's top-left cell, in rows and in columns", () => {
+    const rule = (sqref: string, f: string) =>
+      `<conditionalFormatting sqref="${sqref}"><cfRule type="expression" priority="1"><formula>${f}</formula></cfRule></conditionalFormatting>`;
+    const byColumn = text(
+      renderXlsx(workbook(sheet, { sheetTail: rule('C2', 'C2&gt;1') }), { template_data: data }),
+      'xl/worksheets/sheet1.xml',
+    );
+    expect(byColumn).toContain('<conditionalFormatting sqref="B2 C2 D2">');
+    expect(byColumn).toContain('<formula>B2&gt;1</formula>');
+    const rows =
+      `<row r="1">${inline('A1', '{%tr for i in items %}')}</row><row r="2">${inline('A2', '{{ i }}')}</row>` +
+      `<row r="3">${inline('A3', '{%tr endfor %}')}</row>`;
+    const byRow = text(
+      renderXlsx(workbook(rows, { sheetTail: rule('A2', 'A2&gt;1') }), {
+        template_data: { items: [1, 2, 3] },
+      }),
+      'xl/worksheets/sheet1.xml',
+    );
+    expect(byRow).toContain('<conditionalFormatting sqref="A1 A2 A3">');
+    expect(byRow).toContain('<formula>A1&gt;1</formula>');
+  });
+
   it('an empty list removes the loop columns; a reference to them only is #REF!', () => {
     const xlsx = workbook(sheet);
     const out = text(

@@ -522,18 +522,26 @@ class XlsxFill {
         ? `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>`
         : '';
     });
-    const formulas = (s: string) =>
-      s.replace(
+    // A rule's formula is written for the top-left cell of its first range (Excel applies it to
+    // the others by relative offset): its references move as that cell's, the first copy's.
+    const formulas = (s: string, sqref: string) => {
+      const anchor = /^\s*\$?([A-Za-z]+)\$?(\d+)/.exec(sqref);
+      const row = anchor ? Number(anchor[2]) : 0;
+      const col = anchor ? columnIndex(anchor[1]) + 1 : 0;
+      const path = row ? (map.pathsOf(row)[0] ?? []) : [];
+      const iteration = columns?.isBody(col) ? 0 : undefined;
+      return s.replace(
         /<(formula|formula1|formula2)>([\s\S]*?)<\/\1>/g,
         (_m, tag: string, f: string) =>
-          `<${tag}>${escapeText(moveFormulaRows(decodeEntities(f), name, this.maps, []))}</${tag}>`,
+          `<${tag}>${escapeText(moveFormulaRows(decodeEntities(f), name, this.maps, path, iteration))}</${tag}>`,
       );
+    };
     out = out.replace(
       /<conditionalFormatting\b([^>]*)>([\s\S]*?)<\/conditionalFormatting>/g,
       (m, a: string, inner: string) => {
         const refs = moveSqref(attr(a, 'sqref') ?? '', map, columns);
         return refs.length
-          ? `<conditionalFormatting${setAttr(a, 'sqref', refs.join(' '))}>${formulas(inner)}</conditionalFormatting>`
+          ? `<conditionalFormatting${setAttr(a, 'sqref', refs.join(' '))}>${formulas(inner, attr(a, 'sqref') ?? '')}</conditionalFormatting>`
           : '';
       },
     );
@@ -543,7 +551,9 @@ class XlsxFill {
         const refs = moveSqref(attr(a, 'sqref') ?? '', map, columns);
         if (!refs.length) return '';
         const open = `<dataValidation${setAttr(a, 'sqref', refs.join(' '))}`;
-        return inner === undefined ? `${open}/>` : `${open}>${formulas(inner)}</dataValidation>`;
+        return inner === undefined
+          ? `${open}/>`
+          : `${open}>${formulas(inner, attr(a, 'sqref') ?? '')}</dataValidation>`;
       },
     );
     out = out.replace(/<hyperlink\b([^>]*?)\/>/g, (m, a: string) => {
