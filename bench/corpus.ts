@@ -569,3 +569,31 @@ export function deckRequest(items = DECK_ITEMS): CorpusRequest {
     ),
   } as CorpusRequest;
 }
+
+/**
+ * The price list (.xlsx, issue 41): test/fixtures/spreadsheets/price-list.calc.xlsx (written by
+ * openpyxl, saved by LibreOffice Calc; make-fixtures.py there), copied to bench/fixtures: a row
+ * loop over `items` with a formula per row, a total below, a table, a conditional format, a
+ * validation, defined names and a second sheet naming the total.
+ */
+export function priceListTemplate(): Buffer {
+  return readFileSync(join(FIXTURES_DIR, 'price-list.xlsx'));
+}
+
+/** The price list's request: `rows` items (default 2,000), numbers as numbers (cells keep their type). */
+export function priceListRequest(rows = 2000): CorpusRequest {
+  const rnd = new Lcg(20260315);
+  return {
+    template_data: {
+      customer: 'Café "Zur Börse" & Co',
+      issued: '2026-03-15',
+      vip: false,
+      currency: 'EUR',
+      items: Array.from({ length: rows }, (_, i) => ({
+        name: `${rnd.pick(PRODUCTS)} ${1000 + i}`,
+        qty: 1 + rnd.int(40),
+        price: (150 + rnd.int(250000)) / 100,
+      })),
+    },
+  };
+}

@@ -20,7 +20,9 @@
  * the corpus deck (issue 41, bench/corpus.ts deckRequest): the Impress-written deck with a
  * 30-item `{%slide for %}` loop (32 slides, a photo each), filled to .pptx (renderPptx), beside the
  * LibreOffice floor measured in the same run: one pool instance converting the filled deck to
- * PDF through Impress (what any service must add to the fill for a PDF).
+ * PDF through Impress (what any service must add to the fill for a PDF). And the
+ * 2,000-row price list (.xlsx, issue 41; bench/fixtures/price-list.xlsx): its fill, ours only (docxtpl
+ * and docxtemplater's free core fill no workbooks); its conversion's floor is bench:service's.
  *
  * Every timed run is what a request costs: open the template from bytes, fill it, write the
  * .docx (deflated) to bytes. Samples come in rounds (JavaScript contenders alternate run by run,
@@ -28,7 +30,7 @@
  * the median and the range of all runs, each ratio the ratio of medians and its range over rounds.
  * Before timing, the outputs are checked to read the same.
  *
- *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts,deck] [--check]
+ *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts,deck,prices] [--check]
  *   --check: exit with status 1 when a target is missed or outputs differ.
  */
 import Docxtemplater from 'docxtemplater';
@@ -37,7 +39,14 @@ import { spawnSync } from 'node:child_process';
 import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { CompiledTemplates, readDeck, renderDocx, renderPptx, type RenderRequest } from '@app/engine';
+import {
+  CompiledTemplates,
+  readDeck,
+  renderDocx,
+  renderPptx,
+  renderXlsx,
+  type RenderRequest,
+} from '@app/engine';
 import { LibreOfficePool, PRESENTATION_TARGETS } from '@app/converters';
 import { buildDocx, table, type DocxSpec } from '../test/support/docx-builder';
 import { docxText } from '../test/support/docx-text';
@@ -51,6 +60,8 @@ import {
   DECK_ITEMS,
   docxtemplaterInvoice,
   docxtemplaterInvoiceData,
+  priceListRequest,
+  priceListTemplate,
   type CorpusName,
   type CorpusRequest,
 } from './corpus';
@@ -58,7 +69,7 @@ import { elapsedMs, formatMs, machineLine, median, summarize } from './report';
 
 const ITERATIONS = intArg('iterations', 40);
 const ROUNDS = intArg('rounds', 4);
-const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal,charts,deck').split(',');
+const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal,charts,deck,prices').split(',');
 const CHECK = flag('check');
 
 /** Fewer runs for long documents: about the same time per case. */
@@ -400,6 +411,25 @@ async function runDeckCase(): Promise<boolean> {
   return slides === DECK_ITEMS + 2;
 }
 
+/** The 2,000-row price list: bytes in, a filled .xlsx (deflated) out, as a request costs. */
+function runPriceListCase(): boolean {
+  const template = priceListTemplate();
+  const request = priceListRequest(2000) as RenderRequest;
+  const fill = () => renderXlsx(template, request);
+  // The filled sheet holds every item (and the total's formula grew over them).
+  const sheet = new PizZip(fill()).file('xl/worksheets/sheet1.xml')!.asText();
+  const filledRows = (sheet.match(/<row\b/g) ?? []).length;
+  const total = /<f\b[^>]*>SUM\(D4:D2003\)<\/f>/.test(sheet);
+  // A fill of ~80 ms: 20 runs settle its median (runsFor(2000) would give 4).
+  const runs = Math.max(20, runsFor(2000));
+  console.log(`\nprice-list.xlsx, 2,000 rows (${filledRows} rows written): fill only, ${runs} runs`);
+  for (let i = 0; i < 3; i++) fill();
+  const samples = Array.from({ length: runs }, () => elapsedMs(fill));
+  console.log(`  ours             ${formatMs(summarize(samples)).padStart(26)}`);
+  if (!total) console.log('  WARNING: the total is not =SUM(D4:D2003)');
+  return total;
+}
+
 function readsAs(docx: Buffer): string {
   const t = docxText(docx);
   return JSON.stringify({ body: t.body, headers: t.headers });
@@ -465,6 +495,7 @@ async function main(): Promise<number> {
   for (const make of cases) ok = runCase(make()) && ok;
   if (DOCS.includes('charts')) ok = runChartsCase() && ok;
   if (DOCS.includes('deck')) ok = (await runDeckCase()) && ok;
+  if (DOCS.includes('prices')) ok = runPriceListCase() && ok;
   console.log(`\nmedians in ms, range of all runs in parentheses; finished ${new Date().toISOString()}`);
   return CHECK && !ok ? 1 : 0;
 }

@@ -38,6 +38,13 @@
  *   npx tsx bench/service.bench.ts [--tracing] [--requests 40] [--burst 40] [--instances N] [--rows 20,500] [--rounds 4]
  *     [--warm 3000] [--concurrency 0] [--check] [--doc invoice] [--formats pdf,docx,png,jpeg,odt,html,txt]
  *     [--stored-requests 30] [--deck-requests 20]
+ *     [--prices-rows 2000] [--prices-requests 10] [--no-prices]
+ *
+ *   prices      the 2,000-row price list (.xlsx, issue 41; bench/fixtures/price-list.xlsx), 1 caller:
+ *               the service's p50 for xlsx->pdf and xlsx->xlsx beside the floor, measured in the same
+ *               run and interleaved request by request: the already-filled workbook converted to PDF
+ *               through a LibreOfficePool in this process (Calc's PDF filter, as the worker does).
+ *               --no-prices skips it; --prices-requests sets its requests (default 10).
  *
  *   stored      rendering by template_id beside by upload (bench/stored-templates.ts), the 20-row
  *               invoice and a 5 MiB one; --stored-requests 0 skips it.
@@ -53,9 +60,9 @@ import { Agent, request as httpRequest } from 'node:http';
 import { availableParallelism } from 'node:os';
 import { join } from 'node:path';
 import { loadSettings } from '@app/config';
-import { defaultWorkDir, LibreOfficePool, PRESENTATION_TARGETS } from '@app/converters';
+import { convertSpreadsheet, defaultWorkDir, LibreOfficePool, PRESENTATION_TARGETS } from '@app/converters';
 import { queueSettings } from '@app/queue';
-import { renderDocx, renderPptx, type RenderRequest } from '@app/engine';
+import { renderDocx, renderPptx, renderXlsx, type RenderRequest } from '@app/engine';
 import {
   buildService,
   ManagedProcess,
@@ -78,6 +85,8 @@ import {
   DECK_ITEMS,
   deckRequest,
   deckTemplate,
+  priceListRequest,
+  priceListTemplate,
   type CorpusName,
 } from './corpus';
 import { cpuSnapshot, cpuUsed, formatCpu } from './process-cpu';
@@ -119,6 +128,9 @@ function formatOptions(entry: string): Record<string, unknown> {
 const WARMUP = 3;
 /** Requests of the deck section (0 skips it). */
 const DECK_REQUESTS = intArg('deck-requests', 20, { zeroSkips: true });
+/** The price list's items (0 skips the section) and its requests per contender. */
+const PRICES_ROWS = flag('no-prices') ? 0 : intArg('prices-rows', 2000);
+const PRICES_REQUESTS = intArg('prices-requests', 10);
 
 /** The corpus document (--doc, default the invoice; e.g. --doc statement --rows 1000). */
 const DOC = stringArg('doc', 'invoice') as CorpusName;
@@ -129,10 +141,10 @@ interface Body {
   contentType: string;
 }
 
-async function formBody(request: RenderRequest): Promise<Body> {
+async function formBody(request: RenderRequest, file = template, filename = `${DOC}.docx`): Promise<Body> {
   const probe = new Request('http://bench.invalid/', {
     method: 'POST',
-    body: renderForm({ file: template, filename: `${DOC}.docx`, request_data: JSON.stringify(request) }),
+    body: renderForm({ file, filename, request_data: JSON.stringify(request) }),
   });
   return { bytes: Buffer.from(await probe.arrayBuffer()), contentType: probe.headers.get('content-type')! };
 }
@@ -196,6 +208,57 @@ interface Breakdown {
   convert: number[];
   workerOther: number[];
   back: number[];
+}
+
+/**
+ * The price list through the service (xlsx->pdf, xlsx->xlsx) beside the floor: the workbook
+ * filled here once, converted by an in-process pool as the worker's pipeline converts it. The
+ * three take turns request by request, so load from elsewhere falls on all alike.
+ */
+async function pricesSection(apiUrl: string): Promise<boolean> {
+  const xlsxTemplate = priceListTemplate();
+  const request = priceListRequest(PRICES_ROWS) as RenderRequest;
+  const filled = renderXlsx(xlsxTemplate, request, { compression: 'STORE' });
+  const bodies = {
+    pdf: await formBody(
+      { ...request, options: { output: 'pdf' } } as RenderRequest,
+      xlsxTemplate,
+      'prices.xlsx',
+    ),
+    xlsx: await formBody(
+      { ...request, options: { output: 'xlsx' } } as RenderRequest,
+      xlsxTemplate,
+      'prices.xlsx',
+    ),
+  };
+  const pool = new LibreOfficePool({ instances: 1, restartAfter: 0 });
+  await pool.start();
+  const times = { floor: [] as number[], pdf: [] as number[], xlsx: [] as number[] };
+  try {
+    for (let i = 0; i < WARMUP + PRICES_REQUESTS; i++) {
+      const t0 = performance.now();
+      await convertSpreadsheet(pool, filled, 'pdf');
+      const f = performance.now() - t0;
+      const p = await post(apiUrl, bodies.pdf, `bench-prices-pdf-${i}`);
+      const x = await post(apiUrl, bodies.xlsx, `bench-prices-xlsx-${i}`);
+      if (i < WARMUP) continue;
+      times.floor.push(f);
+      times.pdf.push(p.end - p.start);
+      times.xlsx.push(x.end - x.start);
+    }
+  } finally {
+    await pool.close();
+  }
+  const floor = summarize(times.floor);
+  const pdf = summarize(times.pdf);
+  console.log(
+    `\nprice-list.xlsx, ${PRICES_ROWS} rows, 1 caller (${PRICES_REQUESTS} requests each, taking turns)`,
+  );
+  console.log(`  floor: pool, filled .xlsx to PDF (Calc)    ${formatMs(floor)}`);
+  console.log(`  service over HTTP, xlsx -> pdf             ${formatMs(pdf)}`);
+  console.log(`  service over HTTP, xlsx -> xlsx            ${formatMs(summarize(times.xlsx))}`);
+  console.log(`  pdf p50 ratio to the floor ${(pdf.median / floor.median).toFixed(2)}×`);
+  return times.pdf.length === PRICES_REQUESTS;
 }
 
 async function main(): Promise<void> {
@@ -374,6 +437,8 @@ async function main(): Promise<void> {
       console.log(`  service over HTTP                             ${formatMs(s)}`);
       console.log(`  p50 ratio ${(s.median / f.median).toFixed(2)}×`);
     }
+    // ---- prices: the 2,000-row .xlsx to PDF and to .xlsx beside Calc's floor ----------------
+    if (PRICES_ROWS > 0) ok = (await pricesSection(api.url)) && ok;
 
     // ---- formats: each row of the pipeline's table beside the PDF --------------------------
     if (FORMATS.length) {

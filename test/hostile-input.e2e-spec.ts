@@ -196,6 +196,7 @@ describe('broken and hostile templates', () => {
       ['zip bomb: 1.1 MB upload declaring 400 MB', () => zip.zipBomb(400e6), 413, 'payload_too_large'],
       ['.docm (macro-enabled main part + vbaProject.bin)', () => zip.docm(), 400, 'invalid_template'],
       ['.docx smuggling a vbaProject.bin', () => zip.docxWithVbaProject(), 400, 'invalid_template'],
+      ['.xlsm (macro-enabled workbook + vbaProject.bin)', () => zip.xlsm(), 400, 'invalid_template'],
       ['document.xml not well-formed', () => zip.malformedDocumentXml(), 400, 'invalid_template'],
       ['entity bomb (billion laughs) in document.xml', () => zip.entityBomb(), 400, 'invalid_template'],
       ['entity bomb in styles.xml', () => zip.entityBomb('word/styles.xml'), 400, 'invalid_template'],

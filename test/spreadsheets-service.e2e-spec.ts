@@ -1,7 +1,8 @@
 /**
  * Spreadsheet templates (.xlsx, issue 41) through the running service: the synchronous endpoint
  * fills the Calc-saved price list to PDF and to .xlsx, names a dropped external link in the
- * Warning header, and refuses what a spreadsheet cannot be made into with a 400 naming it.
+ * Warning header (and a job's status and result say the same), and refuses what a spreadsheet
+ * cannot be made into with a 400 naming it.
  */
 import { execFileSync } from 'node:child_process';
 import { readFileSync } from 'node:fs';
@@ -11,6 +12,7 @@ import PizZip from 'pizzip';
 
 import {
   buildService,
+  jobFinished,
   ManagedProcess,
   postRender,
   RedisServer,
@@ -107,6 +109,82 @@ it('fills to .xlsx, drops an external link and names it in the Warning header', 
   const zip = new PizZip(Buffer.from(await res.arrayBuffer()));
   expect(zip.file('xl/externalLinks/externalLink1.xml')).toBeNull();
   expect(zip.file('xl/_rels/workbook.xml.rels')!.asText()).not.toContain('externalLink');
+});
+
+it('a job carries the same warning: in its status (warnings) and its result (Warning header)', async () => {
+  const form = new FormData();
+  form.append('file', new Blob([withExternalLink(TEMPLATE)]), 'prices.xlsx');
+  form.append('request_data', JSON.stringify({ template_data: DATA, options: { output: 'xlsx' } }));
+  const submitted = await fetch(`${api.url}/api/v1/jobs`, { method: 'POST', body: form });
+  expect(submitted.status).toBe(202);
+  const { job_id: id } = (await submitted.json()) as { job_id: string };
+  const status = await jobFinished<{ status: string; warnings?: string[] }>(api.url, id, 60_000);
+  expect(status).toMatchObject({
+    status: 'completed',
+    warnings: ['dropped external link (externalLink1.xml)'],
+  });
+  const result = await fetch(`${api.url}/api/v1/jobs/${id}/result`);
+  expect(result.status).toBe(200);
+  expect(result.headers.get('warning')).toBe('299 - "dropped external link (externalLink1.xml)"');
+  expect(
+    new PizZip(Buffer.from(await result.arrayBuffer())).file('xl/externalLinks/externalLink1.xml'),
+  ).toBeNull();
+
+  // A template with nothing to drop: no field, no header.
+  const plain = new FormData();
+  plain.append('file', new Blob([TEMPLATE]), 'prices.xlsx');
+  plain.append('request_data', JSON.stringify({ template_data: DATA, options: { output: 'xlsx' } }));
+  const other = (await (await fetch(`${api.url}/api/v1/jobs`, { method: 'POST', body: plain })).json()) as {
+    job_id: string;
+  };
+  const done = await jobFinished<{ status: string; warnings?: string[] }>(api.url, other.job_id, 60_000);
+  expect(done.status).toBe('completed');
+  expect(done.warnings).toBeUndefined();
+  expect((await fetch(`${api.url}/api/v1/jobs/${other.job_id}/result`)).headers.get('warning')).toBeNull();
+});
+
+it('lints and inspects a workbook over HTTP, and a render with linter_options answers its report', async () => {
+  const lintForm = new FormData();
+  lintForm.append('document', new Blob([TEMPLATE]), 'prices.xlsx');
+  lintForm.append('options', JSON.stringify({ response_format: 'json', verbose: true }));
+  const lint = await fetch(`${api.url}/api/v1/lint-docx-template`, { method: 'POST', body: lintForm });
+  expect(lint.status).toBe(200);
+  const report = (await lint.json()) as {
+    success: boolean;
+    tags: { tag: string; location: { sheet?: string; cell?: string } }[];
+  };
+  expect(report.success).toBe(true);
+  expect(report.tags.find((t) => t.tag === '{{ item.name }}')!.location).toMatchObject({
+    sheet: 'Prices',
+    cell: 'A5',
+  });
+
+  const inspectForm = new FormData();
+  inspectForm.append('file', new Blob([TEMPLATE]), 'prices.xlsx');
+  const inspect = await fetch(`${api.url}/api/v1/inspect-template`, { method: 'POST', body: inspectForm });
+  expect(inspect.status).toBe(200);
+  const inspection = (await inspect.json()) as { loops: { iterable: string; placement: string }[] };
+  expect(inspection.loops).toEqual([expect.objectContaining({ iterable: 'items', placement: 'tr' })]);
+
+  // A broken workbook with linter_options: the lint report instead of a render.
+  const zip = new PizZip(TEMPLATE);
+  const strings = zip.file('xl/sharedStrings.xml')!.asText();
+  expect(strings).toContain('{{ item.name }}');
+  zip.file('xl/sharedStrings.xml', strings.replace('{{ item.name }}', '{{ item.name | bogus }}'));
+  const res = await postRender(api.url, {
+    file: zip.generate({ type: 'nodebuffer' }),
+    filename: 'prices.xlsx',
+    request_data: { template_data: DATA, linter_options: { enabled: true, response_format: 'json' } },
+  });
+  expect(res.status).toBe(200);
+  const failed = (await res.json()) as {
+    status: string;
+    linting_results: { errors: { code: string; location: { cell?: string } }[] };
+  };
+  expect(failed.status).toBe('template_validation_failed');
+  expect(failed.linting_results.errors).toEqual([
+    expect.objectContaining({ code: 'unknown_filter', location: expect.objectContaining({ cell: 'A5' }) }),
+  ]);
 });
 
 it.each([

@@ -169,3 +169,119 @@ it('the command line fills a workbook into OUT.xlsx, the format told by the pack
     rmSync(dir, { recursive: true, force: true });
   }
 });
+
+describe.each(WRITERS)('a column loop inside a row loop, saved by %s', (writer) => {
+  const sales = readFileSync(join(FIXTURES, `sales-by-month.${writer}.xlsx`));
+  const request = {
+    template_data: {
+      customer: 'ACME',
+      report_title: 'Report: Q1/2026',
+      months: ['Jan', 'Feb', 'Mar', 'Apr'],
+      regions: [
+        { name: 'North', sales: [1, 2, 3, 4] },
+        { name: 'South', sales: [10, 20, 30, 40] },
+      ],
+    },
+  };
+
+  it('as .xlsx: the month columns repeat, the totals right of and below them grow over the copies', async () => {
+    const produced = await produceDocument(sales, { output: 'xlsx', request }, {});
+    const book = openpyxlRead(produced.body);
+    const s = book.sheets.Sales;
+    expect(['A2', 'B2', 'C2', 'D2', 'E2', 'F2'].map((c) => s.cells[c]?.value)).toEqual([
+      'Region',
+      'Jan',
+      'Feb',
+      'Mar',
+      'Apr',
+      'Total',
+    ]);
+    expect(s.cells.C4).toMatchObject({ value: 20, type: 'int' });
+    expect(s.cells.F3.value).toBe('=SUM(B3:E3)');
+    expect(s.cells.F4.value).toBe('=SUM(B4:E4)');
+    expect(['B5', 'C5', 'D5', 'E5', 'F5'].map((c) => s.cells[c].value)).toEqual([
+      '=SUM(B3:B4)',
+      '=SUM(C3:C4)',
+      '=SUM(D3:D4)',
+      '=SUM(E3:E4)',
+      '=SUM(F3:F4)',
+    ]);
+    expect(s.merged).toEqual(['A1:F1']);
+    expect(String(s.print_area)).toContain('$A$1:$F$7');
+    expect(book.names.MonthTotals).toBe('Sales!$B$5:$E$5');
+  });
+
+  it('a sheet named by a tag: filled, made legal (no : or /), and every reference renamed', async () => {
+    const produced = await produceDocument(sales, { output: 'xlsx', request }, {});
+    const book = openpyxlRead(produced.body);
+    expect(Object.keys(book.sheets)).toEqual(['Sales', 'Report Q1 2026']);
+    const report = book.sheets['Report Q1 2026'];
+    expect(report.cells.B1.value).toBe('=Sales!F5');
+    expect(String(report.print_area)).toContain('$A$1:$B$1');
+    // openpyxl shows a print area without its sheet: the workbook's own text names the new name.
+    expect(new PizZip(produced.body).file('xl/workbook.xml')!.asText()).toMatch(
+      /<definedName\b[^>]*>(?:'|&apos;)Report Q1 2026(?:'|&apos;)!\$A\$1:\$B\$1<\/definedName>/,
+    );
+    expect(book.sheets.Sales.cells.A7.value).toBe("See 'Report: Q1/2026'");
+    expect(book.sheets.Sales.cells.F7.value).toBe("='Report Q1 2026'!B1");
+  });
+
+  it('to PDF through Calc: the sums over the repeated columns are recalculated', async () => {
+    const produced = await produceDocument(
+      sales,
+      { output: 'pdf', request, pdf: {} },
+      {},
+      { converter: pool },
+    );
+    const text = layoutText(produced.body);
+    expect(text).toMatch(/Region Jan Feb Mar Apr Total/);
+    expect(text).toMatch(/North 1 2 3 4 10/);
+    expect(text).toMatch(/South 10 20 30 40 100/);
+    expect(text).toMatch(/Total 11 22 33 44 110/);
+    // The renamed sheet's formula and the one naming it, recalculated by Calc.
+    expect(text).toMatch(/Grand total 110/);
+    expect(text).toMatch(/See 'Report: Q1\/2026' 110/);
+  });
+});
+
+describe.each(WRITERS)('a picture whose alternative text names an image key, saved by %s', (writer) => {
+  const quote = readFileSync(join(FIXTURES, `picture.${writer}.xlsx`));
+  // A 3×2 blue PNG, unlike the template's red picture.
+  const BLUE =
+    'iVBORw0KGgoAAAANSUhEUgAAAAMAAAACCAIAAAASFvFNAAAAFUlEQVR4nGNkYPjPwMDAwMDAxAADABErAQPdiBRnAAAAAElFTkSuQmCC';
+  const request = { template_data: { customer: 'ACME', total: 12.5 }, images: { logo: { data: BLUE } } };
+
+  it('as .xlsx: the picture shows the request image in the same anchor; the template media stays', async () => {
+    const produced = await produceDocument(quote, { output: 'xlsx', request }, {});
+    const zip = new PizZip(produced.body);
+    const drawing = zip.file('xl/drawings/drawing1.xml')!.asText();
+    const embed = /r:embed="([^"]+)"/.exec(drawing)![1];
+    const rels = zip.file('xl/drawings/_rels/drawing1.xml.rels')!.asText();
+    const target = new RegExp(`Id="${embed}"[^>]*Target="\\.\\./media/([^"]+)"`).exec(rels)![1];
+    expect(zip.file(`xl/media/${target}`)!.asNodeBuffer().equals(Buffer.from(BLUE, 'base64'))).toBe(true);
+    expect(drawing).toMatch(/<(?:xdr:)?col>2<\/(?:xdr:)?col>/);
+    expect(zip.file('xl/media/image1.png')).not.toBeNull();
+    expect(openpyxlRead(produced.body).sheets.Quote.cells.B10).toMatchObject({ value: 12.5, type: 'float' });
+  });
+
+  it('to PDF through Calc: the page holds the request image', async () => {
+    const produced = await produceDocument(
+      quote,
+      { output: 'pdf', request, pdf: {} },
+      {},
+      { converter: pool },
+    );
+    // pdfimages reads a file, not stdin.
+    const dir = mkdtempSync(join(tmpdir(), 'sheets-pic-'));
+    let list: string;
+    try {
+      writeFileSync(join(dir, 'out.pdf'), produced.body);
+      list = execFileSync('pdfimages', ['-list', join(dir, 'out.pdf')]).toString('utf8');
+    } finally {
+      rmSync(dir, { recursive: true, force: true });
+    }
+    // One image on the page, 3×2 pixels: the request's, not the template's 120×60.
+    expect(list).toMatch(/^\s*1\s+\d+\s+image\s+3\s+2\b/m);
+    expect(list).not.toMatch(/\b120\s+60\b/);
+  });
+});

@@ -9,6 +9,8 @@
  */
 import PizZip from 'pizzip';
 import { constants, crc32, deflateRawSync } from 'node:zlib';
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
 import { buildDocx, p } from './docx-builder';
 
 export interface ZipEntry {
@@ -220,4 +222,30 @@ export function xmlVolumeBomb(bytes: number, unit = '<w:p/>  '): Buffer {
   const size = head.length + blocks * step + tail.length;
   const entries = entriesOf(VALID()).filter((e) => e.name !== 'word/document.xml');
   return writeZip([...entries, { name: 'word/document.xml', data, method: 8, crc, uncompressedSize: size }]);
+}
+
+/**
+ * The Calc-saved price list (test/fixtures/spreadsheets) declared macro-enabled (.xlsm), with a
+ * vbaProject.bin: refused unless the operator allows macros, and never run.
+ */
+export function xlsm(): Buffer {
+  const book = new PizZip(
+    readFileSync(join(__dirname, '..', 'fixtures', 'spreadsheets', 'price-list.calc.xlsx')),
+  );
+  book.file(
+    '[Content_Types].xml',
+    book
+      .file('[Content_Types].xml')!
+      .asText()
+      .replace(
+        'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet.main+xml',
+        'application/vnd.ms-excel.sheet.macroEnabled.main+xml',
+      )
+      .replace(
+        '</Types>',
+        '<Default Extension="bin" ContentType="application/vnd.ms-office.vbaProject"/></Types>',
+      ),
+  );
+  book.file('xl/vbaProject.bin', Buffer.from('Attribute VB_Name = "Workbook_Open"'));
+  return book.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
 }

@@ -54,7 +54,11 @@ function describe(file: string, f: LintError | LintWarning): string {
   const kind = 'error_type' in f ? f.error_type : f.warning_type;
   const l = f.location;
   const cell = l?.table ? `, table ${l.table.table} row ${l.table.row} cell ${l.table.cell}` : '';
-  const where = l ? `    in ${l.part}, paragraph ${l.paragraph}${cell}\n` : '';
+  const where = !l
+    ? ''
+    : l.sheet !== undefined
+      ? `    in sheet ${l.sheet}, cell ${l.cell}\n`
+      : `    in ${l.part}, paragraph ${l.paragraph}${cell}\n`;
   return (
     `${file}:${f.line_number ?? '?'}:${f.column ?? '?'}: ${kind}: ${f.message}\n` +
     where +

@@ -107,6 +107,8 @@ export interface AsyncJobRecord {
   /** A render by id (docs/templates.md): the stored template and the version that renders. */
   template_id?: string;
   template_version?: string;
+  /** What the fill drops from a workbook (external links, data connections), as a JSON array of strings. */
+  warnings?: string;
 }
 
 /** The data of the parent ("assemble") job. */

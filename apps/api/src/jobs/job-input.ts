@@ -9,6 +9,7 @@ import { renderJobOptions } from './job-options';
 import { requestIdOf } from '../logging/request-id';
 import type { JobInput } from '../queue/jobs.service';
 import { OUTPUT_MEDIA, outputExtension, outputFilename, type ParsedJobRequest } from '@app/contracts';
+import { templateWarnings } from '@app/engine';
 
 /** The uploaded template, as multer gives it. */
 export interface UploadedTemplate {
@@ -53,6 +54,8 @@ export function jobInput(
     ...(parsed.webhookUrl ? { webhookUrl: parsed.webhookUrl } : {}),
     ...(parsed.deliverTo ? { deliverTo: parsed.deliverTo } : {}),
     baseUrl,
+    // As the synchronous answer's Warning header: what the fill drops from a workbook, never fetched.
+    warnings: templateWarnings(file.buffer),
     ...(stored
       ? { storedTemplate: { templateId: stored.templateId, version: stored.version, digest: stored.digest } }
       : {}),

@@ -30,7 +30,14 @@ import {
   ApiTags,
 } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkTemplate, countChartPoints, digestOf, formatDefaultsOf, prepareImages } from '@app/engine';
+import {
+  checkTemplate,
+  countChartPoints,
+  digestOf,
+  formatDefaultsOf,
+  prepareImages,
+  warningHeader,
+} from '@app/engine';
 import { templateSourceOf } from '@app/contracts';
 import { AcceptsKey } from '../store/api-key.guard';
 import { StoredTemplates, uploadOf } from '../store/stored-templates';
@@ -170,7 +177,15 @@ export class JobsController {
   @ApiProduces(OUTPUT_MEDIA.pdf.contentType, 'application/zip', 'application/json')
   @ApiResponse({
     status: 200,
-    description: 'The result, with a Content-Disposition file name',
+    description:
+      "The result, with a Content-Disposition file name; a `Warning` header names what the fill dropped from a workbook (external links, data connections), as the synchronous answer's",
+    headers: {
+      Warning: {
+        description:
+          'Present when the fill dropped something: `299 - "dropped external link (externalLink1.xml)"`',
+        schema: { type: 'string' },
+      },
+    },
     content: {
       [OUTPUT_MEDIA.pdf.contentType]: { schema: { type: 'string', format: 'binary' } },
       'application/zip': { schema: { type: 'string', format: 'binary' } },
@@ -179,8 +194,11 @@ export class JobsController {
   @ErrorResponse(404, 'Unknown or expired job (job_not_found)')
   @ErrorResponse(409, 'Queued or active (job_not_finished)')
   @ErrorResponse(422, 'A failed job: its own error (any 4xx/5xx of the synchronous endpoint)')
-  async result(@Param('id') id: string): Promise<StreamableFile> {
+  async result(@Param('id') id: string, @Res({ passthrough: true }) res: Response): Promise<StreamableFile> {
     const result = await this.jobs.result(id);
+    // As the synchronous answer: what the fill dropped from a workbook (external links, data connections).
+    const warning = warningHeader(result.warnings ?? []);
+    if (warning) res.setHeader('Warning', warning);
     return new StreamableFile(result.body, {
       type: result.contentType,
       disposition: contentDisposition(result.filename),

@@ -47,7 +47,8 @@ export class LintController {
       'Syntax errors, unclosed or mismatched blocks, unknown filters, tests and tags, tags never closed or split across ' +
       'table cells, blocks crossing table cells, each with its location (part, paragraph, table cell, line and column of the ' +
       'template text) and a suggestion; warnings for likely mistakes (a tag split across paragraphs renders, joined as docxtpl joins it). The report is 200 whether or not the template ' +
-      'passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`.',
+      'passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`. ' +
+      'A workbook (.xlsx, told by its content types) is linted too: each cell holding text is one line, located by `sheet`, `cell` and `row`.',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: toOpenApi(LintFormSchema) })
@@ -60,7 +61,7 @@ export class LintController {
       [OUTPUT_MEDIA.pdf.contentType]: { schema: { type: 'string', format: 'binary' } },
     },
   })
-  @ErrorResponse(400, 'No document, not a .docx, or bad options')
+  @ErrorResponse(400, 'No document, not a .docx or .xlsx, or bad options')
   @ErrorResponse(503, 'PDF report only: no worker to render it')
   @HttpCode(200)
   @AcceptsKey()
@@ -84,7 +85,8 @@ export class LintController {
       source.kind === 'stored'
         ? await uploadOf(await this.storedTemplates.resolve(req, source, res))
         : upload;
-    if (!document) throw new MissingFileError("The form field 'document' (the .docx template) is missing");
+    if (!document)
+      throw new MissingFileError("The form field 'document' (the .docx or .xlsx template) is missing");
     const options = parseLintOptions((req.body as Record<string, unknown> | undefined)?.options);
     const report = lintDocxTemplate(document.buffer, {
       verbose: options.verbose,

@@ -54,6 +54,8 @@ export interface JobInput {
   baseUrl: string;
   /** A render by id: recorded with the job, shown in its status (template_version). */
   storedTemplate?: RenderJob['storedTemplate'];
+  /** What the fill drops from the template (templateWarnings): in the status and the result's Warning header. */
+  warnings?: string[];
 }
 
 // The status answer's type comes from its schema, beside the OpenAPI it gives.
@@ -63,6 +65,18 @@ export interface JobResult {
   body: Buffer;
   contentType: string;
   filename: string;
+  /** What the fill dropped from the template: the result's Warning header. */
+  warnings?: string[];
+}
+
+/** The record's warnings; [] when none (or a record written before jobs kept them). */
+function warningsOf(record: Partial<AsyncJobRecord>): string[] {
+  try {
+    const parsed: unknown = JSON.parse(record.warnings ?? '[]');
+    return Array.isArray(parsed) ? parsed.filter((w): w is string => typeof w === 'string') : [];
+  } catch {
+    return [];
+  }
 }
 
 const iso = (ms: string | undefined) => (ms ? new Date(Number(ms)).toISOString() : null);
@@ -140,6 +154,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
             template_version: String(input.storedTemplate.version),
           }
         : {}),
+      ...(input.warnings?.length ? { warnings: JSON.stringify(input.warnings) } : {}),
     };
     // As the synchronous path writes it: `9.0` stays a float across the queue (json-numbers.ts).
     const requestJsons = input.requests.map((request) => stringifyDataJson(request));
@@ -242,6 +257,8 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       view.template_version = Number(record.template_version);
     }
     if (status === 'completed') view.result_url = `${baseUrl}${jobPaths(jobId).result}`;
+    const warnings = warningsOf(record);
+    if (warnings.length) view.warnings = warnings;
     if (status === 'failed') view.error = this.errorOf(record).toBody();
     if (record.delivery_status) {
       view.delivery = {
@@ -285,6 +302,7 @@ export class JobsService implements OnModuleInit, OnModuleDestroy {
       body,
       contentType: record.content_type ?? 'application/octet-stream',
       filename: record.filename ?? 'result',
+      warnings: warningsOf(record),
     };
   }
 

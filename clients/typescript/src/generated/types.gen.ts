@@ -540,6 +540,18 @@ export type TemplateLocation = {
         row: number;
         cell: number;
     } | null;
+    /**
+     * Workbooks only: the sheet name
+     */
+    sheet?: string;
+    /**
+     * Workbooks only: the cell, e.g. C4
+     */
+    cell?: string;
+    /**
+     * Workbooks only: the 1-based row of the cell
+     */
+    row?: number;
 };
 
 export type LintError = {
@@ -793,6 +805,10 @@ export type JobStatus = {
      * A render by id: the version that renders
      */
     template_version?: number;
+    /**
+     * What the fill drops from the template, never fetched (a workbook's external links and data connections, e.g. `dropped external link (externalLink1.xml)`): the synchronous answer's and the result's Warning header; absent when nothing
+     */
+    warnings?: Array<string>;
     error?: ErrorBody;
 };
 
@@ -1250,6 +1266,10 @@ export type JobsControllerStatusResponses = {
          * A render by id: the version that renders
          */
         template_version?: number;
+        /**
+         * What the fill drops from the template, never fetched (a workbook's external links and data connections, e.g. `dropped external link (externalLink1.xml)`): the synchronous answer's and the result's Warning header; absent when nothing
+         */
+        warnings?: Array<string>;
         error?: ErrorBody;
     };
 };
@@ -1287,7 +1307,7 @@ export type JobsControllerResultError = JobsControllerResultErrors[keyof JobsCon
 
 export type JobsControllerResultResponses = {
     /**
-     * The result, with a Content-Disposition file name
+     * The result, with a Content-Disposition file name; a `Warning` header names what the fill dropped from a workbook (external links, data connections), as the synchronous answer's
      */
     200: Blob | File;
 };
@@ -1320,7 +1340,7 @@ export type LintControllerLintData = {
 
 export type LintControllerLintErrors = {
     /**
-     * No document, not a .docx, or bad options
+     * No document, not a .docx or .xlsx, or bad options
      */
     400: ErrorBody;
     /**
@@ -1362,7 +1382,7 @@ export type InspectControllerInspectData = {
 
 export type InspectControllerInspectErrors = {
     /**
-     * No file, or not a .docx
+     * No file, or not a .docx or .xlsx
      */
     400: ErrorBody;
 };

@@ -53,6 +53,12 @@ export const JobViewSchema = Type.Object({
   delivery: Type.Optional(DeliveryViewSchema),
   template_id: Type.Optional(Type.String({ description: 'A render by id: the stored template' })),
   template_version: Type.Optional(Type.Integer({ description: 'A render by id: the version that renders' })),
+  warnings: Type.Optional(
+    Type.Array(Type.String(), {
+      description:
+        "What the fill drops from the template, never fetched (a workbook's external links and data connections, e.g. `dropped external link (externalLink1.xml)`): the synchronous answer's and the result's Warning header; absent when nothing",
+    }),
+  ),
   error: Type.Optional(
     Type.Unsafe<ErrorBody>({
       ...ERROR_BODY_REF,

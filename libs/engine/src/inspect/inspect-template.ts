@@ -6,7 +6,10 @@
 import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
 import { bindChartTags, boundChartShape } from '../charts/chart-writer';
 import { dataJsonSchema, dataSkeleton } from './data-skeleton';
-import { templateOutline } from './template-outline';
+import { templateOutline, type TemplateOutline } from './template-outline';
+import { defaultEnvironment } from '../environment';
+import { templateFormatOf } from '../template-format';
+import { workbookOutline } from '../xlsx/workbook-outline';
 import type { TemplateInspection } from './inspection-schema';
 import { templateVariables } from './template-variables';
 import { signatureFieldCalls } from './signature-field-calls';
@@ -17,7 +20,10 @@ export type { TemplateInspection };
 const PLACEHOLDER_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
+/** What a Word template or, told by its content types, a workbook expects (cells located by sheet and cell). */
 export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits> = {}): TemplateInspection {
+  if (templateFormatOf(template) === 'xlsx')
+    return inspectionOf(workbookOutline(template, defaultEnvironment(), limits).outline, []);
   const zip = checkDocxTemplate(template, limits);
   // Bound charts' tags are read where the fill evaluates them (charts/chart-writer.ts).
   const bound = bindChartTags(zip);
@@ -44,7 +50,10 @@ export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits
       },
     };
   });
-  const outline = templateOutline(zip);
+  return inspectionOf(templateOutline(zip), charts);
+}
+
+function inspectionOf(outline: TemplateOutline, charts: TemplateInspection['charts']): TemplateInspection {
   const found = templateVariables(outline);
   const placeholders = new Set(found.images.filter((i) => i.kind === 'placeholder').map((i) => i.name));
   const images: Record<string, unknown> = {};

@@ -34,6 +34,10 @@ export const TemplateLocationSchema = Type.Object(
       Type.Object({ table: Type.Integer(), row: Type.Integer(), cell: Type.Integer() }),
       Type.Null(),
     ]),
+    /** A workbook's: the sheet, the cell (`C4`) and its row; each cell with text is one paragraph. */
+    sheet: Type.Optional(Type.String({ description: 'Workbooks only: the sheet name' })),
+    cell: Type.Optional(Type.String({ description: 'Workbooks only: the cell, e.g. C4', example: 'C4' })),
+    row: Type.Optional(Type.Integer({ description: 'Workbooks only: the 1-based row of the cell' })),
   },
   { $id: 'TemplateLocation' },
 );
@@ -142,7 +146,7 @@ function partParagraphs(part: string, xml: string, firstLine: number): TemplateP
 const MARKED = new RegExp(`${TAG_START}([\\s\\S]*?)${TAG_END}`, 'g');
 
 /** Splits a tag into kind, placement and the text the parser reads, as the Jinja module does. */
-function parseTag(
+export function parseTag(
   source: string,
 ): Pick<TemplateTag, 'kind' | 'placement' | 'expr' | 'statement' | 'syntaxError'> {
   const sigil = source[1];

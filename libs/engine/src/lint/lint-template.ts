@@ -20,6 +20,8 @@ import {
 } from '../inspect/template-outline';
 import { IMAGE_LIKE_NAME, templateVariables } from '../inspect/template-variables';
 import { compileProblems } from './compile-problems';
+import { templateFormatOf } from '../template-format';
+import { workbookOutline } from '../xlsx/workbook-outline';
 import type { LintError, LintFinding, LintReport, LintWarning } from './lint-report';
 import { closest, levenshtein, osaDistance } from './levenshtein';
 
@@ -459,17 +461,28 @@ function warningsOf(outline: TemplateOutline, options: LintOptions): LintWarning
   return warnings;
 }
 
+/**
+ * The lint report of a Word template or, told by its content types, of a workbook (each cell one
+ * line, located by sheet, cell and row; the same diagnostics where they apply).
+ */
 export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): LintReport {
   const started = performance.now();
-  // One package for both: the outline reads the parts as they are, then the compile passes mark
-  // their tags in place.
-  const zip = checkDocxTemplate(template, options.limits);
-  // Chart tags on drawings that are not charts fill nothing; bound ones are linted where the fill moves them.
-  const misplacedCharts = misplacedChartTags(zip);
-  bindChartTags(zip);
-  const outline = templateOutline(zip);
   const environment = options.environment ?? defaultEnvironment();
-  const { problems } = compileProblems(zip, environment);
+  let outline: TemplateOutline;
+  let problems: TemplateProblem[];
+  let misplacedCharts: ReturnType<typeof misplacedChartTags> = [];
+  if (templateFormatOf(template) === 'xlsx') {
+    ({ outline, problems } = workbookOutline(template, environment, options.limits));
+  } else {
+    // One package for both: the outline reads the parts as they are, then the compile passes mark
+    // their tags in place.
+    const zip = checkDocxTemplate(template, options.limits);
+    // Chart tags on drawings that are not charts fill nothing; bound ones are linted where the fill moves them.
+    misplacedCharts = misplacedChartTags(zip);
+    bindChartTags(zip);
+    outline = templateOutline(zip);
+    ({ problems } = compileProblems(zip, environment));
+  }
   const seen = new Map<string, number>();
   const errors: LintError[] = problems.map((problem) => {
     const where = locate(outline, problem, seen);

@@ -77,6 +77,8 @@ export function lintReportTemplate(): Buffer {
 function where(f: LintFinding): string {
   const l = f.location;
   if (!l) return 'the whole document';
+  if (l.sheet !== undefined)
+    return `sheet ${l.sheet}, cell ${l.cell} (line ${f.line_number ?? '?'}, column ${f.column ?? '?'})`;
   const cell = l.table ? `, table ${l.table.table} row ${l.table.row} cell ${l.table.cell}` : '';
   return `${l.part}, paragraph ${l.paragraph}${cell} (line ${f.line_number ?? '?'}, column ${f.column ?? '?'})`;
 }

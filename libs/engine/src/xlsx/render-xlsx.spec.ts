@@ -229,13 +229,264 @@ describe('cells and row loops', () => {
     const unclosed = workbook(`<row r="3">${inline('A3', '{%tr for x in y %}')}</row>`);
     expect(() => renderXlsx(unclosed, { template_data: {} })).toThrow(/never closed/);
     const columns = workbook(`<row r="1">${inline('A1', '{%tc for c in cols %}')}</row>`);
-    expect(() => renderXlsx(columns, { template_data: { cols: [1] } })).toThrow(/column loops/);
+    expect(() => renderXlsx(columns, { template_data: { cols: [1] } })).toThrow(/never closed/);
   });
 
   it('strict mode names every undefined variable', () => {
     const xlsx = workbook(`<row r="1">${inline('A1', '{{ a }}')}${inline('B1', 'x {{ b.c }}')}</row>`);
     expect(() => renderXlsx(xlsx, { template_data: {} }, { undefined: 'strict' })).toThrow(
       expect.objectContaining({ errorType: 'undefined_variable', variables: ['a', 'b.c'] }),
+    );
+  });
+});
+
+describe('column loops ({%tc for %})', () => {
+  // Row 1: headers; row 2: values; row 3: a total per month and, right of the loop, a grand total.
+  const sheet =
+    `<row r="1">${inline('A1', 'Item')}${inline('B1', '{%tc for m in months %}')}${inline('C1', '{{ m }}')}` +
+    `${inline('D1', '{%tc endfor %}')}${inline('E1', 'Total')}</row>` +
+    `<row r="2">${inline('A2', 'Apples')}${inline('B2', '{%tc for m in months %}')}${inline('C2', '{{ sales[m] }}')}` +
+    `${inline('D2', '{%tc endfor %}')}<c r="E2"><f>SUM(C2:C2)</f></c></row>` +
+    `<row r="3"><c r="C3"><f>C2*2</f></c><c r="E3"><f>E2+C2</f></c></row>`;
+  const tail =
+    '<mergeCells count="2"><mergeCell ref="C4:C5"/><mergeCell ref="E4:F4"/></mergeCells>' +
+    '<conditionalFormatting sqref="C2:E2"><cfRule type="cellIs" priority="1" operator="greaterThan"><formula>$E$2</formula></cfRule></conditionalFormatting>' +
+    '<dataValidations count="1"><dataValidation type="whole" sqref="E2"><formula1>0</formula1></dataValidation></dataValidations>';
+  const months = ['Jan', 'Feb', 'Mar'];
+  const data = { months, sales: { Jan: 1, Feb: 2, Mar: 4 } };
+
+  function filled(): string {
+    const xlsx = workbook(sheet, {
+      sheetTail: tail,
+      parts: {},
+    });
+    // The widths: A, B (tag), C (loop), D (tag), E and F.
+    const zip = new PizZip(xlsx);
+    const xml = zip.file('xl/worksheets/sheet1.xml')!.asText();
+    zip.file(
+      'xl/worksheets/sheet1.xml',
+      xml.replace(
+        '<sheetData>',
+        '<cols><col min="1" max="1" width="20" customWidth="1"/><col min="2" max="2" width="3" customWidth="1"/>' +
+          '<col min="3" max="3" width="9" customWidth="1"/><col min="4" max="4" width="3" customWidth="1"/>' +
+          '<col min="5" max="6" width="12" customWidth="1"/></cols><sheetData>',
+      ),
+    );
+    return text(
+      renderXlsx(zip.generate({ type: 'nodebuffer' }), { template_data: data }),
+      'xl/worksheets/sheet1.xml',
+    );
+  }
+
+  it('repeats the columns between the tags once per item; the tag columns go', () => {
+    const out = filled();
+    expect(cell(out, 'A1')).toContain('>Item<');
+    expect(cell(out, 'B1')).toContain('>Jan<');
+    expect(cell(out, 'C1')).toContain('>Feb<');
+    expect(cell(out, 'D1')).toContain('>Mar<');
+    expect(cell(out, 'E1')).toContain('>Total<');
+    expect(out).not.toContain('{%tc');
+    expect(cell(out, 'B2')).toBe('<c r="B2"><v>1</v></c>');
+    expect(cell(out, 'D2')).toBe('<c r="D2"><v>4</v></c>');
+  });
+
+  it('moves what is right of the loop: formulas grow over the copies, each copy names its own column', () => {
+    const out = filled();
+    expect(cell(out, 'E2')).toContain('<f>SUM(B2:D2)</f>');
+    // A formula inside the loop's column is repeated and points at its own copy.
+    expect(cell(out, 'B3')).toContain('<f>B2*2</f>');
+    expect(cell(out, 'C3')).toContain('<f>C2*2</f>');
+    expect(cell(out, 'D3')).toContain('<f>D2*2</f>');
+    // As with rows: a one-cell reference from outside the loop to its column covers every copy.
+    expect(cell(out, 'E3')).toContain('<f>E2+B2:D2</f>');
+  });
+
+  it('moves merged cells, conditional formats, validations and column widths', () => {
+    const out = filled();
+    expect(out).toContain(
+      '<mergeCell ref="B4:B5"/><mergeCell ref="C4:C5"/><mergeCell ref="D4:D5"/><mergeCell ref="E4:F4"/>',
+    );
+    expect(out).toContain('sqref="B2:E2"');
+    expect(out).toContain('<formula>$E$2</formula>');
+    expect(out).toMatch(/<dataValidation[^>]*sqref="E2"/);
+    expect(out).toContain(
+      '<cols><col min="1" max="1" width="20" customWidth="1"/><col min="2" max="2" width="9" customWidth="1"/>' +
+        '<col min="3" max="3" width="9" customWidth="1"/><col min="4" max="4" width="9" customWidth="1"/>' +
+        '<col min="5" max="6" width="12" customWidth="1"/></cols>',
+    );
+  });
+
+  it("a table over the loop's columns grows, its columns named by their filled header cells", () => {
+    const ct = new PizZip(workbook('')).file('[Content_Types].xml')!.asText();
+    const xlsx = workbook(
+      `<row r="1">${inline('A1', 'Item')}${inline('B1', '{%tc for m in months %}')}${inline('C1', '{{ m }}')}` +
+        `${inline('D1', '{%tc endfor %}')}${inline('E1', 'Total')}</row><row r="2">${inline('A2', 'x')}</row>`,
+      {
+        sheetTail:
+          '<tableParts count="1"><tablePart r:id="rId1" xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships"/></tableParts>',
+        parts: {
+          '[Content_Types].xml': ct.replace(
+            '</Types>',
+            '<Override PartName="/xl/tables/table1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.table+xml"/></Types>',
+          ),
+          'xl/worksheets/_rels/sheet1.xml.rels':
+            '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/table" Target="../tables/table1.xml"/></Relationships>',
+          'xl/tables/table1.xml':
+            '<table xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main" id="1" name="T" displayName="T" ref="A1:E2">' +
+            '<autoFilter ref="A1:E2"/><tableColumns count="5"><tableColumn id="1" name="Item"/><tableColumn id="2" name="Tag"/>' +
+            '<tableColumn id="3" name="Month"/><tableColumn id="4" name="End"/><tableColumn id="5" name="Total"/></tableColumns></table>',
+        },
+      },
+    );
+    const table = text(
+      renderXlsx(xlsx, { template_data: { months: ['Jan', 'Feb', 'Mar'] } }),
+      'xl/tables/table1.xml',
+    );
+    expect(table).toContain('ref="A1:E2"');
+    expect(table).toContain(
+      '<tableColumns count="5"><tableColumn id="1" name="Item"/><tableColumn id="2" name="Jan"/>' +
+        '<tableColumn id="3" name="Feb"/><tableColumn id="4" name="Mar"/><tableColumn id="5" name="Total"/></tableColumns>',
+    );
+    // The same month twice: names stay unique.
+    const twice = text(
+      renderXlsx(xlsx, { template_data: { months: ['Jan', 'Jan'] } }),
+      'xl/tables/table1.xml',
+    );
+    expect(twice).toContain('<tableColumn id="2" name="Jan"/><tableColumn id="3" name="Jan_2"/>');
+  });
+
+  it("a rule's relative formula follows its first range's top-left cell, in rows and in columns", () => {
+    const rule = (sqref: string, f: string) =>
+      `<conditionalFormatting sqref="${sqref}"><cfRule type="expression" priority="1"><formula>${f}</formula></cfRule></conditionalFormatting>`;
+    const byColumn = text(
+      renderXlsx(workbook(sheet, { sheetTail: rule('C2', 'C2&gt;1') }), { template_data: data }),
+      'xl/worksheets/sheet1.xml',
+    );
+    expect(byColumn).toContain('<conditionalFormatting sqref="B2 C2 D2">');
+    expect(byColumn).toContain('<formula>B2&gt;1</formula>');
+    const rows =
+      `<row r="1">${inline('A1', '{%tr for i in items %}')}</row><row r="2">${inline('A2', '{{ i }}')}</row>` +
+      `<row r="3">${inline('A3', '{%tr endfor %}')}</row>`;
+    const byRow = text(
+      renderXlsx(workbook(rows, { sheetTail: rule('A2', 'A2&gt;1') }), {
+        template_data: { items: [1, 2, 3] },
+      }),
+      'xl/worksheets/sheet1.xml',
+    );
+    expect(byRow).toContain('<conditionalFormatting sqref="A1 A2 A3">');
+    expect(byRow).toContain('<formula>A1&gt;1</formula>');
+  });
+
+  it('an empty list removes the loop columns; a reference to them only is #REF!', () => {
+    const xlsx = workbook(sheet);
+    const out = text(
+      renderXlsx(xlsx, { template_data: { months: [], sales: {} } }),
+      'xl/worksheets/sheet1.xml',
+    );
+    expect(cell(out, 'B1')).toContain('>Total<');
+    expect(cell(out, 'B3')).toContain('<f>B2+#REF!</f>');
+  });
+
+  it('refuses tag rows that repeat a different number of times, or tags in other columns', () => {
+    const uneven =
+      `<row r="1">${inline('A1', '{%tc for m in a %}')}${inline('B1', '{{ m }}')}${inline('C1', '{%tc endfor %}')}</row>` +
+      `<row r="2">${inline('A2', '{%tc for m in b %}')}${inline('B2', '{{ m }}')}${inline('C2', '{%tc endfor %}')}</row>`;
+    expect(() => renderXlsx(workbook(uneven), { template_data: { a: [1, 2], b: [1] } })).toThrow(
+      expect.objectContaining({ errorType: 'template_runtime_error' }),
+    );
+    const moved =
+      `<row r="1">${inline('A1', '{%tc for m in a %}')}${inline('B1', '{{ m }}')}${inline('C1', '{%tc endfor %}')}</row>` +
+      `<row r="2">${inline('B2', '{%tc for m in a %}')}${inline('C2', '{{ m }}')}${inline('D2', '{%tc endfor %}')}</row>`;
+    expect(() => renderXlsx(workbook(moved), { template_data: { a: [1] } })).toThrow(/same columns/);
+  });
+
+  it('refuses a loop that would run past the last column (XFD) with 413', () => {
+    const wide = `<row r="1">${inline('A1', '{%tc for m in a %}')}${inline('B1', '{{ m }}')}${inline('C1', '{%tc endfor %}')}</row>`;
+    expect(() =>
+      renderXlsx(workbook(wide), { template_data: { a: Array.from({ length: 20_000 }, (_, i) => i) } }),
+    ).toThrow(expect.objectContaining({ errorType: 'payload_too_large' }));
+  });
+});
+
+describe('tags in sheet names', () => {
+  /** The builder's workbook with its sheet named `name`, a defined name and app.xml's titles. */
+  function named(name: string, sheetData: string): Buffer {
+    const zip = new PizZip(workbook(sheetData));
+    const esc = name.replace(/&/g, '&amp;').replace(/"/g, '&quot;');
+    zip.file(
+      'xl/workbook.xml',
+      zip
+        .file('xl/workbook.xml')!
+        .asText()
+        .replace('name="Sheet 1"', `name="${esc}"`)
+        .replace(
+          '</sheets>',
+          `</sheets><definedNames><definedName name="_xlnm.Print_Area" localSheetId="0">'${esc.replace(/'/g, "''")}'!$A$1:$B$2</definedName></definedNames>`,
+        ),
+    );
+    zip.file(
+      'docProps/app.xml',
+      `<Properties xmlns:vt="v"><TitlesOfParts><vt:vector size="1" baseType="lpstr"><vt:lpstr>${esc}</vt:lpstr></vt:vector></TitlesOfParts></Properties>`,
+    );
+    return zip.generate({ type: 'nodebuffer' });
+  }
+
+  it('fills the name, makes it legal (no []:*?/\\, at most 31 characters) and renames every reference', () => {
+    const xlsx = named(
+      '{{ title }}',
+      `<row r="1">${inline('A1', '{{ n }}')}<c r="B1"><f>'{{ title }}'!A1*2</f></c></row>`,
+    );
+    const out = new PizZip(
+      renderXlsx(xlsx, { template_data: { title: 'Q1: [draft] a/b & c — a long title, cut at 31', n: 3 } }),
+    );
+    const book = out.file('xl/workbook.xml')!.asText();
+    // `: [ ] /` gone and spaces closed up: 'Q1 draft a b & c — a long title' (31 characters).
+    const name = 'Q1 draft a b & c — a long title';
+    expect(book).toContain('<sheet name="Q1 draft a b &amp; c — a long title"');
+    expect(book).toContain(`'${name.replace(/&/g, '&amp;')}'!$A$1:$B$2</definedName>`);
+    expect(cell(out.file('xl/worksheets/sheet1.xml')!.asText(), 'B1')).toContain(
+      `<f>'${name.replace(/&/g, '&amp;')}'!A1*2</f>`,
+    );
+    expect(out.file('docProps/app.xml')!.asText()).toContain(
+      `<vt:lpstr>${name.replace(/&/g, '&amp;')}</vt:lpstr>`,
+    );
+  });
+
+  it('an empty or reserved name falls back to SheetN; a syntax error is a 422 naming the sheet', () => {
+    const out = renderXlsx(named('{{ missing }}', ''), { template_data: {} });
+    expect(text(out, 'xl/workbook.xml')).toContain('<sheet name="Sheet1"');
+    expect(() => renderXlsx(named('{{ a + }}', ''), { template_data: {} })).toThrow(
+      expect.objectContaining({ errorType: 'template_syntax_error' }),
+    );
+  });
+});
+
+describe('pictures by name or alternative text', () => {
+  const quote = readFileSync(join(FIXTURES, 'picture.calc.xlsx'));
+
+  it("validates `images` as Word's: a non-PNG is image_processing_error naming the image", () => {
+    expect(() => renderXlsx(quote, { template_data: {}, images: { logo: { data: 'aGVsbG8=' } } })).toThrow(
+      expect.objectContaining({
+        errorType: 'image_processing_error',
+        details: expect.objectContaining({ image_name: 'logo' }),
+      }),
+    );
+  });
+
+  it("names the picture by its image's alt", () => {
+    const png = readFileSync(join(FIXTURES, '../../../bench/fixtures/images/logo.png')).toString('base64');
+    const out = new PizZip(
+      renderXlsx(quote, { template_data: {}, images: { logo: { data: png, alt: 'ACME & Co logo' } } }),
+    );
+    expect(out.file('xl/drawings/drawing1.xml')!.asText()).toMatch(
+      /<xdr:cNvPr\b[^>]*descr="ACME &amp; Co logo"/,
+    );
+  });
+
+  it('leaves a picture no key names as it was', () => {
+    const out = new PizZip(renderXlsx(quote, { template_data: {} }));
+    expect(out.file('xl/drawings/_rels/drawing1.xml.rels')!.asText()).toBe(
+      new PizZip(quote).file('xl/drawings/_rels/drawing1.xml.rels')!.asText(),
     );
   });
 });
@@ -320,6 +571,59 @@ describe('hostile and refused workbooks', () => {
     expect(() => renderXlsx(xlsx, { template_data: {} }, { maxWordXmlBytes: 1024 * 1024 })).toThrow(
       expect.objectContaining({ errorType: 'payload_too_large' }),
     );
+  });
+
+  it('refuses a shared-string table of millions of entries at the default limits (413), before reading it', () => {
+    const table = `<sst xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main">${'<si/>'.repeat(2_000_000)}</sst>`;
+    const xlsx = workbook(`<row r="1"><c r="A1" t="s"><v>1999999</v></c></row>`, {
+      parts: {
+        'xl/sharedStrings.xml': table,
+        '[Content_Types].xml': new PizZip(workbook(''))
+          .file('[Content_Types].xml')!
+          .asText()
+          .replace(
+            '</Types>',
+            '<Override PartName="/xl/sharedStrings.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.sharedStrings+xml"/></Types>',
+          ),
+      },
+    });
+    expect(() => renderXlsx(xlsx, { template_data: {} })).toThrow(
+      expect.objectContaining({
+        errorType: 'payload_too_large',
+        details: expect.objectContaining({ limit: 4 * 1024 * 1024 }),
+      }),
+    );
+  });
+
+  describe('a formula chain 100,000 long and a formula nested 100,000 deep', () => {
+    // Rows 5 … 100,004: each cell adds 1 to the one above; the last row's formula nests 100,000
+    // parentheses. A row loop above moves every one of them (each is tokenized: no recursion).
+    const N = 100_000;
+    const rows = [
+      `<row r="1">${inline('A1', '{%tr for i in items %}')}</row><row r="2">${inline('A2', '{{ i }}')}</row>`,
+      `<row r="3">${inline('A3', '{%tr endfor %}')}</row><row r="4"><c r="A4"><v>1</v></c></row>`,
+    ];
+    for (let r = 5; r < 5 + N; r++) rows.push(`<row r="${r}"><c r="A${r}"><f>A${r - 1}+1</f></c></row>`);
+    rows.push(`<row r="${5 + N}"><c r="B${5 + N}"><f>${'('.repeat(N)}A4${')'.repeat(N)}</f></c></row>`);
+    const xlsx = workbook(rows.join(''));
+
+    it('is refused by the XML limit at the defaults (413)', () => {
+      expect(() => renderXlsx(xlsx, { template_data: { items: [1, 2] } })).toThrow(
+        expect.objectContaining({ errorType: 'payload_too_large' }),
+      );
+    });
+
+    it('is filled, every reference moved, when the operator raises the limit', () => {
+      const out = text(
+        renderXlsx(xlsx, { template_data: { items: [1, 2] } }, { maxWordXmlBytes: 64 * 1024 * 1024 }),
+        'xl/worksheets/sheet1.xml',
+      );
+      // Two items in place of three template rows: everything below moves up one row.
+      expect(cell(out, 'A4')).toBe('<c r="A4"><f>A3+1</f></c>');
+      expect(cell(out, 'A100003')).toBe('<c r="A100003"><f>A100002+1</f></c>');
+      expect(cell(out, 'B100004')).toBe(`<c r="B100004"><f>${'('.repeat(N)}A3${')'.repeat(N)}</f></c>`);
+      // Not a speed target: ~2 s on a quiet 2-core machine, 5 s on a loaded one; room for CI.
+    }, 30_000);
   });
 
   it('refuses a DTD (entity expansion)', () => {

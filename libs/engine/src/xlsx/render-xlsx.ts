@@ -17,6 +17,7 @@ import {
 import { isPlainObject, type RenderRequest } from '@app/contracts';
 import { posix } from 'node:path';
 import type { DocxPackage, TemplateLimits } from '../docx/package';
+import { prepareImages, type ImageLimits, type PreparedImage } from '../docx/images';
 import {
   InvalidRequestError,
   PayloadTooLargeError,
@@ -37,12 +38,24 @@ import {
   type Statement,
 } from '../syntax/parser';
 import { CompiledCell, hasTags, placementTag, runLoop, soleExpression, textOf } from './cell-template';
-import { moveFormulaRows, moveRef, moveSqref, RowMap, translateSharedFormula, WorkbookMaps } from './row-map';
+import {
+  ColumnMap,
+  MAX_COLUMN,
+  moveColumnSpans,
+  moveFormulaRows,
+  moveRef,
+  moveSqref,
+  RowMap,
+  translateSharedFormula,
+  WorkbookMaps,
+} from './row-map';
 import {
   attr,
   CellStyles,
+  columnIndex,
   columnName,
   escapeText,
+  escapeXml,
   readRows,
   readSharedStrings,
   setAttr,
@@ -50,6 +63,8 @@ import {
   type TemplateRow,
 } from './sheet-xml';
 import { openSpreadsheetPackage } from './xlsx-package';
+import { legalSheetName, renameSheetsInAppXml, renameSheetsInPart } from './sheet-names';
+import { DRAWING_TYPE, fillSheetPictures } from './sheet-pictures';
 
 export const DEFAULT_MAX_CELLS_PER_SHEET = 1_000_000;
 
@@ -70,6 +85,10 @@ export interface XlsxRenderOptions {
   compression?: 'DEFLATE' | 'STORE';
   /** Told what was dropped from the workbook (external links, data connections), for a warning header. */
   onWarning?: (warning: string) => void;
+  /** As Word's: the request's images already prepared, or their limits and whether the API decoded them. */
+  preparedImages?: Map<string, PreparedImage>;
+  imageLimits?: Partial<ImageLimits>;
+  imagesVerified?: boolean;
 }
 
 const REL_TYPE_END = (xml: string, end: string) =>
@@ -98,6 +117,15 @@ interface Emitted {
   out: number;
   path: number[];
   frame: Frame;
+  /** In a row holding the column loop's tags: one frame per iteration. */
+  columnFrames?: Frame[];
+}
+
+/** A sheet's column loop: its tag columns (1-based) and each tag row's `for` statement. */
+interface ColumnLoop {
+  start: number;
+  end: number;
+  byRow: Map<number, { st: Extract<Statement, { type: 'for' }>; source: string }>;
 }
 
 interface SheetWork {
@@ -107,10 +135,11 @@ interface SheetWork {
   rows: TemplateRow[];
   emitted: Emitted[];
   map: RowMap;
+  columns?: ColumnMap;
 }
 
 /** A path inside the package from a relationship's target, relative to the part that owns it. */
-function resolveTarget(ownerPath: string, target: string): string {
+export function resolveTarget(ownerPath: string, target: string): string {
   if (target.startsWith('/')) return zipPathOf(target);
   return posix.normalize(posix.join(posix.dirname(ownerPath), target));
 }
@@ -134,8 +163,54 @@ function syntaxError(message: string, tag: string, sheet: string, row: number): 
   return new TemplateSyntaxError([{ message, tag, context: `${sheet}, row ${row}`, part: sheet }]);
 }
 
+/**
+ * The sheet's column loop: `{%tc for %}` and `{%tc endfor %}` in cells of one row (or of several
+ * rows, each in the same two columns). One loop per sheet, since its columns repeat in every row
+ * and what is right of them moves for the whole sheet.
+ */
+export function columnLoopOf(rows: TemplateRow[], sheet: string): ColumnLoop | null {
+  let loop: ColumnLoop | null = null;
+  for (const row of rows) {
+    let open: { col: number; st: Extract<Statement, { type: 'for' }>; source: string } | undefined;
+    let close: number | undefined;
+    for (const cell of row.cells) {
+      if (cell.text === undefined) continue;
+      const tag = placementTag(cell.text);
+      if (!tag || tag.placement !== 'tc') continue;
+      let st: Statement;
+      try {
+        st = parseStatement(tag.body);
+      } catch (e) {
+        throw syntaxError((e as Error).message, tag.source, sheet, row.r);
+      }
+      if (st.type === 'for' && open === undefined) open = { col: cell.col + 1, st, source: tag.source };
+      else if (st.type === 'endfor' && open !== undefined && close === undefined) close = cell.col + 1;
+      else
+        throw syntaxError(
+          'a row holds one column loop: one {%tc for %} and, right of it, one {%tc endfor %}',
+          tag.source,
+          sheet,
+          row.r,
+        );
+    }
+    if (open === undefined) continue;
+    if (close === undefined)
+      throw syntaxError('this column loop is never closed in a cell right of it', open.source, sheet, row.r);
+    if (loop && (loop.start !== open.col || loop.end !== close))
+      throw syntaxError(
+        `column loops in a sheet sit in the same columns (${columnName(loop.start - 1)} and ${columnName(loop.end - 1)})`,
+        open.source,
+        sheet,
+        row.r,
+      );
+    loop ??= { start: open.col, end: close, byRow: new Map() };
+    loop.byRow.set(row.r, { st: open.st, source: open.source });
+  }
+  return loop;
+}
+
 /** The sheet's rows as a tree of row loops and conditions. */
-function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
+export function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
   let at = 0;
   const parse = (
     until: readonly string[],
@@ -190,7 +265,7 @@ function rowTree(rows: TemplateRow[], sheet: string): RowNode[] {
  * Rows between the first and last control rows that the XML leaves out (empty rows) are made
  * explicit: a loop repeats them too, and every row there then gets its number by counting.
  */
-function withEmptyRowsInLoops(rows: TemplateRow[], sheet: string): TemplateRow[] {
+export function withEmptyRowsInLoops(rows: TemplateRow[], sheet: string): TemplateRow[] {
   const controls = rows.filter((r) =>
     r.cells.some((c) => c.text !== undefined && placementTag(c.text)?.placement === 'tr'),
   );
@@ -276,6 +351,8 @@ class XlsxFill {
     unshareFormulas(rows);
     const map = new RowMap();
     for (const r of rows) map.declare(r.r);
+    const columnLoop = columnLoopOf(rows, name);
+    let copies: number | undefined;
     const emitted: Emitted[] = [];
     let counter = 0;
     let lastTemplate = 0;
@@ -287,8 +364,23 @@ class XlsxFill {
           counter += n.row.r > lastTemplate ? n.row.r - lastTemplate : 1;
           lastTemplate = n.row.r;
           map.add(n.row.r, { out: counter, path: loopPath });
-          emitted.push({ row: n.row, out: counter, path: loopPath, frame });
+          const tc = columnLoop?.byRow.get(n.row.r);
+          let columnFrames: Frame[] | undefined;
+          if (tc) {
+            const frames: Frame[] = [];
+            this.guard(name, () => runLoop(tc.st, frame, this.state, (f) => frames.push(f)), tc.source);
+            // One set of columns for the whole sheet: every tag row must make as many.
+            if (copies !== undefined && copies !== frames.length)
+              throw new TemplateRuntimeError(
+                `the column loop makes ${frames.length} columns in row ${n.row.r} but ${copies} in an earlier row; a sheet's column loops repeat the same number of times`,
+                { tag: tc.source, context: name, part: name },
+              );
+            copies = frames.length;
+            columnFrames = frames;
+          }
+          emitted.push({ row: n.row, out: counter, path: loopPath, frame, columnFrames });
           cells += n.row.cells.length + 1;
+          if (columnLoop) cells += (copies ?? 0) * (columnLoop.end - columnLoop.start - 1);
           if (cells > this.maxCells) this.checkCells(name, cells);
           continue;
         }
@@ -324,7 +416,24 @@ class XlsxFill {
     emit(rowTree(rows, name), root, []);
     // The counter skipped control rows; rows after the last template row keep their distance.
     this.maps.set(name, map);
-    return { name, path, xml, rows, emitted, map };
+    let columns: ColumnMap | undefined;
+    if (columnLoop) {
+      // No tag row made output (a condition left it out): the tag columns still go.
+      columns = new ColumnMap(columnLoop.start, columnLoop.end, copies ?? 0);
+      let lastColumn = 0;
+      for (const r of rows) for (const c of r.cells) lastColumn = Math.max(lastColumn, c.col + 1);
+      const reach =
+        lastColumn > columnLoop.end
+          ? lastColumn + columns.shift
+          : columns.start + columns.copies * columns.width - 1;
+      if (reach > MAX_COLUMN)
+        throw new PayloadTooLargeError(
+          `The sheet '${name}' would reach column ${reach}, beyond the last column (${MAX_COLUMN})`,
+          { sheet: name, limit: MAX_COLUMN },
+        );
+      this.maps.setColumns(name, columns);
+    }
+    return { name, path, xml, rows, emitted, map, columns };
   }
 
   private truthy(v: Value): boolean {
@@ -343,12 +452,12 @@ class XlsxFill {
   }
 
   /** Runs a row tag's work; the runtime's errors become typed ones naming the sheet. */
-  private guard(sheet: string, fn: () => void): void {
+  private guard(sheet: string, fn: () => void, tag = '{%tr %}'): void {
     this.state.produced.length = 0;
     try {
       fn();
     } catch (e) {
-      throw this.runtimeError(e, sheet, '{%tr %}');
+      throw this.runtimeError(e, sheet, tag);
     }
   }
 
@@ -369,11 +478,22 @@ class XlsxFill {
 
   /** Phase 2: the sheet's XML with its rows written and what names rows moved. */
   write(work: SheetWork, anyMoved: boolean): string {
-    const { name, xml, map } = work;
+    const { name, xml, map, columns } = work;
     const rowsXml: string[] = [];
     for (const e of work.emitted) {
       const cellsXml: string[] = [];
-      for (const cell of e.row.cells) cellsXml.push(this.cellXml(cell, e, name, anyMoved));
+      for (const cell of e.row.cells) {
+        const col = cell.col + 1;
+        if (!columns || col < columns.start) cellsXml.push(this.cellXml(cell, e, name, anyMoved, col));
+        else if (col > columns.end) cellsXml.push(this.cellXml(cell, e, name, anyMoved, col + columns.shift));
+        else if (columns.isBody(col))
+          // The loop's columns side by side; a tag row fills each copy with its own item.
+          for (let i = 0; i < columns.copies; i++) {
+            const frame = e.columnFrames?.[i] ?? e.frame;
+            const at = columns.map(col, i, 'single')!;
+            cellsXml.push(this.cellXml(cell, { ...e, frame }, name, anyMoved, at, i));
+          }
+      }
       rowsXml.push(
         cellsXml.length
           ? `<row r="${e.out}"${e.row.attrs}>${cellsXml.join('')}</row>`
@@ -383,58 +503,80 @@ class XlsxFill {
     let out = xml.replace(/<sheetData\b([^>]*?)(?:\/>|>[\s\S]*?<\/sheetData>)/, (_m, a: string) =>
       rowsXml.length ? `<sheetData${a}>${rowsXml.join('')}</sheetData>` : `<sheetData${a}/>`,
     );
-    if (!map.changed) return out;
+    if (!map.changed && !columns) return out;
+    if (columns)
+      out = out.replace(/<cols>([\s\S]*?)<\/cols>/, (_m, inner: string) => {
+        const spans = moveColumnSpans(inner, columns);
+        return spans ? `<cols>${spans}</cols>` : '';
+      });
     out = out.replace(/<dimension\b([^>]*?)\/>/, (m, a: string) => {
       const ref = attr(a, 'ref');
-      const moved = ref ? moveRef(ref, map) : null;
+      const moved = ref ? moveRef(ref, map, columns) : null;
       return moved ? `<dimension${setAttr(a, 'ref', moved)}/>` : m;
     });
     out = out.replace(/<mergeCells\b[^>]*>([\s\S]*?)<\/mergeCells>/, (_m, inner: string) => {
       const refs = [...inner.matchAll(/<mergeCell\b[^>]*>/g)].flatMap((c) =>
-        moveSqref(attr(c[0], 'ref') ?? '', map),
+        moveSqref(attr(c[0], 'ref') ?? '', map, columns),
       );
       return refs.length
         ? `<mergeCells count="${refs.length}">${refs.map((r) => `<mergeCell ref="${r}"/>`).join('')}</mergeCells>`
         : '';
     });
-    const formulas = (s: string) =>
-      s.replace(
+    // A rule's formula is written for the top-left cell of its first range (Excel applies it to
+    // the others by relative offset): its references move as that cell's, the first copy's.
+    const formulas = (s: string, sqref: string) => {
+      const anchor = /^\s*\$?([A-Za-z]+)\$?(\d+)/.exec(sqref);
+      const row = anchor ? Number(anchor[2]) : 0;
+      const col = anchor ? columnIndex(anchor[1]) + 1 : 0;
+      const path = row ? (map.pathsOf(row)[0] ?? []) : [];
+      const iteration = columns?.isBody(col) ? 0 : undefined;
+      return s.replace(
         /<(formula|formula1|formula2)>([\s\S]*?)<\/\1>/g,
         (_m, tag: string, f: string) =>
-          `<${tag}>${escapeText(moveFormulaRows(decodeEntities(f), name, this.maps, []))}</${tag}>`,
+          `<${tag}>${escapeText(moveFormulaRows(decodeEntities(f), name, this.maps, path, iteration))}</${tag}>`,
       );
+    };
     out = out.replace(
       /<conditionalFormatting\b([^>]*)>([\s\S]*?)<\/conditionalFormatting>/g,
       (m, a: string, inner: string) => {
-        const refs = moveSqref(attr(a, 'sqref') ?? '', map);
+        const refs = moveSqref(attr(a, 'sqref') ?? '', map, columns);
         return refs.length
-          ? `<conditionalFormatting${setAttr(a, 'sqref', refs.join(' '))}>${formulas(inner)}</conditionalFormatting>`
+          ? `<conditionalFormatting${setAttr(a, 'sqref', refs.join(' '))}>${formulas(inner, attr(a, 'sqref') ?? '')}</conditionalFormatting>`
           : '';
       },
     );
     out = out.replace(
       /<dataValidation\b([^>]*?)(\/>|>([\s\S]*?)<\/dataValidation>)/g,
       (m, a: string, _c: string, inner?: string) => {
-        const refs = moveSqref(attr(a, 'sqref') ?? '', map);
+        const refs = moveSqref(attr(a, 'sqref') ?? '', map, columns);
         if (!refs.length) return '';
         const open = `<dataValidation${setAttr(a, 'sqref', refs.join(' '))}`;
-        return inner === undefined ? `${open}/>` : `${open}>${formulas(inner)}</dataValidation>`;
+        return inner === undefined
+          ? `${open}/>`
+          : `${open}>${formulas(inner, attr(a, 'sqref') ?? '')}</dataValidation>`;
       },
     );
     out = out.replace(/<hyperlink\b([^>]*?)\/>/g, (m, a: string) => {
-      const refs = moveSqref(attr(a, 'ref') ?? '', map);
+      const refs = moveSqref(attr(a, 'ref') ?? '', map, columns);
       return refs.map((r) => `<hyperlink${setAttr(a, 'ref', r)}/>`).join('');
     });
     out = out.replace(/<autoFilter\b([^>]*?)(\/?)>/g, (m, a: string, close: string) => {
       const ref = attr(a, 'ref');
-      const moved = ref ? moveRef(ref, map) : null;
+      const moved = ref ? moveRef(ref, map, columns) : null;
       return moved ? `<autoFilter${setAttr(a, 'ref', moved)}${close}>` : m;
     });
     return out;
   }
 
-  private cellXml(cell: TemplateCell, e: Emitted, sheet: string, anyMoved: boolean): string {
-    const ref = `${columnName(cell.col)}${e.out}`;
+  private cellXml(
+    cell: TemplateCell,
+    e: Emitted,
+    sheet: string,
+    anyMoved: boolean,
+    col: number,
+    iteration?: number,
+  ): string {
+    const ref = `${columnName(col - 1)}${e.out}`;
     if (cell.text !== undefined && hasTags(cell.text)) return this.filledCell(cell, ref, e, sheet);
     let inner = cell.inner;
     let attrs = cell.attrs;
@@ -442,9 +584,12 @@ class XlsxFill {
     if (f && anyMoved) {
       let fAttrs = f[1];
       const arrayRef = attr(fAttrs, 'ref');
-      if (arrayRef) fAttrs = setAttr(fAttrs, 'ref', moveFormulaRows(arrayRef, sheet, this.maps, e.path));
+      if (arrayRef)
+        fAttrs = setAttr(fAttrs, 'ref', moveFormulaRows(arrayRef, sheet, this.maps, e.path, iteration));
       const text =
-        f[2] === undefined ? '' : escapeText(moveFormulaRows(decodeEntities(f[2]), sheet, this.maps, e.path));
+        f[2] === undefined
+          ? ''
+          : escapeText(moveFormulaRows(decodeEntities(f[2]), sheet, this.maps, e.path, iteration));
       // The cached result is stale once rows moved: dropped, and the workbook recalculates on load.
       inner = `<f${fAttrs}>${text}</f>`;
       attrs = setAttr(attrs, 't', undefined);
@@ -456,14 +601,9 @@ class XlsxFill {
     const text = cell.text!;
     let attrs = setAttr(cell.attrs, 't', undefined);
     const tag = placementTag(text);
-    // Column loops are not filled yet: said plainly rather than left as an empty cell.
-    if (tag)
-      throw syntaxError(
-        'column loops ({%tc %}) are not supported in spreadsheets yet',
-        tag.source,
-        sheet,
-        e.row.r,
-      );
+    // Every {%tc %} sits in a tag column (dropped) or was refused by columnLoopOf; a {%tr %} here
+    // would be a row tag sharing its row with a column: said plainly rather than left empty.
+    if (tag) throw syntaxError(`a {%${tag.placement} %} tag is not allowed here`, tag.source, sheet, e.row.r);
     this.state.produced.length = 0;
     try {
       const soleSource = soleExpression(text);
@@ -530,13 +670,55 @@ class XlsxFill {
   }
 }
 
+/**
+ * A table's `<tableColumn>`s after a column loop: one per column of its new range, the loop's
+ * repeated (numbered, since a table's column names are unique) and the tag columns' dropped.
+ */
+function repeatTableColumns(
+  table: string,
+  ref: string,
+  columns: ColumnMap,
+  /** The filled header cell's text by output column (1-based): Excel expects the names there. */
+  header: ReadonlyMap<number, string>,
+): string {
+  const left = columnIndex(/^\$?([A-Za-z]+)/.exec(ref)?.[1] ?? 'A') + 1;
+  return table.replace(/<tableColumns\b[^>]*>([\s\S]*?)<\/tableColumns>/, (m, inner: string) => {
+    const list = [...inner.matchAll(/<tableColumn\b[^>]*?(?:\/>|>[\s\S]*?<\/tableColumn>)/g)].map(
+      (c) => c[0],
+    );
+    const out: string[] = [];
+    const names = new Set<string>();
+    list.forEach((xml, k) => {
+      const col = left + k;
+      if (col === columns.start || col === columns.end) return;
+      const copies = columns.isBody(col) ? columns.copies : 1;
+      for (let i = 0; i < copies; i++) {
+        const at = columns.isBody(col)
+          ? columns.map(col, i, 'single')!
+          : columns.map(col, undefined, 'single')!;
+        const filled = header.get(at)?.trim();
+        const base = filled || (attr(xml, 'name') ?? `Column${out.length + 1}`);
+        let name = i === 0 || filled ? base : `${base}${i + 1}`;
+        for (let n = 2; names.has(name.toLowerCase()); n++) name = `${base}_${n}`;
+        names.add(name.toLowerCase());
+        const open = /^<tableColumn\b([^>]*?)(\/?)>/.exec(xml)!;
+        let a = setAttr(open[1], 'id', String(out.length + 1));
+        a = setAttr(a, 'name', name);
+        out.push(xml.replace(open[0], `<tableColumn${a}${open[2]}>`));
+      }
+    });
+    if (!out.length) return m;
+    return `<tableColumns count="${out.length}">${out.join('')}</tableColumns>`;
+  });
+}
+
 const EXTERNAL_KINDS = [
   ['/externalLink', 'external link'],
   ['/connections', 'data connections'],
 ] as const;
 
 /** The workbook part, from the package's root relationships. */
-function workbookPathOf(zip: DocxPackage['zip']): string {
+export function workbookPathOf(zip: DocxPackage['zip']): string {
   const rootRels = zip.file('_rels/.rels')?.asText() ?? '';
   const officeDoc = REL_TYPE_END(rootRels, '/officeDocument')[0];
   return officeDoc ? resolveTarget('', attr(officeDoc, 'Target') ?? '') : 'xl/workbook.xml';
@@ -600,6 +782,36 @@ function insertCalcPr(workbook: string): string {
   return workbook;
 }
 
+/**
+ * The sheets whose names hold tags, filled and made legal and unique (sheet-names.ts): by the
+ * template's name, lower-cased, as formulas compare them.
+ */
+function sheetRenames(sheets: { name: string }[], state: RenderState): Map<string, string> {
+  const renames = new Map<string, string>();
+  const taken = new Set(sheets.filter((s) => !hasTags(s.name)).map((s) => s.name.toLowerCase()));
+  sheets.forEach((sheet, i) => {
+    if (!hasTags(sheet.name)) return;
+    let filled: string;
+    try {
+      filled = CompiledCell.compile(sheet.name).render(new Frame(), state);
+    } catch (e) {
+      if (e instanceof JinjaSyntaxError)
+        throw new TemplateSyntaxError([
+          { message: e.message, tag: sheet.name, context: `the name of sheet ${i + 1}`, part: sheet.name },
+        ]);
+      if (e instanceof JinjaRuntimeError)
+        throw new TemplateRuntimeError(`${e.message} in the name of sheet ${i + 1}`, {
+          tag: sheet.name,
+          context: 'sheet name',
+          part: sheet.name,
+        });
+      throw e;
+    }
+    renames.set(sheet.name.toLowerCase(), legalSheetName(filled, taken, `Sheet${i + 1}`));
+  });
+  return renames;
+}
+
 /** Fills an .xlsx template; returns the filled .xlsx or throws one of the typed errors. */
 export function renderXlsx(
   template: Buffer,
@@ -639,6 +851,10 @@ export function renderXlsx(
     options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
   );
   state.format = formatDefaultsOf(options);
+  // Validated as Word's `images` (PNG, size limits), whether or not a picture names them.
+  const images =
+    options.preparedImages ??
+    prepareImages(request.images, options.imageLimits, { pixelsVerified: options.imagesVerified === true });
 
   const partsOf = (type: string) => Object.keys(zip.files).filter((n) => types.typeOf(n) === type);
   const sharedPath = partsOf(SHARED_STRINGS_TYPE)[0];
@@ -655,9 +871,11 @@ export function renderXlsx(
     ]),
   );
   const sheets = [...workbook.matchAll(/<sheet\b[^>]*>/g)].map((m) => ({
+    tag: m[0],
     name: attr(m[0], 'name') ?? '',
     path: targets.get(attr(m[0], 'r:id')) ?? '',
   }));
+  const renames = sheetRenames(sheets, state);
 
   const fill = new XlsxFill(state, styles, options.maxCellsPerSheet ?? DEFAULT_MAX_CELLS_PER_SHEET);
   const works: SheetWork[] = [];
@@ -666,10 +884,10 @@ export function renderXlsx(
     works.push(fill.layout(sheet.name, sheet.path, pkg.readText(sheet.path), shared));
   }
   const undefinedNames = state.undefinedNames;
-  const anyMoved = works.some((w) => w.map.changed);
+  const anyMoved = works.some((w) => w.map.changed || w.columns);
   for (const w of works) {
     zip.file(w.path, fill.write(w, anyMoved));
-    if (!w.map.changed) continue;
+    if (!w.map.changed && !w.columns) continue;
     // The sheet's tables (ListObjects) grow over the repeated rows.
     const relsPath = relsPathOf(w.path);
     const rels = zip.file(relsPath)?.asText() ?? '';
@@ -677,14 +895,31 @@ export function renderXlsx(
       const tablePath = resolveTarget(w.path, attr(rel, 'Target') ?? '');
       const table = zip.file(tablePath)?.asText();
       if (!table) continue;
-      zip.file(
-        tablePath,
-        table.replace(/<(table|autoFilter)\b([^>]*?)(\/?)>/g, (m, tag: string, a: string, close: string) => {
+      const tableRef = attr(/<table\b[^>]*>/.exec(table)?.[0] ?? '', 'ref');
+      let filled = table.replace(
+        /<(table|autoFilter)\b([^>]*?)(\/?)>/g,
+        (m, tag: string, a: string, close: string) => {
           const ref = attr(a, 'ref');
-          const moved = ref ? moveRef(ref, w.map) : null;
+          const moved = ref ? moveRef(ref, w.map, w.columns) : null;
           return moved ? `<${tag}${setAttr(a, 'ref', moved)}${close}>` : m;
-        }),
+        },
       );
+      if (w.columns && tableRef) {
+        // The table's header row as filled (its first row unless it has none).
+        const headerRows = Number(attr(/<table\b[^>]*>/.exec(table)?.[0] ?? '', 'headerRowCount') ?? '1');
+        const moved = moveRef(tableRef, w.map, w.columns);
+        const top = /^\$?[A-Za-z]+\$?(\d+)/.exec(moved ?? '')?.[1];
+        const header = new Map<number, string>();
+        const row =
+          top && headerRows > 0
+            ? new RegExp(`<row r="${top}"[^>]*?(?:/>|>[\\s\\S]*?</row>)`).exec(zip.file(w.path)!.asText())
+            : null;
+        if (row)
+          for (const r of readRows(row[0], shared))
+            for (const c of r.cells) if (c.text !== undefined) header.set(c.col + 1, c.text);
+        filled = repeatTableColumns(filled, tableRef, w.columns, header);
+      }
+      zip.file(tablePath, filled);
     }
   }
   const allUndefined = [...new Set([...undefinedNames, ...state.undefinedNames])];
@@ -707,7 +942,25 @@ export function renderXlsx(
         )
       : insertCalcPr(workbook);
   }
+  if (renames.size) {
+    // The sheets keep their template names while their rows are laid out (formulas name them so);
+    // then every reference follows the filled name.
+    workbook = renameSheetsInPart(workbook, renames).replace(/<sheet\b[^>]*>/g, (tag) => {
+      const renamed = renames.get((attr(tag, 'name') ?? '').toLowerCase());
+      return renamed === undefined
+        ? tag
+        : tag.replace(/\sname\s*=\s*("[^"]*"|'[^']*')/, ` name="${escapeXml(renamed)}"`);
+    });
+    for (const part of Object.keys(zip.files)) {
+      const type = types.typeOf(part) ?? '';
+      if (zip.files[part].dir || !/(worksheet|chart|drawingml\.chart)\+xml$/.test(type)) continue;
+      zip.file(part, renameSheetsInPart(zip.file(part)!.asText(), renames));
+    }
+    const app = zip.file('docProps/app.xml');
+    if (app) zip.file('docProps/app.xml', renameSheetsInAppXml(app.asText(), renames));
+  }
   zip.file(workbookPath, workbook);
+  fillSheetPictures(zip, partsOf(DRAWING_TYPE), images);
   const stylesXml = styles?.toXml();
   if (stylesPath && stylesXml) zip.file(stylesPath, stylesXml);
   try {

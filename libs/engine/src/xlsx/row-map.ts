@@ -162,9 +162,59 @@ export class RowMap {
   }
 }
 
+/**
+ * Where each template column went once a sheet's column loop (`{%tc for %}` in column `start`,
+ * `{%tc endfor %}` in column `end`, both 1-based) ran `copies` times: the two tag columns are
+ * gone, the columns between repeat side by side, and the columns right of them move right. It is
+ * arithmetic (one loop per sheet), so nothing is stored per column.
+ */
+export class ColumnMap {
+  constructor(
+    readonly start: number,
+    readonly end: number,
+    readonly copies: number,
+  ) {}
+
+  get width(): number {
+    return this.end - this.start - 1;
+  }
+
+  /** The last column the sheet's output reaches from a template's last column. */
+  get shift(): number {
+    return this.copies * this.width - (this.end - this.start + 1);
+  }
+
+  isBody(col: number): boolean {
+    return col > this.start && col < this.end;
+  }
+
+  /**
+   * Where template column `col` is for a reference made in iteration `iteration` of the column
+   * loop (undefined outside it): that iteration's copy, else the first (`top`, `single`) or the
+   * last (`bottom`) copy, so a range over the repeated columns grows. Null: the column is gone.
+   */
+  map(col: number, iteration: number | undefined, mode: Mode): number | null {
+    const { start, end, copies, width } = this;
+    if (col < start) return col;
+    if (col > end) return col + this.shift;
+    const single = mode === 'single' || mode === 'single-bottom';
+    const afterLoop = start + copies * width;
+    const beforeLoop = start - 1 >= 1 ? start - 1 : null;
+    if (this.isBody(col) && copies > 0) {
+      const j = col - start - 1;
+      if (iteration !== undefined && iteration < copies) return start + iteration * width + j;
+      return mode === 'bottom' || mode === 'single-bottom' ? start + (copies - 1) * width + j : start + j;
+    }
+    if (single) return null;
+    if (mode === 'top') return col === start && copies > 0 ? start : afterLoop;
+    return col === end && copies > 0 ? afterLoop - 1 : beforeLoop;
+  }
+}
+
 /** The row maps of a workbook's sheets, by sheet name (case-insensitive, as Excel compares them). */
 export class WorkbookMaps {
   private readonly bySheet = new Map<string, RowMap>();
+  private readonly columnsBySheet = new Map<string, ColumnMap>();
 
   set(sheet: string, map: RowMap): void {
     this.bySheet.set(sheet.toLowerCase(), map);
@@ -172,6 +222,18 @@ export class WorkbookMaps {
 
   get(sheet: string): RowMap | undefined {
     return this.bySheet.get(sheet.toLowerCase());
+  }
+
+  setColumns(sheet: string, map: ColumnMap): void {
+    this.columnsBySheet.set(sheet.toLowerCase(), map);
+  }
+
+  columns(sheet: string): ColumnMap | undefined {
+    return this.columnsBySheet.get(sheet.toLowerCase());
+  }
+
+  get anyColumns(): boolean {
+    return this.columnsBySheet.size > 0;
   }
 }
 
@@ -184,12 +246,28 @@ const TOKENS = new Map<string, ReturnType<typeof tokenize>>();
  * outside a row loop to a repeated row covers every copy (`SUM(D5)`, as Calc writes a one-row
  * `SUM(D5:D5)`, grows to `SUM(D5:D9)`); one made inside names its own iteration's copy.
  */
-function moveRange(range: A1Range, map: RowMap, path: readonly number[], cell: boolean): A1Range | null {
-  if (range.top == null || range.bottom == null) return range;
-  const top = map.map(range.top + 1, path, cell ? 'single' : 'top');
-  const bottom = map.map(range.bottom + 1, path, cell ? 'single-bottom' : 'bottom');
-  if (top === null || bottom === null || bottom < top) return null;
-  return { ...range, top: top - 1, bottom: bottom - 1 };
+function moveRange(
+  range: A1Range,
+  map: RowMap | undefined,
+  path: readonly number[],
+  cell: boolean,
+  columns?: ColumnMap,
+  iteration?: number,
+): A1Range | null {
+  let moved = range;
+  if (map && range.top != null && range.bottom != null) {
+    const top = map.map(range.top + 1, path, cell ? 'single' : 'top');
+    const bottom = map.map(range.bottom + 1, path, cell ? 'single-bottom' : 'bottom');
+    if (top === null || bottom === null || bottom < top) return null;
+    moved = { ...moved, top: top - 1, bottom: bottom - 1 };
+  }
+  if (columns && range.left != null && range.right != null) {
+    const left = columns.map(range.left + 1, iteration, cell ? 'single' : 'top');
+    const right = columns.map(range.right + 1, iteration, cell ? 'single-bottom' : 'bottom');
+    if (left === null || right === null || right < left) return null;
+    moved = { ...moved, left: left - 1, right: right - 1 };
+  }
+  return moved;
 }
 
 /**
@@ -201,8 +279,9 @@ export function moveFormulaRows(
   sheet: string,
   maps: WorkbookMaps,
   path: readonly number[],
+  iteration?: number,
 ): string {
-  if (!/[0-9]/.test(formula)) return formula;
+  if (!/[0-9]/.test(formula) && !maps.anyColumns) return formula;
   let tokens = TOKENS.get(formula);
   if (!tokens) {
     tokens = tokenize(formula, { mergeRefs: true });
@@ -220,9 +299,17 @@ export function moveFormulaRows(
     if (context.length > 1 || (context[0] ?? '').startsWith('[')) return t.value;
     const target = context.length ? context[0] : sheet;
     const map = maps.get(target);
-    if (!map) return t.value;
+    const columns = maps.columns(target);
+    if (!map && !columns) return t.value;
     const sameSheet = target.toLowerCase() === sheet.toLowerCase();
-    const moved = moveRange(ref.range, map, sameSheet ? path : [], !t.value.includes(':'));
+    const moved = moveRange(
+      ref.range,
+      map,
+      sameSheet ? path : [],
+      !t.value.includes(':'),
+      columns,
+      sameSheet ? iteration : undefined,
+    );
     changed = true;
     if (!moved) return REF_ERROR;
     return stringifyA1Ref({ ...ref, range: moved } as ReferenceA1);
@@ -235,7 +322,42 @@ export function moveFormulaRows(
  * a range inside repeated rows is repeated with them, one copy per iteration; one that spans
  * them grows; one whose rows are gone is dropped.
  */
-export function moveSqref(sqref: string, map: RowMap): string[] {
+export function moveSqref(sqref: string, map: RowMap, columns?: ColumnMap): string[] {
+  const byRows = moveSqrefRows(sqref, map);
+  return columns ? byRows.flatMap((part) => moveColumns(part, columns)) : byRows;
+}
+
+/**
+ * One range's columns moved: a range inside the repeated columns is repeated with them, one per
+ * copy; one that spans them grows; one whose columns are gone is dropped.
+ */
+function moveColumns(part: string, columns: ColumnMap): string[] {
+  const ref = parseA1Ref(part, { allowNamed: false, allowTernary: false }) as ReferenceA1 | undefined;
+  if (!ref || !('range' in ref) || !ref.range || ref.range.left == null || ref.range.right == null)
+    return [part];
+  const range = ref.range;
+  const left = range.left! + 1;
+  const right = range.right! + 1;
+  if (columns.isBody(left) && columns.isBody(right) && columns.copies > 1) {
+    const out: string[] = [];
+    for (let i = 0; i < columns.copies; i++)
+      out.push(
+        stringifyA1Ref({
+          ...ref,
+          range: {
+            ...range,
+            left: columns.map(left, i, 'top')! - 1,
+            right: columns.map(right, i, 'bottom')! - 1,
+          },
+        } as ReferenceA1),
+      );
+    return out;
+  }
+  const moved = moveRange(range, undefined, [], false, columns);
+  return moved ? [stringifyA1Ref({ ...ref, range: moved } as ReferenceA1)] : [];
+}
+
+function moveSqrefRows(sqref: string, map: RowMap): string[] {
   const out: string[] = [];
   for (const part of sqref.trim().split(/\s+/)) {
     if (!part) continue;
@@ -267,10 +389,10 @@ export function moveSqref(sqref: string, map: RowMap): string[] {
 }
 
 /** One range (a table's, the sheet's dimension) grown over repeated rows; null when gone. */
-export function moveRef(refText: string, map: RowMap): string | null {
+export function moveRef(refText: string, map: RowMap, columns?: ColumnMap): string | null {
   const ref = parseA1Ref(refText, { allowNamed: false, allowTernary: false }) as ReferenceA1 | undefined;
   if (!ref || !('range' in ref) || !ref.range) return refText;
-  const moved = moveRange(ref.range, map, [], false);
+  const moved = moveRange(ref.range, map, [], false, columns);
   return moved ? stringifyA1Ref({ ...ref, range: moved } as ReferenceA1) : null;
 }
 
@@ -278,4 +400,39 @@ export function moveRef(refText: string, map: RowMap): string | null {
 export function translateSharedFormula(formula: string, from: string, to: string): string {
   const r1c1 = translateFormulaToR1C1('=' + formula, from);
   return translateFormulaToA1(r1c1, to, { wrapEdges: false }).replace(/^=/, '');
+}
+
+/** The last column a sheet can have (XFD). */
+export const MAX_COLUMN = 16_384;
+
+/**
+ * A sheet's `<col>` elements (widths and styles by column span) with the loop's columns repeated
+ * and the columns right of it moved; the two tag columns' spans are dropped.
+ */
+export function moveColumnSpans(cols: string, columns: ColumnMap): string {
+  const spans: { min: number; max: number; tag: string }[] = [];
+  const put = (tag: string, min: number, max: number) => {
+    const hi = Math.min(max, MAX_COLUMN);
+    if (min > hi) return;
+    spans.push({
+      min,
+      max: hi,
+      tag: tag.replace(/\smin="\d+"/, ` min="${min}"`).replace(/\smax="\d+"/, ` max="${hi}"`),
+    });
+  };
+  for (const m of cols.matchAll(/<col\b[^>]*?\/>/g)) {
+    const min = Number(/\smin="(\d+)"/.exec(m[0])?.[1] ?? 'NaN');
+    const max = Number(/\smax="(\d+)"/.exec(m[0])?.[1] ?? 'NaN');
+    if (!Number.isFinite(min) || !Number.isFinite(max)) continue;
+    const { start, end } = columns;
+    if (min < start) put(m[0], min, Math.min(max, start - 1));
+    const lo = Math.max(min, start + 1);
+    const hi = Math.min(max, end - 1);
+    if (lo <= hi)
+      for (let i = 0; i < columns.copies; i++)
+        put(m[0], columns.map(lo, i, 'top')!, columns.map(hi, i, 'bottom')!);
+    if (max > end) put(m[0], Math.max(min, end + 1) + columns.shift, max + columns.shift);
+  }
+  spans.sort((a, b) => a.min - b.min);
+  return spans.map((s) => s.tag).join('');
 }
