@@ -89,6 +89,10 @@ export class ChartParts {
     this.types = new ContentTypes(this.originalTypes);
   }
 
+  exists(path: string): boolean {
+    return this.templates.has(path) || this.zip.file(path) !== null;
+  }
+
   /** The chart part's XML as the template has it. */
   templateXml(path: string): string {
     let xml = this.templates.get(path);

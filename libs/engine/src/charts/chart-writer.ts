@@ -137,6 +137,15 @@ function jinjaString(s: string): string {
 }
 
 /**
+ * The call a bound chart's tag stands for: `chart(item.history, bound_chart='item.history')`, its
+ * value a bound ChartValue named by the tag's first argument. Word's and decks' binders use it.
+ */
+export function boundChartCall(expression: string): string {
+  const firstArg = expression.split(',')[0].trim();
+  return `chart(${expression}, ${BOUND}=${jinjaString(firstArg)})`;
+}
+
+/**
  * Step 1 (module comment): moves each bound chart's tag into a run before its drawing. Returns
  * the charts it bound; the package is changed only when there are some.
  */
@@ -185,8 +194,7 @@ export function bindChartTags(zip: PizZip): BoundChart[] {
       const start = m.index;
       const runStart = Math.max(xml.lastIndexOf('<w:r>', start), xml.lastIndexOf('<w:r ', start));
       const at = runStart >= last ? runStart : start;
-      const firstArg = expression.split(',')[0].trim();
-      const call = `{{ chart(${expression}, ${BOUND}=${jinjaString(firstArg)}) }}`;
+      const call = `{{ ${boundChartCall(expression)} }}`;
       out += xml.slice(last, at) + `<w:r><w:t xml:space="preserve">${escapeXml(call)}</w:t></w:r>`;
       out += xml.slice(at, start) + newDrawing;
       last = start + drawing.length;
