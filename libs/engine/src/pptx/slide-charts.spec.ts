@@ -144,7 +144,29 @@ describe('charts in decks: PowerPoint-made chart with an embedded workbook, boun
   });
 });
 
+describe('charts in decks: charts left unbound', () => {
+  it('an unbound chart on a looped slide is copied per slide, never shared, and keeps its data', () => {
+    const template = powerpointWith('A chart', ['{%slide for item in regions %}', '{%slide endfor %}']);
+    const before = cachedSeries(new PizZip(template).file('ppt/charts/chart1.xml')!.asText());
+    const charts = deckCharts(render(template, { regions: REGIONS }));
+    expect(charts).toHaveLength(3);
+    expect(new Set(charts.map((c) => c.path)).size).toBe(3);
+    expect(new Set(charts.map((c) => c.workbook)).size).toBe(3);
+    for (const c of charts) {
+      expect(cachedSeries(c.xml)).toEqual(before);
+      expect(c.descr).toBe('A chart');
+    }
+  });
+});
+
 describe('charts in decks: bad data is typed', () => {
+  it('a chart tag that does not parse: 400 naming the tag and the slide', () => {
+    const e = caught(() => render(powerpointWith('{{ chart(sales +) }}'), { sales: SALES }));
+    expect(e.errorType).toBe('template_syntax_error');
+    expect(httpStatusOf(e.errorType)).toBe(400);
+    expect(JSON.stringify(e.details)).toContain('ppt/slides/slide1.xml');
+  });
+
   it('a non-numeric value: 422 chart_data_error naming the chart, series and index', () => {
     const bad = {
       regions: [REGIONS[0], { name: 'X', history: chartData(['a'], [['Units', ['lots' as never]]]) }],
