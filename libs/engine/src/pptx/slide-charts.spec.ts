@@ -160,10 +160,10 @@ describe('charts in decks: charts left unbound', () => {
 });
 
 describe('charts in decks: bad data is typed', () => {
-  it('a chart tag that does not parse: 400 naming the tag and the slide', () => {
+  it('a chart tag that does not parse: 422 template_syntax_error naming the tag and the slide', () => {
     const e = caught(() => render(powerpointWith('{{ chart(sales +) }}'), { sales: SALES }));
     expect(e.errorType).toBe('template_syntax_error');
-    expect(httpStatusOf(e.errorType)).toBe(400);
+    expect(httpStatusOf(e.errorType)).toBe(422);
     expect(JSON.stringify(e.details)).toContain('ppt/slides/slide1.xml');
   });
 
