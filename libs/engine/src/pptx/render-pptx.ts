@@ -315,6 +315,8 @@ export function renderPptx(
   const newList: string[] = [];
   let newRels = '';
   const removed: string[] = [];
+  /** Slides an empty loop removed. */
+  const removedSlides: string[] = [];
   for (const [index, entry] of entries.entries()) {
     newList.push(...(kept.get(index) ?? []));
     const templateRels = zip.file(relsPathOf(entry.path))?.asText();
@@ -322,6 +324,7 @@ export function renderPptx(
     if (!entry.frames.length) {
       // An empty loop: the slide goes, with its notes.
       removed.push(entry.path, relsPathOf(entry.path));
+      removedSlides.push(entry.path);
       if (entry.notesPath) removed.push(entry.notesPath, relsPathOf(entry.notesPath));
       presentationRels = presentationRels.replace(
         relsOf(presentationRels).find((r) => r.id === entry.relId)?.tag ?? '\u0000',
@@ -384,6 +387,7 @@ export function renderPptx(
   const allUndefined = state.undefinedNames;
   if (allUndefined.length) throw new UndefinedVariableError(allUndefined);
 
+  removed.push(...charts.orphansOf(removedSlides, zip));
   for (const name of removed) {
     if (!zip.file(name)) continue;
     zip.remove(name);

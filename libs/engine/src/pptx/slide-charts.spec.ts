@@ -93,9 +93,23 @@ describe('charts in decks: a chart bound in its title (Impress-made deck, no emb
       ).toHaveLength(1);
   });
 
-  it('an empty loop drops the looped slide; the chart on slide 1 is still filled', () => {
+  it("an empty loop drops the looped slide and its chart part; slide 1's chart is still filled", () => {
     const out = render(impress, { title: 'Review', sales: SALES, regions: [] });
-    expect(deckCharts(out).map((c) => c.slideIndex)).toEqual([0]);
+    const charts = deckCharts(out);
+    expect(charts.map((c) => [c.slideIndex, c.path])).toEqual([[0, 'ppt/charts/chart1.xml']]);
+    expect(cachedSeries(charts[0].xml)).toHaveLength(3);
+    const zip = new PizZip(out);
+    expect(zip.file('ppt/charts/chart2.xml')).toBeNull();
+    expect(zip.file('[Content_Types].xml')!.asText()).not.toContain('/ppt/charts/chart2.xml');
+  });
+
+  it("an empty loop on PowerPoint's deck drops the chart's workbook with it", () => {
+    const template = powerpointWith('{{ chart(item.history) }}', [
+      '{%slide for item in regions %}',
+      '{%slide endfor %}',
+    ]);
+    const zip = new PizZip(render(template, { regions: [] }));
+    expect(Object.keys(zip.files).filter((f) => /charts|embeddings/.test(f))).toEqual([]);
   });
 });
 

@@ -7,11 +7,19 @@
  * and style parts, and a relationship of its own, whether the chart is bound or not (PowerPoint
  * does not share a chart part between slides).
  */
-import { withRelationships } from '@app/ooxml';
+import { relsPathOf, withRelationships } from '@app/ooxml';
 import { posix } from 'node:path';
 import type PizZip from 'pizzip';
 import { DEFAULT_CHART_LIMITS, parseChartData, type ChartLimits } from '../charts/chart-data';
-import { attrOf, CHART_TAG, ChartParts, REL_CHART, relsIn, resolveTarget } from '../charts/chart-parts';
+import {
+  attrOf,
+  CHART_TAG,
+  ChartParts,
+  REL_CHART,
+  relsIn,
+  relsOf,
+  resolveTarget,
+} from '../charts/chart-parts';
 import { boundChartCall, ChartValue } from '../charts/chart-writer';
 import { chartSummary, chartTitleText } from '../charts/chart-xml';
 import { evaluate } from '../runtime/evaluator';
@@ -139,6 +147,37 @@ export class SlideCharts {
     for (const r of relList)
       if (r.type === REL_CHART && !out.includes(`r:id="${r.id}"`)) newRels = newRels.replace(r.raw, '');
     return { xml: out, rels: newRels };
+  }
+
+  /**
+   * The chart parts only the `gone` slides (an empty loop's) showed, with their relationships and
+   * the parts they name (workbook, style, colours): left behind, they would be parts nothing
+   * points at. A chart another part still names is kept.
+   */
+  orphansOf(gone: readonly string[], zip: PizZip): string[] {
+    const goneRels = new Set(gone.map(relsPathOf));
+    const charts = gone.flatMap((slide) =>
+      relsOf(zip, slide)
+        .filter((r) => r.type === REL_CHART && !r.external)
+        .map((r) => resolveTarget(slide, r.target)),
+    );
+    if (!charts.length) return [];
+    const named = new Set<string>();
+    for (const relsPath of Object.keys(zip.files)) {
+      if (!relsPath.endsWith('.rels') || goneRels.has(relsPath)) continue;
+      const owner = relsPath.replace(/_rels\/([^/]+)\.rels$/, '$1');
+      for (const r of relsIn(zip.file(relsPath)!.asText()))
+        if (!r.external) named.add(resolveTarget(owner, r.target));
+    }
+    return charts
+      .filter((chart) => !named.has(chart) && zip.file(chart))
+      .flatMap((chart) => [
+        chart,
+        relsPathOf(chart),
+        ...relsOf(zip, chart)
+          .filter((r) => !r.external)
+          .map((r) => resolveTarget(chart, r.target)),
+      ]);
   }
 
   withContentTypes(types: string): string {
