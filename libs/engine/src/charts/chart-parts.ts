@@ -12,7 +12,8 @@ import {
   withOverrideContentType,
 } from '@app/ooxml';
 import type PizZip from 'pizzip';
-import { TemplateRuntimeError } from '../errors';
+import { TypedError } from '@app/contracts';
+import { InvalidTemplateError, TemplateRuntimeError } from '../errors';
 import type { ChartData } from './chart-data';
 import { ChartWithoutSeries, fillChartXml, type FilledChart } from './chart-xml';
 import { rewriteWorkbook } from './workbook';
@@ -155,7 +156,16 @@ export class ChartParts {
     try {
       filled = fillChartXml(this.templateXml(path), data);
     } catch (e) {
-      if (!(e instanceof ChartWithoutSeries)) throw e;
+      if (e instanceof TypedError) throw e;
+      // xmldom's ParseError: a damaged chart part is the template's fault, never a crash.
+      if (!(e instanceof ChartWithoutSeries))
+        throw new InvalidTemplateError(
+          `The template's chart part ${path} is not well-formed XML (${(e as Error).message})`,
+          {
+            reason: 'malformed_xml',
+            part: path,
+          },
+        );
       throw new TemplateRuntimeError(
         `Chart '${name}': the template's chart (${path}) has no data series to fill; give it one in Word, PowerPoint or LibreOffice`,
         { chart: name, part: path },
@@ -165,7 +175,19 @@ export class ChartParts {
     const workbook = relsOf(this.zip, path).find((r) => r.type === REL_PACKAGE && !r.external);
     const target = workbook && resolveTarget(path, workbook.target);
     const bytes = target && this.zip.file(target)?.asUint8Array();
-    if (target && bytes) this.zip.file(target, rewriteWorkbook(bytes, filled.sheet, filled.cells));
+    if (target && bytes) {
+      let workbook: Buffer;
+      try {
+        workbook = rewriteWorkbook(bytes, filled.sheet, filled.cells);
+      } catch (e) {
+        // PizZip's error, or the workbook without a sheet: a damaged embedded workbook.
+        throw new InvalidTemplateError(
+          `The embedded workbook ${target} of chart ${path} is damaged (${(e as Error).message})`,
+          { reason: 'damaged_chart_workbook', part: target },
+        );
+      }
+      this.zip.file(target, workbook);
+    }
     return filled.shape.kind;
   }
 

@@ -182,7 +182,14 @@ export function bindChartTags(zip: PizZip): BoundChart[] {
       }
       if (!expression) {
         const chartXml = zip.file(chart.path)?.asText();
-        const tag = chartXml ? CHART_TAG.exec(chartTitleText(chartXml)) : null;
+        let tag: RegExpExecArray | null = null;
+        // Parsed only when it may hold a tag; a damaged chart part that is not bound is left as it is.
+        if (chartXml?.includes('chart('))
+          try {
+            tag = CHART_TAG.exec(chartTitleText(chartXml));
+          } catch {
+            tag = null;
+          }
         if (tag) {
           via = 'title';
           expression = tag[1].trim();

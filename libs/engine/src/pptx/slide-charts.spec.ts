@@ -181,6 +181,28 @@ describe('charts in decks: bad data is typed', () => {
     expect(JSON.stringify(e.details)).toContain('ppt/slides/slide1.xml');
   });
 
+  it('a damaged chart part: 400 invalid_template when bound, left as it is when not', () => {
+    const damaged = (template: Buffer, part: string, bytes: string) => {
+      const zip = new PizZip(template);
+      zip.file(part, bytes);
+      return zip.generate({ type: 'nodebuffer' });
+    };
+    const bound = damaged(powerpointWith('{{ chart(sales) }}'), 'ppt/charts/chart1.xml', '<c:chartSpace>');
+    const e = caught(() => render(bound, { sales: SALES }));
+    expect(e.errorType).toBe('invalid_template');
+    expect(e.details).toMatchObject({ part: 'ppt/charts/chart1.xml' });
+    const unbound = damaged(powerpointWith('A chart'), 'ppt/charts/chart1.xml', 'not xml chart(');
+    expect(new PizZip(render(unbound, {})).file('ppt/charts/chart1.xml')!.asText()).toBe('not xml chart(');
+    const workbook = damaged(
+      powerpointWith('{{ chart(sales) }}'),
+      'ppt/embeddings/Microsoft_Excel_Sheet1.xlsx',
+      'no zip',
+    );
+    const w = caught(() => render(workbook, { sales: SALES }));
+    expect(w.errorType).toBe('invalid_template');
+    expect(w.details).toMatchObject({ reason: 'damaged_chart_workbook' });
+  });
+
   it('a non-numeric value: 422 chart_data_error naming the chart, series and index', () => {
     const bad = {
       regions: [REGIONS[0], { name: 'X', history: chartData(['a'], [['Units', ['lots' as never]]]) }],

@@ -75,7 +75,15 @@ export class SlideCharts {
     let titleTag = this.titleTags.get(chartPath);
     if (titleTag === undefined) {
       const xml = this.parts.templateXml(chartPath);
-      this.titleTags.set(chartPath, (titleTag = CHART_TAG.exec(chartTitleText(xml))?.[0] ?? null));
+      titleTag = null;
+      // Parsed only when it may hold a tag; a damaged chart part that is not bound is left as it is.
+      if (xml.includes('chart('))
+        try {
+          titleTag = CHART_TAG.exec(chartTitleText(xml))?.[0] ?? null;
+        } catch {
+          titleTag = null;
+        }
+      this.titleTags.set(chartPath, titleTag);
     }
     const tag = titleTag === null ? null : CHART_TAG.exec(titleTag);
     return tag ? { expr: this.compile(tag, part), tag: tag[0], via: 'chart_title' } : undefined;
