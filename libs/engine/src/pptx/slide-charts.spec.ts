@@ -1,6 +1,8 @@
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import { posix } from 'node:path';
 import PizZip from 'pizzip';
+import { ContentTypes } from '@app/ooxml';
 import { httpStatusOf, type TypedError } from '@app/contracts';
 import { cachedSeries, chartTitle, deckCharts, workbookCells } from '../../../../test/support/chart-parts';
 import { renderPptx } from './render-pptx';
@@ -58,9 +60,40 @@ function powerpointWith(descr: string, paragraphs: string[] = []): Buffer {
   return zip.generate({ type: 'nodebuffer' });
 }
 
+/**
+ * What PowerPoint checks before it offers a repair: every part has a content type, every internal
+ * relationship names a part that exists, and no two slides share a chart part.
+ */
+function expectConsistentPackage(pptx: Buffer): void {
+  const zip = new PizZip(pptx);
+  const types = new ContentTypes(zip.file('[Content_Types].xml')!.asText());
+  const files = Object.keys(zip.files).filter((f) => !zip.files[f].dir && f !== '[Content_Types].xml');
+  for (const f of files) expect([f, types.typeOf(f)]).toEqual([f, expect.any(String)]);
+  const chartOwners = new Map<string, string>();
+  for (const relsPath of files.filter((f) => f.endsWith('.rels'))) {
+    const owner = relsPath === '_rels/.rels' ? '' : relsPath.replace(/_rels\/([^/]+)\.rels$/, '$1');
+    for (const m of zip
+      .file(relsPath)!
+      .asText()
+      .matchAll(/<Relationship\b[^>]*>/g)) {
+      if (/TargetMode="External"/.test(m[0])) continue;
+      const written = /Target="([^"]*)"/.exec(m[0])![1];
+      const target = written.startsWith('/')
+        ? written.slice(1)
+        : posix.normalize(posix.join(posix.dirname(owner), written));
+      expect([relsPath, target, zip.file(target) !== null]).toEqual([relsPath, target, true]);
+      if (/\/chart"/.test(m[0])) {
+        expect(chartOwners.get(target) ?? owner).toBe(owner);
+        chartOwners.set(target, owner);
+      }
+    }
+  }
+}
+
 describe('charts in decks: a chart bound in its title (Impress-made deck, no embedded workbook)', () => {
   it('fills the chart bound by its title, and one chart part per copy of a looped slide', () => {
     const out = render(impress, { title: 'Review', sales: SALES, regions: REGIONS });
+    expectConsistentPackage(out);
     const charts = deckCharts(out);
     expect(charts.map((c) => c.slideIndex)).toEqual([0, 1, 2, 3]);
     const [sales, ...regions] = charts;
@@ -108,7 +141,9 @@ describe('charts in decks: a chart bound in its title (Impress-made deck, no emb
       '{%slide for item in regions %}',
       '{%slide endfor %}',
     ]);
-    const zip = new PizZip(render(template, { regions: [] }));
+    const out = render(template, { regions: [] });
+    expectConsistentPackage(out);
+    const zip = new PizZip(out);
     expect(Object.keys(zip.files).filter((f) => /charts|embeddings/.test(f))).toEqual([]);
   });
 });
@@ -144,6 +179,7 @@ describe('charts in decks: PowerPoint-made chart with an embedded workbook, boun
       '{%slide endfor %}',
     ]);
     const out = render(template, { regions: REGIONS });
+    expectConsistentPackage(out);
     const charts = deckCharts(out);
     expect(charts.map((c) => c.slideIndex)).toEqual([0, 1, 2]);
     expect(new Set(charts.map((c) => c.path)).size).toBe(3);
@@ -162,7 +198,9 @@ describe('charts in decks: charts left unbound', () => {
   it('an unbound chart on a looped slide is copied per slide, never shared, and keeps its data', () => {
     const template = powerpointWith('A chart', ['{%slide for item in regions %}', '{%slide endfor %}']);
     const before = cachedSeries(new PizZip(template).file('ppt/charts/chart1.xml')!.asText());
-    const charts = deckCharts(render(template, { regions: REGIONS }));
+    const out = render(template, { regions: REGIONS });
+    expectConsistentPackage(out);
+    const charts = deckCharts(out);
     expect(charts).toHaveLength(3);
     expect(new Set(charts.map((c) => c.path)).size).toBe(3);
     expect(new Set(charts.map((c) => c.workbook)).size).toBe(3);
