@@ -17,6 +17,7 @@
  */
 import { readFileSync } from 'node:fs';
 import { join } from 'node:path';
+import PizZip from 'pizzip';
 
 export type CorpusName = 'invoice' | 'contract' | 'writer' | 'gallery' | 'statement';
 
@@ -596,4 +597,52 @@ export function priceListRequest(rows = 2000): CorpusRequest {
       })),
     },
   };
+}
+
+/**
+ * The chart deck (issue 41's charts in decks): PowerPoint's chart deck from python-pptx's tests
+ * (test/fixtures/slides/python-pptx/shp-access-chart.pptx, a column chart with its embedded
+ * workbook) with slide 1 in a `{%slide for item in regions %}` loop and its chart bound by its
+ * alternative text, `{{ chart(item.history) }}`: one chart part and workbook per copy. Without
+ * `withChart`, the same loop with the chart's frame taken out: the fill without charts.
+ */
+export function deckChartsTemplate(withChart = true): Buffer {
+  const zip = new PizZip(
+    readFileSync(join(__dirname, '../test/fixtures/slides/python-pptx/shp-access-chart.pptx')),
+  );
+  const text = ['{%slide for item in regions %}', 'Region {{ item.name }}', '{%slide endfor %}']
+    .map((p) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${p}</a:t></a:r></a:p>`)
+    .join('');
+  let slide = zip
+    .file('ppt/slides/slide1.xml')!
+    .asText()
+    .replace(
+      '<p:cNvPr id="2" name="Chart 1"/>',
+      '<p:cNvPr id="2" name="Chart 1" descr="{{ chart(item.history) }}"/>',
+    )
+    .replace(
+      '</p:spTree>',
+      `<p:sp><p:nvSpPr><p:cNvPr id="9" name="Text 9"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr/>` +
+        `<p:txBody><a:bodyPr/><a:lstStyle/>${text}</p:txBody></p:sp></p:spTree>`,
+    );
+  if (!withChart) slide = slide.replace(/<p:graphicFrame>[\s\S]*?<\/p:graphicFrame>/, '');
+  zip.file('ppt/slides/slide1.xml', slide);
+  return zip.generate({ type: 'nodebuffer', compression: 'DEFLATE' });
+}
+
+/** `items` regions, each with a chart of three series over twelve months. */
+export function deckChartsRequest(items = DECK_ITEMS): CorpusRequest {
+  const months = ['Jan', 'Feb', 'Mar', 'Apr', 'May', 'Jun', 'Jul', 'Aug', 'Sep', 'Oct', 'Nov', 'Dec'];
+  const regions = Array.from({ length: items }, (_, i) => ({
+    name: `Region ${i + 1}`,
+    history: {
+      categories: months,
+      series: ['2024', '2025', '2026'].map((name, s) => ({
+        name,
+        values: months.map((_, m) => 100 + ((i * 37 + s * 11 + m * 7) % 90)),
+      })),
+      title: `Region ${i + 1} sales`,
+    },
+  }));
+  return { template_data: { regions } } as CorpusRequest;
 }

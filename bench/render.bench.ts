@@ -30,7 +30,7 @@
  * the median and the range of all runs, each ratio the ratio of medians and its range over rounds.
  * Before timing, the outputs are checked to read the same.
  *
- *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts,deck,prices] [--check]
+ *   npx tsx bench/render.bench.ts [--iterations 40] [--rounds 4] [--docs invoice,contract,writer,gallery,minimal,charts,deck,deck-charts,prices] [--check]
  *   --check: exit with status 1 when a target is missed or outputs differ.
  */
 import Docxtemplater from 'docxtemplater';
@@ -55,6 +55,8 @@ import { flag, intArg, stringArg } from './args';
 import {
   corpusRequest,
   corpusTemplate,
+  deckChartsRequest,
+  deckChartsTemplate,
   deckRequest,
   deckTemplate,
   DECK_ITEMS,
@@ -69,7 +71,10 @@ import { elapsedMs, formatMs, machineLine, median, summarize } from './report';
 
 const ITERATIONS = intArg('iterations', 40);
 const ROUNDS = intArg('rounds', 4);
-const DOCS = stringArg('docs', 'invoice,contract,writer,gallery,minimal,charts,deck,prices').split(',');
+const DOCS = stringArg(
+  'docs',
+  'invoice,contract,writer,gallery,minimal,charts,deck,deck-charts,prices',
+).split(',');
 const CHECK = flag('check');
 
 /** Fewer runs for long documents: about the same time per case. */
@@ -411,6 +416,33 @@ async function runDeckCase(): Promise<boolean> {
   return slides === DECK_ITEMS + 2;
 }
 
+/**
+ * The chart deck (bench/corpus.ts deckChartsTemplate): a 30-item slide loop whose copies each get
+ * their own chart part and workbook, beside the same loop without the chart.
+ */
+function runDeckChartsCase(): boolean {
+  const request = deckChartsRequest() as RenderRequest;
+  const templates = { 'with charts': deckChartsTemplate(true), 'without charts': deckChartsTemplate(false) };
+  const runs = runsFor(50);
+  const samples: Record<string, number[]> = {};
+  for (const [name, template] of Object.entries(templates)) {
+    const fill = () => renderPptx(template, request);
+    for (let i = 0; i < 3; i++) fill();
+    samples[name] = Array.from({ length: runs }, () => elapsedMs(fill));
+  }
+  const charts = (
+    new PizZip(renderPptx(templates['with charts'], request)).file(/^ppt\/charts\/[^/]+\.xml$/) ?? []
+  ).length;
+  console.log(`
+deck charts (python-pptx shp-access-chart.pptx), ${DECK_ITEMS}-item slide loop: ${charts} chart parts`);
+  for (const [n, xs] of Object.entries(samples))
+    console.log(`  ${n.padEnd(16)} ${formatMs(summarize(xs)).padStart(26)}`);
+  console.log(
+    `  with / without = ${(median(samples['with charts']) / median(samples['without charts'])).toFixed(2)}×`,
+  );
+  return charts === DECK_ITEMS;
+}
+
 /** The 2,000-row price list: bytes in, a filled .xlsx (deflated) out, as a request costs. */
 function runPriceListCase(): boolean {
   const template = priceListTemplate();
@@ -495,6 +527,7 @@ async function main(): Promise<number> {
   for (const make of cases) ok = runCase(make()) && ok;
   if (DOCS.includes('charts')) ok = runChartsCase() && ok;
   if (DOCS.includes('deck')) ok = (await runDeckCase()) && ok;
+  if (DOCS.includes('deck-charts')) ok = runDeckChartsCase() && ok;
   if (DOCS.includes('prices')) ok = runPriceListCase() && ok;
   console.log(`\nmedians in ms, range of all runs in parentheses; finished ${new Date().toISOString()}`);
   return CHECK && !ok ? 1 : 0;

@@ -166,3 +166,52 @@ export function withChartAltText(docx: Buffer, descr: string, n = 0, part = 'wor
   zip.file(part, xml);
   return zip.generate({ type: 'nodebuffer' });
 }
+
+export interface DeckChart extends DocxChart {
+  /** The slide part that shows the chart. */
+  slide: string;
+  /** 0-based position of that slide in the deck. */
+  slideIndex: number;
+}
+
+/** The charts a deck's slides show, slide by slide in presentation order, each frame in order. */
+export function deckCharts(pptx: Buffer): DeckChart[] {
+  const zip = new PizZip(pptx);
+  const presentation = zip.file('ppt/presentation.xml')!.asText();
+  const presRels = relTargets(zip, 'ppt/presentation.xml');
+  const slides = [...presentation.matchAll(/<p:sldId\b[^>]*\br:id="([^"]+)"/g)].map((m) =>
+    presRels.get(m[1])!,
+  );
+  const out: DeckChart[] = [];
+  slides.forEach((slide, slideIndex) => {
+    const xml = zip.file(slide)!.asText();
+    const rels = relTargets(zip, slide);
+    for (const m of xml.matchAll(/<p:graphicFrame\b[\s\S]*?<\/p:graphicFrame>/g)) {
+      const rId = /<c:chart\b[^>]*r:id="([^"]+)"/.exec(m[0])?.[1];
+      if (!rId) continue;
+      const path = rels.get(rId)!;
+      const chartRels = zip.file(path.replace(/([^/]+)$/, '_rels/$1.rels'))?.asText() ?? '';
+      const wb = /Type="[^"]*\/package"[^>]*Target="([^"]*)"|Target="([^"]*)"[^>]*Type="[^"]*\/package"/.exec(
+        chartRels,
+      );
+      out.push({
+        slide,
+        slideIndex,
+        path,
+        xml: zip.file(path)!.asText(),
+        descr: unescapeAttr(/<p:cNvPr\b[^>]*\sdescr="([^"]*)"/.exec(m[0])?.[1] ?? ''),
+        ...(wb ? { workbook: resolve(path, wb[1] ?? wb[2]) } : {}),
+      });
+    }
+  });
+  return out;
+}
+
+function unescapeAttr(s: string): string {
+  return s
+    .replace(/&quot;/g, '"')
+    .replace(/&apos;/g, "'")
+    .replace(/&lt;/g, '<')
+    .replace(/&gt;/g, '>')
+    .replace(/&amp;/g, '&');
+}

@@ -11,39 +11,35 @@
  *      of a chart part fills it, every further use (loop copies) a copy of the chart part, its
  *      embedded workbook and style parts under new names, with its own relationship.
  */
-import {
-  CONTENT_TYPES_PART,
-  ContentTypes,
-  EMPTY_RELS,
-  relsPathOf,
-  withDefaultContentType,
-  withOverrideContentType,
-  withRelationships,
-} from '@app/ooxml';
+import { CONTENT_TYPES_PART, ContentTypes, EMPTY_RELS, relsPathOf, withRelationships } from '@app/ooxml';
 import type PizZip from 'pizzip';
 import { escapeXml } from '../docx/run-text';
 import { WORD_PARTS } from '../package/formats';
 import type { FilterFn } from '../runtime/ops';
 import { getOwn, isNumber, num, str, TemplateObject, Undefined, type Value } from '../runtime/values';
-import { ChartDataError, TemplateRuntimeError } from '../errors';
+import { ChartDataError } from '../errors';
 import { DEFAULT_CHART_LIMITS, parseChartData, type ChartData, type ChartLimits } from './chart-data';
+import {
+  attrOf as attr,
+  CHART_TAG,
+  CHART_TYPE,
+  ChartParts,
+  REL_CHART,
+  REL_PACKAGE,
+  relsOf,
+  resolveTarget,
+} from './chart-parts';
 import {
   chartShape,
   chartSummary,
-  ChartWithoutSeries,
-  type FilledChart,
   chartTitleText,
-  fillChartXml,
   NEW_CHART_TYPES,
   newChartXml,
   type NewChartType,
 } from './chart-xml';
-import { newWorkbook, rewriteWorkbook } from './workbook';
+import { newWorkbook } from './workbook';
 
-export const CHART_TYPE = 'application/vnd.openxmlformats-officedocument.drawingml.chart+xml';
-export const REL_CHART = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/chart';
-const REL_PACKAGE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/package';
-const XLSX_TYPE = 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet';
+export { CHART_TYPE, REL_CHART, resolveTarget } from './chart-parts';
 const NS_WP = 'http://schemas.openxmlformats.org/drawingml/2006/wordprocessingDrawing';
 const NS_A = 'http://schemas.openxmlformats.org/drawingml/2006/main';
 const NS_C = 'http://schemas.openxmlformats.org/drawingml/2006/chart';
@@ -112,51 +108,6 @@ export const CHART_FILTERS: Record<string, FilterFn> = {
 // ---- 1. Binding (before the compile) ----
 
 const DRAWING = /<w:drawing\b[\s\S]*?<\/w:drawing>/g;
-const CHART_TAG = /\{\{-?\s*chart\(([\s\S]*)\)\s*-?\}\}/;
-
-function unescapeXml(s: string): string {
-  return s
-    .replace(/&lt;/g, '<')
-    .replace(/&gt;/g, '>')
-    .replace(/&quot;/g, '"')
-    .replace(/&apos;/g, "'")
-    .replace(/&amp;/g, '&');
-}
-
-function attr(tag: string, name: string): string | undefined {
-  const m = new RegExp(`\\s${name}="([^"]*)"`).exec(tag);
-  return m ? unescapeXml(m[1]) : undefined;
-}
-
-/** Resolves a relationship target against the part that holds it. */
-export function resolveTarget(part: string, target: string): string {
-  if (target.startsWith('/')) return target.slice(1);
-  const parts = part.split('/').slice(0, -1);
-  for (const seg of target.split('/')) {
-    if (seg === '..') parts.pop();
-    else if (seg !== '.' && seg !== '') parts.push(seg);
-  }
-  return parts.join('/');
-}
-
-interface Rel {
-  id: string;
-  type: string;
-  target: string;
-  raw: string;
-  external: boolean;
-}
-
-function relsOf(zip: PizZip, part: string): Rel[] {
-  const xml = zip.file(relsPathOf(part))?.asText() ?? '';
-  return [...xml.matchAll(/<Relationship\b[^>]*>/g)].map((m) => ({
-    id: attr(m[0], 'Id') ?? '',
-    type: attr(m[0], 'Type') ?? '',
-    target: attr(m[0], 'Target') ?? '',
-    raw: m[0],
-    external: attr(m[0], 'TargetMode') === 'External',
-  }));
-}
 
 /** The chart part a drawing shows, or undefined when it shows none. */
 function chartPartOf(zip: PizZip, part: string, drawing: string): { rId: string; path: string } | undefined {
@@ -183,6 +134,15 @@ export interface BoundChart {
 
 function jinjaString(s: string): string {
   return `'${s.replace(/\\/g, '\\\\').replace(/'/g, "\\'")}'`;
+}
+
+/**
+ * The call a bound chart's tag stands for: `chart(item.history, bound_chart='item.history')`, its
+ * value a bound ChartValue named by the tag's first argument. Word's and decks' binders use it.
+ */
+export function boundChartCall(expression: string): string {
+  const firstArg = expression.split(',')[0].trim();
+  return `chart(${expression}, ${BOUND}=${jinjaString(firstArg)})`;
 }
 
 /**
@@ -222,7 +182,14 @@ export function bindChartTags(zip: PizZip): BoundChart[] {
       }
       if (!expression) {
         const chartXml = zip.file(chart.path)?.asText();
-        const tag = chartXml ? CHART_TAG.exec(chartTitleText(chartXml)) : null;
+        let tag: RegExpExecArray | null = null;
+        // Parsed only when it may hold a tag; a damaged chart part that is not bound is left as it is.
+        if (chartXml?.includes('chart('))
+          try {
+            tag = CHART_TAG.exec(chartTitleText(chartXml));
+          } catch {
+            tag = null;
+          }
         if (tag) {
           via = 'title';
           expression = tag[1].trim();
@@ -234,8 +201,7 @@ export function bindChartTags(zip: PizZip): BoundChart[] {
       const start = m.index;
       const runStart = Math.max(xml.lastIndexOf('<w:r>', start), xml.lastIndexOf('<w:r ', start));
       const at = runStart >= last ? runStart : start;
-      const firstArg = expression.split(',')[0].trim();
-      const call = `{{ chart(${expression}, ${BOUND}=${jinjaString(firstArg)}) }}`;
+      const call = `{{ ${boundChartCall(expression)} }}`;
       out += xml.slice(last, at) + `<w:r><w:t xml:space="preserve">${escapeXml(call)}</w:t></w:r>`;
       out += xml.slice(at, start) + newDrawing;
       last = start + drawing.length;
@@ -314,13 +280,15 @@ export class ChartWriter {
   private readonly created: NewChart[] = [];
   /** Parts whose text holds markers. */
   private readonly markedParts = new Set<string>();
-  private copies = 0;
   private drawings = 0;
+  private readonly parts: ChartParts;
 
   constructor(
     private readonly zip: PizZip,
     private readonly limits: ChartLimits = DEFAULT_CHART_LIMITS,
-  ) {}
+  ) {
+    this.parts = new ChartParts(zip);
+  }
 
   output(v: Value, _placement: string | undefined, partPath: string): string | undefined {
     if (!(v instanceof ChartValue)) return undefined;
@@ -338,7 +306,7 @@ export class ChartWriter {
         chart: name,
         field: 'type',
       });
-    const n = ++this.copies;
+    const n = this.parts.nextNumber();
     const chart: NewChart = {
       data,
       name,
@@ -356,8 +324,7 @@ export class ChartWriter {
   finalize(): void {
     if (!this.placed.length && !this.created.length) return;
     const zip = this.zip;
-    let types = zip.file(CONTENT_TYPES_PART)?.asText() ?? '';
-    const ct = new ContentTypes(types);
+    const parts = this.parts;
     const addedRels = new Map<string, string[]>();
     const addRel = (part: string, xml: string) => {
       const list = addedRels.get(part) ?? [];
@@ -365,66 +332,6 @@ export class ChartWriter {
       addedRels.set(part, list);
     };
     const used = new Set<string>();
-
-    /** A copy of a chart part and the parts it points at (workbook, style, colours) under new names. */
-    const copyChart = (path: string): string => {
-      const n = ++this.copies;
-      const copyPath = path.replace(/([^/]+)\.xml$/, `docgen_chart${n}.xml`);
-      zip.file(copyPath, templateXml(path));
-      const rels = zip.file(relsPathOf(path))?.asText();
-      if (rels) {
-        let copyRels = rels;
-        for (const rel of relsOf(zip, path)) {
-          if (rel.external) continue;
-          const target = resolveTarget(path, rel.target);
-          const file = zip.file(target);
-          if (!file) continue;
-          const newTarget = target.replace(/(\.[^./]+)$/, `_docgen${n}$1`);
-          zip.file(newTarget, file.asUint8Array());
-          // An Override for the original (style and colour parts have one) gets one for the copy.
-          const own = ct.typeOf(target);
-          if (own && types.includes(`PartName="/${target}"`))
-            types = withOverrideContentType(types, `/${newTarget}`, own);
-          copyRels = copyRels.replace(
-            rel.raw,
-            rel.raw.replace(
-              /Target="[^"]*"/,
-              `Target="${rel.target.replace(/([^/]+)$/, newTarget.split('/').pop()!)}"`,
-            ),
-          );
-        }
-        zip.file(relsPathOf(copyPath), copyRels);
-      }
-      types = withOverrideContentType(types, `/${copyPath}`, CHART_TYPE);
-      return copyPath;
-    };
-
-    /** Fills chart part `path` and its embedded workbook with `data`; returns the chart's kind. */
-    /** Chart parts as the template has them, kept before their first fill: copies start from these. */
-    const templates = new Map<string, string>();
-    const templateXml = (path: string): string => {
-      let xml = templates.get(path);
-      if (xml === undefined) templates.set(path, (xml = zip.file(path)!.asText()));
-      return xml;
-    };
-    const fill = (path: string, data: ChartData, name: string): string => {
-      let filled: FilledChart;
-      try {
-        filled = fillChartXml(templateXml(path), data);
-      } catch (e) {
-        if (!(e instanceof ChartWithoutSeries)) throw e;
-        throw new TemplateRuntimeError(
-          `Chart '${name}': the template's chart (${path}) has no data series to fill; give it one in Word or LibreOffice`,
-          { chart: name, part: path },
-        );
-      }
-      zip.file(path, filled.xml);
-      const workbook = relsOf(zip, path).find((r) => r.type === REL_PACKAGE && !r.external);
-      const target = workbook && resolveTarget(path, workbook.target);
-      const bytes = target && zip.file(target)?.asUint8Array();
-      if (target && bytes) zip.file(target, rewriteWorkbook(bytes, filled.sheet, filled.cells));
-      return filled.shape.kind;
-    };
 
     for (const part of this.markedParts) {
       const xml = zip.file(part)?.asText();
@@ -446,8 +353,9 @@ export class ChartWriter {
         let path = chart.path;
         let newDrawing = drawing;
         if (used.has(path)) {
-          path = copyChart(chart.path);
-          const rId = `rIdDocgenChart${this.copies}`;
+          const copy = parts.copy(chart.path);
+          path = copy.path;
+          const rId = `rIdDocgenChart${copy.n}`;
           addRel(
             part,
             `<Relationship Id="${rId}" Type="${REL_CHART}" Target="${path.split('/').slice(1).join('/')}"/>`,
@@ -457,7 +365,7 @@ export class ChartWriter {
             .replace(/(<wp:docPr\b[^>]*\bid=")\d+"/, `$1${200000 + ++this.drawings}"`);
         }
         used.add(path);
-        const kind = fill(path, placed.data, placed.name);
+        const kind = parts.fill(path, placed.data, placed.name);
         // Alternative text: the template's, else a summary of the data (a PDF/UA figure's /Alt).
         const docPr = /<wp:docPr\b[^>]*>/.exec(newDrawing)?.[0];
         if (docPr && !attr(docPr, 'descr')) {
@@ -484,15 +392,14 @@ export class ChartWriter {
         ),
       );
       zip.file(workbookPath, newWorkbook([[null]]));
-      fill(chart.chartPath, chart.data, chart.name);
-      types = withOverrideContentType(types, `/${chart.chartPath}`, CHART_TYPE);
+      parts.fill(chart.chartPath, chart.data, chart.name);
+      parts.declare(chart.chartPath);
       addRel(
         chart.part,
         `<Relationship Id="${chart.rId}" Type="${REL_CHART}" Target="${chart.chartPath.split('/').slice(1).join('/')}"/>`,
       );
     }
-    types = withDefaultContentType(types, 'xlsx', XLSX_TYPE);
-    zip.file(CONTENT_TYPES_PART, types);
+    zip.file(CONTENT_TYPES_PART, parts.withContentTypes(zip.file(CONTENT_TYPES_PART)?.asText() ?? ''));
     for (const [part, rels] of addedRels) {
       const relsPath = relsPathOf(part);
       zip.file(relsPath, withRelationships(zip.file(relsPath)?.asText() ?? EMPTY_RELS, rels.join('')));

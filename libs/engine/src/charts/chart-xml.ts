@@ -270,7 +270,8 @@ export function chartShape(xml: string): ChartShape {
 export class ChartWithoutSeries extends Error {}
 
 function parse(xml: string): Document {
-  return new DOMParser().parseFromString(xml, 'text/xml') as unknown as Document;
+  // Not logged to the console: a fatal error still throws, and the callers report it typed.
+  return new DOMParser({ onError: () => undefined }).parseFromString(xml, 'text/xml') as unknown as Document;
 }
 
 /** The text of the chart's own title (not an axis's), '' when it has none. */

@@ -3,7 +3,9 @@
  * slide loops (`{%slide for item in items %}` … `{%slide endfor %}` on one slide: the slide is
  * repeated once per item, each copy a slide part of its own with its own relationships, notes
  * and pictures), and pictures replaced by the request's images when their name or alternative
- * text names one (as docxtpl's replace_pic does in Word), keeping the picture's frame.
+ * text names one (as docxtpl's replace_pic does in Word), keeping the picture's frame; charts
+ * bound by `{{ chart(expr) }}` filled from data, each slide copy's chart a part of its own
+ * (slide-charts.ts).
  */
 import {
   CONTENT_TYPES_PART,
@@ -35,6 +37,8 @@ import { CompiledCell, hasTags, runLoop } from '../xlsx/cell-template';
 import { attr, escapeXml, setAttr } from '../xlsx/sheet-xml';
 import { PRESENTATION_PARTS } from '../package/formats';
 import { openPresentationPackage } from './pptx-package';
+import { SlideCharts } from './slide-charts';
+import { countChartPoints, DEFAULT_CHART_LIMITS, type ChartLimits } from '../charts/chart-data';
 import { runtimeError, SlideTemplate } from './slide-template';
 
 export const DEFAULT_MAX_SLIDES_PER_DECK = 500;
@@ -57,6 +61,8 @@ export interface PptxRenderOptions {
   imageLimits?: Partial<ImageLimits>;
   preparedImages?: Map<string, PreparedImage>;
   imagesVerified?: boolean;
+  /** MAX_CHART_POINTS and MAX_CHART_POINTS_PER_REQUEST: 413 before the deck is opened. */
+  chartLimits?: Partial<ChartLimits>;
 }
 
 const REL_TAG = /<Relationship\b[^>]*>/g;
@@ -199,6 +205,9 @@ export function renderPptx(
       : {}),
     ...(options.maxWordXmlBytes !== undefined ? { maxWordXmlBytes: options.maxWordXmlBytes } : {}),
   };
+  // Chart points are counted over the data before the deck is even opened (413), as for Word.
+  const chartLimits = { ...DEFAULT_CHART_LIMITS, ...options.chartLimits };
+  countChartPoints(request.template_data, chartLimits);
   const pkg = openPresentationPackage(template, {
     limits,
     allowMacros: options.allowMacros === true,
@@ -294,6 +303,7 @@ export function renderPptx(
   const files = Object.keys(zip.files);
   const taken = new Set(files);
   const pictures = new PictureWriter(images, zip, taken);
+  const charts = new SlideCharts(zip, chartLimits);
   let slideNumber = nextNumber(files, /^ppt\/slides\/slide(\d+)\.xml$/);
   let notesNumber = nextNumber(files, /^ppt\/notesSlides\/notesSlide(\d+)\.xml$/);
   const presentationRelIds = new Set(relsOf(presentationRels).map((r) => r.id));
@@ -305,6 +315,8 @@ export function renderPptx(
   const newList: string[] = [];
   let newRels = '';
   const removed: string[] = [];
+  /** Slides an empty loop removed. */
+  const removedSlides: string[] = [];
   for (const [index, entry] of entries.entries()) {
     newList.push(...(kept.get(index) ?? []));
     const templateRels = zip.file(relsPathOf(entry.path))?.asText();
@@ -312,6 +324,7 @@ export function renderPptx(
     if (!entry.frames.length) {
       // An empty loop: the slide goes, with its notes.
       removed.push(entry.path, relsPathOf(entry.path));
+      removedSlides.push(entry.path);
       if (entry.notesPath) removed.push(entry.notesPath, relsPathOf(entry.notesPath));
       presentationRels = presentationRels.replace(
         relsOf(presentationRels).find((r) => r.id === entry.relId)?.tag ?? '\u0000',
@@ -338,6 +351,7 @@ export function renderPptx(
       const replaced = pictures.replace(xml, path, relIds, slideFrame, state);
       xml = replaced.xml;
       if (replaced.rels) rels = withRelationships(rels, replaced.rels);
+      ({ xml, rels } = charts.place(xml, rels, path, slideFrame, state));
       const filled: FilledSlide = { path, xml, rels };
       if (entry.notes && notesPath) {
         filled.notesPath = notesPath;
@@ -373,6 +387,7 @@ export function renderPptx(
   const allUndefined = state.undefinedNames;
   if (allUndefined.length) throw new UndefinedVariableError(allUndefined);
 
+  removed.push(...charts.orphansOf(removedSlides, zip));
   for (const name of removed) {
     if (!zip.file(name)) continue;
     zip.remove(name);
@@ -385,6 +400,7 @@ export function renderPptx(
     presentation = presentation.replace(slideList[0], `<p:sldIdLst>${newList.join('')}</p:sldIdLst>`);
   if (newRels) presentationRels = withRelationships(presentationRels, newRels);
   if (pictures.used) types = withDefaultContentType(types, 'png', 'image/png');
+  types = charts.withContentTypes(types);
   zip.file(presentationPath, presentation);
   zip.file(presentationRelsPath, presentationRels);
   zip.file(CONTENT_TYPES_PART, types);

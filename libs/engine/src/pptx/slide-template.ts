@@ -8,6 +8,7 @@
  * are written against `w:` elements, and a deck's slide loop needs each part rendered once per
  * item with its own variables, which a one-shot docxtemplater render cannot give.
  */
+import { ChartValue } from '../charts/chart-writer';
 import { evaluate } from '../runtime/evaluator';
 import { type Frame, JinjaRuntimeError, type RenderState } from '../runtime/ops';
 import { ImageRef, truthy } from '../runtime/values';
@@ -198,6 +199,10 @@ export class SlideTemplate {
             if (value instanceof ImageRef)
               throw new JinjaRuntimeError(
                 "a picture cannot be printed in a slide's text; name it in a picture's name or alternative text",
+              );
+            if (value instanceof ChartValue)
+              throw new JinjaRuntimeError(
+                "a chart cannot be made in a slide's text; insert a chart on the slide and bind it by {{ chart(…) }} in its title or alternative text",
               );
             out.push(escapeText(textOf(value, state)));
             break;
