@@ -552,6 +552,18 @@ export type TemplateLocation = {
      * Workbooks only: the 1-based row of the cell
      */
     row?: number;
+    /**
+     * Decks only: the 1-based slide, in presentation order
+     */
+    slide?: number;
+    /**
+     * Decks only: the 1-based shape on its slide (or notes), in the slide's drawing order
+     */
+    shape?: number;
+    /**
+     * Decks only: the shape's name, when it has one
+     */
+    shape_name?: string;
 };
 
 export type LintError = {
@@ -1340,7 +1352,7 @@ export type LintControllerLintData = {
 
 export type LintControllerLintErrors = {
     /**
-     * No document, not a .docx or .xlsx, or bad options
+     * No document, not a .docx, .xlsx or .pptx, or bad options
      */
     400: ErrorBody;
     /**
@@ -1382,7 +1394,7 @@ export type InspectControllerInspectData = {
 
 export type InspectControllerInspectErrors = {
     /**
-     * No file, or not a .docx or .xlsx
+     * No file, or not a .docx, .xlsx or .pptx
      */
     400: ErrorBody;
 };
