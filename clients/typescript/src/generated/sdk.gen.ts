@@ -195,7 +195,7 @@ export const templatesControllerGet = <ThrowOnError extends boolean = false>(opt
 });
 
 /**
- * A version's .docx
+ * A version's file (.docx, .xlsx or .pptx, as uploaded)
  */
 export const templatesControllerFile = <ThrowOnError extends boolean = false>(options: Options<TemplatesControllerFileData, ThrowOnError>) => (options.client ?? client).get<TemplatesControllerFileResponses, TemplatesControllerFileErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],

@@ -1483,7 +1483,7 @@ export type TemplatesControllerCreateData = {
 
 export type TemplatesControllerCreateErrors = {
     /**
-     * No file, not a .docx, or malformed fields
+     * No file, not a .docx, .xlsx or .pptx, or malformed fields
      */
     400: ErrorBody;
     /**

@@ -110,6 +110,12 @@ describe('inspection of a deck', () => {
       expect.arrayContaining(['title', 'customer.name', 'items[].name', 'items[].price']),
     );
     expect(paths).not.toContain('item.price');
+    // The notes of a looped slide are filled with each item too.
+    expect(r.variables.find((v) => v.path === 'items[].name')!.locations.map((l) => l.part)).toEqual([
+      'ppt/slides/slide2.xml',
+      'ppt/notesSlides/notesSlide2.xml',
+    ]);
+    expect(paths).not.toContain('item.name');
     expect(r.variables.find((v) => v.path === 'closing')!.usages).toEqual(['tested']);
     const skeleton = r.skeleton as { template_data: Record<string, unknown> };
     expect(Object.keys(skeleton.template_data)).toEqual(
