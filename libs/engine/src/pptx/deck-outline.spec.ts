@@ -4,7 +4,8 @@ import PizZip from 'pizzip';
 import { inspectTemplate } from '../inspect/inspect-template';
 import { lintDocxTemplate } from '../lint/lint-template';
 
-const DECK = join(__dirname, '../../../../test/fixtures/slides/deck.impress.pptx');
+const SLIDES = join(__dirname, '../../../../test/fixtures/slides');
+const DECK = join(SLIDES, 'deck.impress.pptx');
 
 /** The Impress-saved deck with some of its slides' text replaced (our edits only). */
 function withText(edits: Record<string, [string, string][]>): Buffer {
@@ -121,5 +122,24 @@ describe('inspection of a deck', () => {
     expect(Object.keys(skeleton.template_data)).toEqual(
       expect.arrayContaining(['title', 'customer', 'date', 'rows', 'items', 'closing']),
     );
+  });
+
+  it('reads the PowerPoint deck: a split tag joined, shapes named, the slide loop covering tags above its opening', () => {
+    const deck = readFileSync(join(SLIDES, 'deck.powerpoint.pptx'));
+    const report = lintDocxTemplate(deck, { verbose: true });
+    expect(report.success).toBe(true);
+    expect(report.tags!.find((t) => t.tag === '{{ customer.name }}')!.location).toMatchObject({
+      slide: 1,
+      shape_name: 'Subtitle 2',
+    });
+    expect(report.tags!.find((t) => t.tag === '{{ f.name }}')!.location).toMatchObject({
+      slide: 3,
+      shape_name: 'Table 3',
+      table: { table: 1, row: 3, cell: 1 },
+    });
+    // `{{ item.name }}` is the slide's title, above the `{%slide for %}` in the body: still the item's.
+    const paths = inspectTemplate(deck).variables.map((v) => v.path);
+    expect(paths).toEqual(expect.arrayContaining(['items[].name', 'items[].price', 'features[].name']));
+    expect(paths).not.toContain('item.name');
   });
 });

@@ -242,11 +242,13 @@ export function deckOutline(
         }
       }
     }
-    // A slide loop covers its whole slide and notes wherever its end tag stands: inspection reads
-    // scopes in tag order, so the end tag goes last (its location stays where it is written).
-    const end = tags.findIndex(
-      (t, i) => i >= firstTag && t.placement === 'slide' && t.statement?.type === 'endfor',
-    );
+    // A slide loop covers its whole slide and notes wherever its tags stand: inspection reads
+    // scopes in tag order, so its opening goes first and its end last (their locations stay).
+    const isSlideTag = (t: TemplateTag, type: string) =>
+      t.placement === 'slide' && t.statement?.type === type;
+    const open = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, 'for'));
+    if (open >= 0) tags.splice(firstTag, 0, ...tags.splice(open, 1));
+    const end = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, 'endfor'));
     if (end >= 0) tags.push(...tags.splice(end, 1));
   }
   return { outline: { paragraphs, tags }, problems };
