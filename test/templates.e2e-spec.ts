@@ -11,6 +11,7 @@ import PizZip from 'pizzip';
 import { API_PATHS } from '@app/contracts';
 import { readDeck } from '@app/engine';
 import { buildDocx, p } from './support/docx-builder';
+import { withExternalLink } from './support/external-link';
 import { startPostgres, type RunningPostgres } from './support/postgres';
 import { redisDump } from './support/secrets';
 import {
@@ -626,7 +627,12 @@ describe('workbooks and decks stored (issue 41): upload, render by id to their o
     const errors = (broken.body.lint as { errors: { location: { slide?: number } }[] }).errors;
     expect(errors.map((e) => e.location.slide)).toEqual([2]);
 
-    // Each version's file comes back in its own format.
+    // The detail names each version's format; each version's file comes back in it.
+    const detail = await call('GET', `/api/v1/templates/${ids.deck}`, keys.reader);
+    expect((detail.body.versions as { media_type: string }[]).map((v) => v.media_type)).toEqual([
+      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    ]);
     const file = await fetch(`${api.url}/api/v1/templates/${ids.workbook}/versions/1/file`, {
       headers: { authorization: `Bearer ${keys.reader}` },
     });
@@ -654,6 +660,30 @@ describe('workbooks and decks stored (issue 41): upload, render by id to their o
     expect(text).toContain('Plum');
     // Calc recalculated the grown SUM over the repeated rows: 2 × 1.50 + 10 × 12.00.
     expect(text).toContain('123.00');
+  });
+
+  it('a stored workbook with an external link: the render by id drops it and names it in the Warning header', async () => {
+    const created = await call(
+      'POST',
+      '/api/v1/templates',
+      keys.writer,
+      templateForm(withExternalLink(WORKBOOK), { name: 'linked price list' }),
+    );
+    expect(created.status).toBe(201);
+    const form = new FormData();
+    form.append('template_id', created.body.template_id as string);
+    form.append('request_data', JSON.stringify({ ...PRICES, options: { output: 'xlsx' } }));
+    const res = await fetch(`${api.url}/api/v1/process-template-document`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.renderer}` },
+      body: form,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('warning')).toBe('299 - "dropped external link (externalLink1.xml)"');
+    expect(res.headers.get('content-disposition')).toContain('linked price list.xlsx');
+    expect(
+      new PizZip(Buffer.from(await res.arrayBuffer())).file('xl/externalLinks/externalLink1.xml'),
+    ).toBeNull();
   });
 
   it('renders the stored deck by id to .pptx and to PDF: one slide per item of the slide loop', async () => {

@@ -26,6 +26,7 @@ import {
   InvalidRequestError,
   lintDocxTemplate,
   templateFormatOf,
+  templateWarnings,
 } from '@app/engine';
 import {
   MissingFileError,
@@ -70,6 +71,9 @@ export class TemplatesController {
     const lint = lintDocxTemplate(file.buffer, {});
     return {
       file: file.buffer,
+      mediaType: OUTPUT_MEDIA[templateFormatOf(file.buffer)].contentType,
+      // Named in a render by id's Warning header, which never reads the bytes in the API.
+      warnings: templateWarnings(file.buffer),
       lint,
       inspection: inspectTemplate(file.buffer),
       createdBy,

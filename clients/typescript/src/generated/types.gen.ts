@@ -431,6 +431,10 @@ export type TemplateVersion = {
     number: number;
     digest: string;
     size: number;
+    /**
+     * The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)
+     */
+    media_type: string;
     created_at: string;
     /**
      * The id of the API key (never the key)
@@ -490,6 +494,10 @@ export type TemplateDetail = {
         number: number;
         digest: string;
         size: number;
+        /**
+         * The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)
+         */
+        media_type: string;
         created_at: string;
         created_by: string | unknown;
     }>;
@@ -1614,6 +1622,10 @@ export type TemplatesControllerPublishResponses = {
             number: number;
             digest: string;
             size: number;
+            /**
+             * The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)
+             */
+            media_type: string;
             created_at: string;
             created_by: string | unknown;
         }>;
@@ -1678,6 +1690,10 @@ export type TemplatesControllerGetResponses = {
             number: number;
             digest: string;
             size: number;
+            /**
+             * The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)
+             */
+            media_type: string;
             created_at: string;
             created_by: string | unknown;
         }>;
