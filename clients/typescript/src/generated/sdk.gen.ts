@@ -219,6 +219,6 @@ export const keysControllerCreate = <ThrowOnError extends boolean = false>(optio
 /**
  * The template playground page (PLAYGROUND=on)
  *
- * Drop a .docx, see its variables and problems, edit the data, add PNG images, render the PDF inline.
+ * Drop a .docx, .xlsx or .pptx, see its variables and problems, edit the data, add PNG images, render the PDF inline.
  */
 export const playgroundControllerPage = <ThrowOnError extends boolean = false>(options?: Options<PlaygroundControllerPageData, ThrowOnError>) => (options?.client ?? client).get<PlaygroundControllerPageResponses, unknown, ThrowOnError>({ url: '/playground', ...options });
