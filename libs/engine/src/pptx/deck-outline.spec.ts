@@ -96,6 +96,36 @@ describe('lint of a deck', () => {
   });
 });
 
+describe('lint of a deck: what only decks refuse, and what lint never runs', () => {
+  it('reports {%tc %} on a slide and {%slide %} in notes, as the fill refuses them', () => {
+    const report = lintDocxTemplate(
+      withText({
+        'ppt/slides/slide1.xml': [['{{ row.name }}', '{%tc for c in cols %}']],
+        'ppt/notesSlides/notesSlide2.xml': [['Speaker notes: {{ item.name }}', '{%slide for n in notes %}']],
+      }),
+    );
+    expect(report.errors.map((e) => [e.location?.part, e.message])).toEqual(
+      expect.arrayContaining([
+        ['ppt/slides/slide1.xml', "'{%tc %}' column tags are not supported in slides"],
+        ['ppt/notesSlides/notesSlide2.xml', "'{%slide %}' tags belong on a slide, not in its notes"],
+      ]),
+    );
+  });
+
+  it('lints a macro-enabled deck (.pptm) without running anything; refuses a workbook-shaped zip that is no deck', () => {
+    const zip = new PizZip(readFileSync(DECK));
+    const types = zip.file('[Content_Types].xml')!.asText();
+    const main = 'application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml';
+    expect(types).toContain(main);
+    zip.file(
+      '[Content_Types].xml',
+      types.replace(main, 'application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml'),
+    );
+    zip.file('ppt/vbaProject.bin', Buffer.from('not run'));
+    expect(lintDocxTemplate(zip.generate({ type: 'nodebuffer' })).success).toBe(true);
+  });
+});
+
 describe('inspection of a deck', () => {
   it('lists variables, row and slide loops by slide, with a skeleton covering the whole looped slide', () => {
     const r = inspectTemplate(readFileSync(DECK));
