@@ -126,6 +126,23 @@ describe('lint of a deck: what only decks refuse, and what lint never runs', () 
   });
 });
 
+describe('warnings on a deck (linter_options)', () => {
+  it('warns of a variable spelled almost like another, located by slide; fail_on_warnings makes it fail', () => {
+    const deck = withText({
+      'ppt/notesSlides/notesSlide1.xml': [
+        ['Cover notes for {{ customer.name }}', 'Cover notes for {{ customer.nmae }}'],
+      ],
+    });
+    const report = lintDocxTemplate(deck);
+    expect(report.success).toBe(true);
+    expect(report.warnings.map((w) => [w.code, w.location?.slide, w.location?.part])).toEqual([
+      [expect.any(String), 1, 'ppt/notesSlides/notesSlide1.xml'],
+    ]);
+    expect(report.warnings[0].message).toContain('customer.name');
+    expect(lintDocxTemplate(deck, { failOnWarnings: true }).success).toBe(false);
+  });
+});
+
 describe('inspection of a deck', () => {
   it('lists variables, row and slide loops by slide, with a skeleton covering the whole looped slide', () => {
     const r = inspectTemplate(readFileSync(DECK));
