@@ -3,6 +3,7 @@ import { mkdtempSync, readFileSync, rmSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
 import { buildDocx, p, table } from './support/docx-builder';
+import PizZip from 'pizzip';
 import { pdfText } from './service-harness';
 
 const ROOT = join(__dirname, '..');
@@ -68,6 +69,23 @@ describe('npm run lint-template (command line)', () => {
     expect(text).toContain('Template lint report');
     expect(text).toContain('FAILED: 2 errors');
     expect(text).toContain("Did you mean the filter 'upper'?");
+  });
+
+  it('lints a deck (.pptx, told by its content types): each problem located by slide and shape', () => {
+    const zip = new PizZip(readFileSync(join(ROOT, 'test/fixtures/slides/deck.powerpoint.pptx')));
+    const slide3 = zip.file('ppt/slides/slide3.xml')!.asText();
+    expect(slide3).toContain('{{ f.name }}');
+    zip.file('ppt/slides/slide3.xml', slide3.replace('{{ f.name }}', '{{ f.name | upperr }}'));
+    // Named .docx: the package's content types, not the name, say it is a deck.
+    const file = join(dir, 'deck-named-wrong.docx');
+    writeFileSync(file, zip.generate({ type: 'nodebuffer' }));
+    const res = run(file);
+    expect(res.status).toBe(1);
+    expect(res.stdout).toMatch(/:\d+:\d+: invalid_expression: unknown filter 'upperr'/);
+    expect(res.stdout).toContain(
+      'in slide 3, shape 2 (Table 3) (ppt/slides/slide3.xml, paragraph 6, table 1 row 3 cell 1)',
+    );
+    expect(res.stdout).toContain("suggestion: Did you mean the filter 'upper'?");
   });
 
   it('exits 2 on wrong usage and unreadable files', () => {

@@ -4,8 +4,9 @@
  * loop and an image placeholder, sees its variables, fills the data, adds a PNG, renders and reads
  * the PDF the page received; then a broken template's problems with their location.
  */
-import { existsSync, mkdirSync, statSync } from 'node:fs';
+import { existsSync, mkdirSync, readFileSync, statSync } from 'node:fs';
 import { dirname, join } from 'node:path';
+import PizZip from 'pizzip';
 import { chromium, type Browser, type Page } from 'playwright-core';
 import { buildDocx, p } from './support/docx-builder';
 import {
@@ -161,6 +162,24 @@ describe('the playground page', () => {
     const shown = await page.textContent('#render-error');
     expect(shown).toContain('template_syntax_error');
     expect(shown).toContain('word/document.xml');
+  });
+
+  it('takes a deck: its problems located by slide and shape', async () => {
+    const zip = new PizZip(readFileSync(join(__dirname, 'fixtures/slides/deck.powerpoint.pptx')));
+    const slide3 = zip.file('ppt/slides/slide3.xml')!.asText();
+    expect(slide3).toContain('{{ f.name }}');
+    zip.file('ppt/slides/slide3.xml', slide3.replace('{{ f.name }}', '{{ f.name | bogus }}'));
+    await page.goto(`${api.url}/playground`);
+    await page.setInputFiles('#file', {
+      name: 'offer.pptx',
+      mimeType: 'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+      buffer: zip.generate({ type: 'nodebuffer' }),
+    });
+    await page.waitForSelector('#lint .problem');
+    const problems = await page.$$eval('#lint .problem', (nodes) => nodes.map((n) => n.textContent ?? ''));
+    expect(problems).toHaveLength(1);
+    expect(problems[0]).toContain("invalid_expression: unknown filter 'bogus'");
+    expect(problems[0]).toContain('— slide 3, shape Table 3, table 1 row 3 cell 1');
   });
 
   it('lists the formatting and barcode examples, and renders them in the locale and time zone chosen', async () => {

@@ -229,6 +229,56 @@ it('fills the deck on a PowerPoint-written base to PDF: the split tag joined, on
   expect(pages[3].text).toContain('Support yes');
 });
 
+it('lints and inspects a deck over HTTP, and a render with linter_options answers its report', async () => {
+  const lintForm = new FormData();
+  lintForm.append('document', new Blob([TEMPLATE]), 'deck.pptx');
+  lintForm.append('options', JSON.stringify({ response_format: 'json', verbose: true }));
+  const lint = await fetch(`${api.url}/api/v1/lint-docx-template`, { method: 'POST', body: lintForm });
+  expect(lint.status).toBe(200);
+  const report = (await lint.json()) as {
+    success: boolean;
+    tags: { tag: string; location: { slide?: number; table?: unknown } }[];
+  };
+  expect(report.success).toBe(true);
+  expect(report.tags.find((t) => t.tag === '{{ row.price }}')!.location).toMatchObject({
+    slide: 1,
+    table: { table: 1, row: 3, cell: 2 },
+  });
+
+  const inspectForm = new FormData();
+  inspectForm.append('file', new Blob([TEMPLATE]), 'deck.pptx');
+  const inspect = await fetch(`${api.url}/api/v1/inspect-template`, { method: 'POST', body: inspectForm });
+  expect(inspect.status).toBe(200);
+  const inspection = (await inspect.json()) as { loops: { iterable: string; placement: string }[] };
+  expect(inspection.loops.map((l) => [l.iterable, l.placement])).toEqual([
+    ['rows', 'tr'],
+    ['items', 'slide'],
+  ]);
+
+  // A broken deck with linter_options: the lint report instead of a render, located by slide.
+  const zip = new PizZip(TEMPLATE);
+  const slide3 = zip.file('ppt/slides/slide3.xml')!.asText();
+  expect(slide3).toContain('{%p endif %}');
+  zip.file('ppt/slides/slide3.xml', slide3.replace('{%p endif %}', 'the end'));
+  const res = await render(
+    { ...REQUEST, linter_options: { enabled: true, response_format: 'json' } },
+    zip.generate({ type: 'nodebuffer' }),
+  );
+  expect(res.status).toBe(200);
+  const failed = (await res.json()) as {
+    status: string;
+    linting_results: { errors: { code: string; tag: string; location: { slide?: number } }[] };
+  };
+  expect(failed.status).toBe('template_validation_failed');
+  expect(failed.linting_results.errors).toEqual([
+    expect.objectContaining({
+      code: 'unclosed_block',
+      tag: '{%p if closing %}',
+      location: expect.objectContaining({ slide: 3, part: 'ppt/slides/slide3.xml' }),
+    }),
+  ]);
+});
+
 it("fills a batch of decks merged into one PDF: every item's slides in order", async () => {
   const form = new FormData();
   form.append('file', new Blob([TEMPLATE]), 'deck.pptx');

@@ -22,6 +22,7 @@ import {
   stopAll,
   testEnv,
 } from './service-harness';
+import { withExternalLink } from './support/external-link';
 
 jest.setTimeout(300_000);
 
@@ -51,36 +52,6 @@ beforeAll(async () => {
 afterAll(async () => {
   await stopAll(api, worker, redis);
 });
-
-/** The price list with an external link to another workbook, as Excel writes one. */
-function withExternalLink(xlsx: Buffer): Buffer {
-  const zip = new PizZip(xlsx);
-  zip.file(
-    'xl/externalLinks/externalLink1.xml',
-    '<externalLink xmlns="http://schemas.openxmlformats.org/spreadsheetml/2006/main"><externalBook xmlns:r="http://schemas.openxmlformats.org/officeDocument/2006/relationships" r:id="rId1"/></externalLink>',
-  );
-  zip.file(
-    'xl/externalLinks/_rels/externalLink1.xml.rels',
-    '<Relationships xmlns="http://schemas.openxmlformats.org/package/2006/relationships"><Relationship Id="rId1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/externalLinkPath" Target="http://127.0.0.1:9/rates.xlsx" TargetMode="External"/></Relationships>',
-  );
-  const rels = zip.file('xl/_rels/workbook.xml.rels')!.asText();
-  zip.file(
-    'xl/_rels/workbook.xml.rels',
-    rels.replace(
-      '</Relationships>',
-      '<Relationship Id="rIdX1" Type="http://schemas.openxmlformats.org/officeDocument/2006/relationships/externalLink" Target="externalLinks/externalLink1.xml"/></Relationships>',
-    ),
-  );
-  const types = zip.file('[Content_Types].xml')!.asText();
-  zip.file(
-    '[Content_Types].xml',
-    types.replace(
-      '</Types>',
-      '<Override PartName="/xl/externalLinks/externalLink1.xml" ContentType="application/vnd.openxmlformats-officedocument.spreadsheetml.externalLink+xml"/></Types>',
-    ),
-  );
-  return zip.generate({ type: 'nodebuffer' });
-}
 
 it('fills a spreadsheet to PDF: Calc recalculates the total over the repeated rows', async () => {
   const res = await postRender(api.url, { file: TEMPLATE, filename: 'prices.xlsx', data: DATA });

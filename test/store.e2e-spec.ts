@@ -30,6 +30,9 @@ function storeAt(url: string): TemplateStore {
 }
 
 const report = { errors: [], warnings: [] };
+const DOCX_MEDIA = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+/** What the API tells the store of a Word file: its media type and nothing its fill drops. */
+const word = { mediaType: DOCX_MEDIA, warnings: [] };
 
 test('migrations run from an empty database, and again as a no-op', async () => {
   await withDatabase('fresh', async (url) => {
@@ -41,6 +44,7 @@ test('migrations run from an empty database, and again as a no-op', async () => 
       labels: ['billing'],
       file: Buffer.from('docx'),
       lint: report,
+      ...word,
       inspection: {},
       createdBy: null,
       publish: true,
@@ -59,7 +63,7 @@ test('two processes migrating at once both succeed (the advisory lock)', async (
   });
 });
 
-test('migrating from the first schema to the second keeps the data', async () => {
+test('migrating from the first schema to the latest keeps the data; files stored before are Word documents', async () => {
   await withDatabase('previous', async (url) => {
     const store = storeAt(url);
     expect(await migrate(store.pool, MIGRATIONS[0].name)).toEqual([MIGRATIONS[0].name]);
@@ -77,7 +81,7 @@ test('migrating from the first schema to the second keeps the data', async () =>
       `INSERT INTO template_versions (template_id, number, digest, lint, inspection, created_by)
        VALUES ('00000000-0000-4000-8000-000000000002', 1, 'd1', '{}', '{}', '00000000-0000-4000-8000-000000000001')`,
     );
-    expect(await store.migrate()).toEqual([MIGRATIONS[1].name]);
+    expect(await store.migrate()).toEqual(MIGRATIONS.slice(1).map((m) => m.name));
     const detail = await store.get('ns', '00000000-0000-4000-8000-000000000002');
     expect(detail).toMatchObject({ name: 'old', description: '', labels: [], current_version: 1 });
     expect(detail.versions).toEqual([
@@ -85,9 +89,15 @@ test('migrating from the first schema to the second keeps the data', async () =>
         number: 1,
         digest: 'd1',
         size: 3,
+        media_type: DOCX_MEDIA,
         created_by: '00000000-0000-4000-8000-000000000001',
       }),
     ]);
+    // The store took only Word files before formats were recorded: one with nothing to drop.
+    expect(await store.resolve('ns', detail.template_id)).toMatchObject({
+      mediaType: DOCX_MEDIA,
+      warnings: [],
+    });
     expect((await store.versionFile('ns', detail.template_id, 1)).bytes).toEqual(Buffer.from([1, 2, 3]));
     await store.close();
   });
@@ -102,6 +112,7 @@ test('PostgreSQL SIGKILLed during an upload: no half-written version, and the st
       name: 'big',
       file: Buffer.from('v1'),
       lint: report,
+      ...word,
       inspection: {},
       createdBy: key.id,
       publish: true,
@@ -112,6 +123,7 @@ test('PostgreSQL SIGKILLed during an upload: no half-written version, and the st
       .addVersion('ns', template_id, {
         file: big,
         lint: report,
+        ...word,
         inspection: {},
         createdBy: key.id,
         publish: true,
@@ -140,6 +152,7 @@ test('PostgreSQL SIGKILLed during an upload: no half-written version, and the st
     const next = await store.addVersion('ns', template_id, {
       file: Buffer.from('v-next'),
       lint: report,
+      ...word,
       inspection: {},
       createdBy: key.id,
       publish: false,

@@ -2,13 +2,16 @@
  * Stored templates with versions, API keys and namespaces (issue 38, docs/templates.md), against
  * the real API with a private Redis and PostgreSQL (test/support/postgres.ts).
  */
-import { mkdtempSync, writeFileSync } from 'node:fs';
+import { mkdtempSync, readFileSync, writeFileSync } from 'node:fs';
 import { tmpdir } from 'node:os';
 import { join } from 'node:path';
-import { execFile } from 'node:child_process';
+import { execFile, execFileSync } from 'node:child_process';
 import { promisify } from 'node:util';
+import PizZip from 'pizzip';
 import { API_PATHS } from '@app/contracts';
+import { readDeck } from '@app/engine';
 import { buildDocx, p } from './support/docx-builder';
+import { withExternalLink } from './support/external-link';
 import { startPostgres, type RunningPostgres } from './support/postgres';
 import { redisDump } from './support/secrets';
 import {
@@ -18,6 +21,7 @@ import {
   pdfText,
   RedisServer,
   RunningApi,
+  solidPng,
   startApi,
   startWorker,
   stopAll,
@@ -489,6 +493,254 @@ describe('rendering by id', () => {
     expect([gone.status, ((await gone.json()) as { error_type: string }).error_type]).toEqual([
       404,
       'template_not_found',
+    ]);
+  });
+});
+
+describe('workbooks and decks stored (issue 41): upload, render by id to their own format and PDF, lint and inspect by id', () => {
+  const WORKBOOK = readFileSync(join(__dirname, 'fixtures/spreadsheets/price-list.calc.xlsx'));
+  const DECK = readFileSync(join(__dirname, 'fixtures/slides/deck.impress.pptx'));
+  const PRICES = {
+    template_data: {
+      customer: 'ACME',
+      issued: '2026-03-15',
+      vip: true,
+      currency: 'EUR',
+      items: [
+        { name: 'Apple', qty: 2, price: 1.5 },
+        { name: 'Plum', qty: 10, price: 12 },
+      ],
+    },
+  };
+  const SLIDES = {
+    template_data: {
+      title: 'Quarterly review',
+      customer: { name: 'ACME' },
+      date: '2026-03-15',
+      rows: [{ name: 'Apples', price: '1.50' }],
+      items: [
+        { name: 'Alpha', price: 10, photo: 'red' },
+        { name: 'Beta', price: 20, photo: 'red' },
+      ],
+      closing: true,
+    },
+    images: { red: { data: solidPng(40, 30, [255, 0, 0]) } },
+  };
+  const ids: Record<'workbook' | 'deck', string> = { workbook: '', deck: '' };
+
+  async function byId(
+    path: string,
+    fields: Record<string, string>,
+  ): Promise<{ status: number; type: string; body: Buffer; version: string | null }> {
+    const form = new FormData();
+    for (const [k, v] of Object.entries(fields)) form.append(k, v);
+    const res = await fetch(`${api.url}${path}`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.renderer}` },
+      body: form,
+    });
+    return {
+      status: res.status,
+      type: res.headers.get('content-type') ?? '',
+      body: Buffer.from(await res.arrayBuffer()),
+      version: res.headers.get('x-template-version'),
+    };
+  }
+
+  const renderById = (id: string, request: object, output: string) =>
+    byId('/api/v1/process-template-document', {
+      template_id: id,
+      request_data: JSON.stringify({ ...request, options: { output } }),
+    });
+
+  it('uploads a workbook and a deck: version 1, published, linted and inspected by sheet and cell, by slide', async () => {
+    const workbook = await call(
+      'POST',
+      '/api/v1/templates',
+      keys.writer,
+      templateForm(WORKBOOK, { name: 'price list' }),
+    );
+    expect(workbook.status).toBe(201);
+    expect(workbook.body).toMatchObject({
+      version: { number: 1 },
+      published: true,
+      lint: {
+        success: true,
+        errors: [],
+        summary: { parts: expect.arrayContaining(['xl/worksheets/sheet1.xml']) },
+      },
+    });
+    const wbLoops = (
+      workbook.body.inspection as {
+        loops: { iterable: string; placement: string; location: { sheet?: string } }[];
+      }
+    ).loops;
+    expect(wbLoops).toContainEqual(
+      expect.objectContaining({
+        iterable: 'items',
+        placement: 'tr',
+        location: expect.objectContaining({ cell: 'A4' }),
+      }),
+    );
+    ids.workbook = workbook.body.template_id as string;
+
+    const deck = await call(
+      'POST',
+      '/api/v1/templates',
+      keys.writer,
+      templateForm(DECK, { name: 'review deck' }),
+    );
+    expect(deck.status).toBe(201);
+    expect(deck.body).toMatchObject({
+      version: { number: 1 },
+      published: true,
+      lint: { success: true, errors: [] },
+    });
+    const deckLoops = (
+      deck.body.inspection as {
+        loops: { iterable: string; placement: string; location: { slide?: number } }[];
+      }
+    ).loops;
+    expect(deckLoops).toContainEqual(
+      expect.objectContaining({
+        iterable: 'items',
+        placement: 'slide',
+        location: expect.objectContaining({ slide: 2 }),
+      }),
+    );
+    ids.deck = deck.body.template_id as string;
+
+    // A second version of the deck whose slide loop never closes: stored, linted, not published.
+    const zip = new PizZip(DECK);
+    zip.file(
+      'ppt/slides/slide2.xml',
+      zip.file('ppt/slides/slide2.xml')!.asText().replace('{%slide endfor %}', ''),
+    );
+    const broken = await call(
+      'POST',
+      `/api/v1/templates/${ids.deck}/versions`,
+      keys.writer,
+      templateForm(zip.generate({ type: 'nodebuffer' }), { publish: 'true' }),
+    );
+    expect(broken.status).toBe(201);
+    expect(broken.body).toMatchObject({ version: { number: 2 }, published: false, lint: { success: false } });
+    const errors = (broken.body.lint as { errors: { location: { slide?: number } }[] }).errors;
+    expect(errors.map((e) => e.location.slide)).toEqual([2]);
+
+    // The detail names each version's format; each version's file comes back in it.
+    const detail = await call('GET', `/api/v1/templates/${ids.deck}`, keys.reader);
+    expect((detail.body.versions as { media_type: string }[]).map((v) => v.media_type)).toEqual([
+      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+    ]);
+    const file = await fetch(`${api.url}/api/v1/templates/${ids.workbook}/versions/1/file`, {
+      headers: { authorization: `Bearer ${keys.reader}` },
+    });
+    expect(file.headers.get('content-type')).toBe(
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    );
+    expect(file.headers.get('content-disposition')).toContain('template-v1.xlsx');
+    expect(Buffer.from(await file.arrayBuffer()).equals(WORKBOOK)).toBe(true);
+  });
+
+  it('renders the stored workbook by id to .xlsx and to PDF (Calc recalculates the total)', async () => {
+    const xlsx = await renderById(ids.workbook, PRICES, 'xlsx');
+    expect([xlsx.status, xlsx.type, xlsx.version]).toEqual([
+      200,
+      'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+      '1',
+    ]);
+    const sheet = new PizZip(xlsx.body).file('xl/worksheets/sheet1.xml')!.asText();
+    expect(sheet).toContain('Plum');
+    expect(sheet).not.toContain('{{');
+    const pdf = await renderById(ids.workbook, PRICES, 'pdf');
+    expect([pdf.status, pdf.type]).toEqual([200, 'application/pdf']);
+    const text = pdfText(pdf.body);
+    expect(text).toContain('Price list for ACME');
+    expect(text).toContain('Plum');
+    // Calc recalculated the grown SUM over the repeated rows: 2 × 1.50 + 10 × 12.00.
+    expect(text).toContain('123.00');
+  });
+
+  it('a stored workbook with an external link: the render by id drops it and names it in the Warning header', async () => {
+    const created = await call(
+      'POST',
+      '/api/v1/templates',
+      keys.writer,
+      templateForm(withExternalLink(WORKBOOK), { name: 'linked price list' }),
+    );
+    expect(created.status).toBe(201);
+    const form = new FormData();
+    form.append('template_id', created.body.template_id as string);
+    form.append('request_data', JSON.stringify({ ...PRICES, options: { output: 'xlsx' } }));
+    const res = await fetch(`${api.url}/api/v1/process-template-document`, {
+      method: 'POST',
+      headers: { authorization: `Bearer ${keys.renderer}` },
+      body: form,
+    });
+    expect(res.status).toBe(200);
+    expect(res.headers.get('warning')).toBe('299 - "dropped external link (externalLink1.xml)"');
+    expect(res.headers.get('content-disposition')).toContain('linked price list.xlsx');
+    expect(
+      new PizZip(Buffer.from(await res.arrayBuffer())).file('xl/externalLinks/externalLink1.xml'),
+    ).toBeNull();
+  });
+
+  it('renders the stored deck by id to .pptx and to PDF: one slide per item of the slide loop', async () => {
+    const pptx = await renderById(ids.deck, SLIDES, 'pptx');
+    expect([pptx.status, pptx.type, pptx.version]).toEqual([
+      200,
+      'application/vnd.openxmlformats-officedocument.presentationml.presentation',
+      '1',
+    ]);
+    const slides = readDeck(pptx.body);
+    expect(slides.map((s) => s.paragraphs.filter((p) => p.startsWith('Product:')))).toEqual([
+      [],
+      ['Product: Alpha'],
+      ['Product: Beta'],
+      [],
+    ]);
+    const pdf = await renderById(ids.deck, SLIDES, 'pdf');
+    expect([pdf.status, pdf.type]).toEqual([200, 'application/pdf']);
+    const dir = mkdtempSync(join(tmpdir(), 'templates-deck-'));
+    writeFileSync(join(dir, 'deck.pdf'), pdf.body);
+    expect(execFileSync('pdfinfo', [join(dir, 'deck.pdf')]).toString()).toMatch(/^Pages:\s+4$/m);
+    const text = pdfText(pdf.body);
+    expect(text).toContain('Quarterly review');
+    expect(text).toContain('Product: Beta');
+  });
+
+  it('lints and inspects each by id and version, located by sheet and cell or by slide', async () => {
+    const lint = await byId('/api/v1/lint-docx-template', {
+      template_id: ids.deck,
+      template_version: '2',
+      options: '{"response_format":"json"}',
+    });
+    expect([lint.status, lint.version]).toEqual([200, '2']);
+    const report = JSON.parse(lint.body.toString()) as {
+      success: boolean;
+      errors: { location: { part: string; slide: number } }[];
+    };
+    expect(report.success).toBe(false);
+    expect(report.errors[0].location).toMatchObject({ part: 'ppt/slides/slide2.xml', slide: 2 });
+    const inspectDeck = await byId('/api/v1/inspect-template', { template_id: ids.deck });
+    const deck = JSON.parse(inspectDeck.body.toString()) as {
+      variables: { path: string; locations: { slide: number }[] }[];
+    };
+    expect(deck.variables.find((v) => v.path === 'items[].name')!.locations.map((l) => l.slide)).toEqual([
+      2, 2,
+    ]);
+    const lintWorkbook = await byId('/api/v1/lint-docx-template', {
+      template_id: ids.workbook,
+      options: '{"response_format":"json"}',
+    });
+    expect((JSON.parse(lintWorkbook.body.toString()) as { success: boolean }).success).toBe(true);
+    const inspectWorkbook = await byId('/api/v1/inspect-template', { template_id: ids.workbook });
+    const workbook = JSON.parse(inspectWorkbook.body.toString()) as {
+      variables: { path: string; locations: { cell: string }[] }[];
+    };
+    expect(workbook.variables.find((v) => v.path === 'items[].name')!.locations.map((l) => l.cell)).toEqual([
+      'A5',
     ]);
   });
 });

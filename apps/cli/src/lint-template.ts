@@ -58,7 +58,9 @@ function describe(file: string, f: LintError | LintWarning): string {
     ? ''
     : l.sheet !== undefined
       ? `    in sheet ${l.sheet}, cell ${l.cell}\n`
-      : `    in ${l.part}, paragraph ${l.paragraph}${cell}\n`;
+      : l.slide !== undefined
+        ? `    in slide ${l.slide}${l.shape ? `, shape ${l.shape}${l.shape_name ? ` (${l.shape_name})` : ''}` : ''} (${l.part}, paragraph ${l.paragraph}${cell})\n`
+        : `    in ${l.part}, paragraph ${l.paragraph}${cell}\n`;
   return (
     `${file}:${f.line_number ?? '?'}:${f.column ?? '?'}: ${kind}: ${f.message}\n` +
     where +

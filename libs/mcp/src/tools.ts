@@ -29,15 +29,21 @@ export interface McpServerDeps {
 }
 
 const TEMPLATE_FILE = {
-  template_base64: z.string().min(1).optional().describe('The .docx template, base64-encoded.'),
+  template_base64: z
+    .string()
+    .min(1)
+    .optional()
+    .describe('The template (.docx, .xlsx or .pptx, told by its content), base64-encoded.'),
   template_resource: z
     .object({
       uri: z.string(),
       mimeType: z.string().optional(),
-      blob: z.string().min(1).describe('base64 of the .docx'),
+      blob: z.string().min(1).describe('base64 of the .docx, .xlsx or .pptx'),
     })
     .optional()
-    .describe('The .docx template as an MCP resource (BlobResourceContents: uri, mimeType, base64 blob).'),
+    .describe(
+      'The template (.docx, .xlsx or .pptx) as an MCP resource (BlobResourceContents: uri, mimeType, base64 blob).',
+    ),
 };
 
 const DATA = z.record(z.string(), z.unknown());
@@ -145,7 +151,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'Inspect a template',
       description:
-        'What a .docx template expects: its variables (with paths such as items[].price), loops, conditions, images, ' +
+        'What a template (.docx, .xlsx or .pptx) expects: its variables (with paths such as items[].price), loops, conditions, images, ' +
         'a data skeleton to start from and a JSON Schema of template_data. Use it before render_document.',
       inputSchema: TEMPLATE_FILE,
       annotations: { readOnlyHint: true },
@@ -166,7 +172,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'Lint a template',
       description:
-        'Every problem of a .docx template at once, with locations and suggestions: syntax errors, unclosed blocks, ' +
+        'Every problem of a template (.docx, .xlsx or .pptx) at once, with locations and suggestions: syntax errors, unclosed blocks, ' +
         'unknown filters, tags split across cells. `success` says whether it passes.',
       inputSchema: {
         ...TEMPLATE_FILE,
@@ -191,7 +197,7 @@ export function createMcpServer(deps: McpServerDeps): McpServer {
     {
       title: 'Render a document',
       description:
-        'Fills a .docx template (base64, a resource, or a stored template_id) with data and renders it: a PDF, or the ' +
+        'Fills a template (.docx, .xlsx or .pptx; base64, a resource, or a stored template_id) with data and renders it: a PDF, or the ' +
         'format `output` names. The result comes back attached (when small) and as a URL; a render still running ' +
         'after MCP_RENDER_WAIT_MS answers with its job, for get_job.',
       inputSchema: {

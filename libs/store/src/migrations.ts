@@ -39,7 +39,7 @@ CREATE TABLE templates (
   created_at timestamptz NOT NULL DEFAULT now()
 );
 CREATE INDEX templates_namespace_name ON templates (namespace, name, id) WHERE NOT deleted;
--- A .docx once, however many versions (of however many templates) share it.
+-- A template file once, however many versions (of however many templates) share it.
 CREATE TABLE template_contents (
   digest text PRIMARY KEY,
   size integer NOT NULL,
@@ -66,9 +66,22 @@ CREATE INDEX templates_labels ON templates USING gin (labels);
 ALTER TABLE api_keys ADD COLUMN last_used_at timestamptz;
 `;
 
+/**
+ * Step 3: a stored file's format (its media type: a Word document, a workbook or a deck) and what
+ * its fill drops (a workbook's external links: the Warning header of a render by id, which never
+ * reads the bytes in the API). Every file stored before was a Word document (the store took no
+ * other), with nothing to drop: the defaults describe them.
+ */
+const FORMATS = `
+ALTER TABLE template_contents ADD COLUMN media_type text NOT NULL
+  DEFAULT 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+ALTER TABLE template_contents ADD COLUMN warnings text[] NOT NULL DEFAULT '{}';
+`;
+
 export const MIGRATIONS: readonly Migration[] = [
   { name: '0001-first-schema', sql: FIRST_SCHEMA },
   { name: '0002-metadata-and-key-use', sql: METADATA_AND_KEY_USE },
+  { name: '0003-formats', sql: FORMATS },
 ];
 
 /** On the migrating connection: a pool of one must not wait for a second connection. */

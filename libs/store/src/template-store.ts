@@ -23,6 +23,8 @@ export interface VersionInfo {
   number: number;
   digest: string;
   size: number;
+  /** The file's format: a Word document, a workbook or a slide deck. */
+  media_type: string;
   created_at: string;
   /** The id of the API key that uploaded it (never the key). */
   created_by: string | null;
@@ -44,6 +46,10 @@ export interface TemplateDetail extends TemplateSummary {
 
 export interface NewVersion {
   file: Buffer;
+  /** The file's media type, as its package's content types tell it (the caller reads them). */
+  mediaType: string;
+  /** What its fill drops and a render names in its Warning header ([] when nothing). */
+  warnings: string[];
   lint: unknown;
   inspection: unknown;
   createdBy: string | null;
@@ -63,9 +69,11 @@ export interface ResolvedTemplate {
   templateId: string;
   name: string;
   version: number;
-  /** SHA-256 of the .docx, hex. */
+  /** SHA-256 of the file, hex. */
   digest: string;
   size: number;
+  mediaType: string;
+  warnings: string[];
 }
 
 export interface ListQuery {
@@ -204,17 +212,18 @@ export class TemplateStore {
 
   // ---- templates ----
 
-  private async putContent(c: PoolClient, file: Buffer): Promise<string> {
-    const digest = sha256Hex(file);
+  private async putContent(c: PoolClient, v: NewVersion): Promise<string> {
+    const digest = sha256Hex(v.file);
     await c.query(
-      'INSERT INTO template_contents (digest, size, bytes) VALUES ($1, $2, $3) ON CONFLICT (digest) DO NOTHING',
-      [digest, file.length, file],
+      `INSERT INTO template_contents (digest, size, bytes, media_type, warnings) VALUES ($1, $2, $3, $4, $5)
+       ON CONFLICT (digest) DO NOTHING`,
+      [digest, v.file.length, v.file, v.mediaType, v.warnings],
     );
     return digest;
   }
 
   private async insertVersion(c: PoolClient, templateId: string, number: number, v: NewVersion) {
-    const digest = await this.putContent(c, v.file);
+    const digest = await this.putContent(c, v);
     const { rows } = await c.query<{ created_at: Date }>(
       `INSERT INTO template_versions (template_id, number, digest, lint, inspection, created_by)
        VALUES ($1, $2, $3, $4, $5, $6) RETURNING created_at`,
@@ -335,10 +344,11 @@ export class TemplateStore {
         number: number;
         digest: string;
         size: number;
+        media_type: string;
         created_at: Date;
         created_by: string | null;
       }>(
-        `SELECT v.number, v.digest, c.size, v.created_at, v.created_by FROM template_versions v
+        `SELECT v.number, v.digest, c.size, c.media_type, v.created_at, v.created_by FROM template_versions v
          JOIN template_contents c USING (digest) WHERE v.template_id = $1 ORDER BY v.number`,
         [id],
       );
@@ -402,8 +412,15 @@ export class TemplateStore {
   async resolve(namespace: string, id: string, version?: number): Promise<ResolvedTemplate> {
     if (!UUID.test(id)) throw new TemplateNotFoundError();
     const { rows } = await this.guard(() =>
-      this.pool.query<{ number: number; digest: string; name: string; size: number }>(
-        `SELECT v.number, v.digest, t.name, c.size FROM templates t
+      this.pool.query<{
+        number: number;
+        digest: string;
+        name: string;
+        size: number;
+        media_type: string;
+        warnings: string[];
+      }>(
+        `SELECT v.number, v.digest, t.name, c.size, c.media_type, c.warnings FROM templates t
          JOIN template_versions v ON v.template_id = t.id JOIN template_contents c USING (digest)
          WHERE t.id = $1 AND t.namespace = $2 AND NOT t.deleted AND v.number = coalesce($3, t.current_version)`,
         [id, namespace, version ?? null],
@@ -418,7 +435,15 @@ export class TemplateStore {
       );
     }
     const r = rows[0];
-    return { templateId: id, name: r.name, version: r.number, digest: r.digest, size: r.size };
+    return {
+      templateId: id,
+      name: r.name,
+      version: r.number,
+      digest: r.digest,
+      size: r.size,
+      mediaType: r.media_type,
+      warnings: r.warnings,
+    };
   }
 
   /** The bytes of a stored .docx by its digest (the worker, on a cache miss). */

@@ -219,7 +219,7 @@ export class DocumentsController {
     }
 
     const output = options.output ?? 'pdf';
-    const originalName = file ? file.originalname : `${stored!.name}.docx`;
+    const originalName = file ? file.originalname : `${stored!.name}.${extensionOf(stored!.mediaType)}`;
     const filename = outputFilename(originalName, outputExtension(output, options.image));
     // Passwords and files of options.pdf ride in the request payload, never in the job data.
     const [pdfShape, pdfFinish] = splitPdfOptions(options.pdf);
@@ -247,7 +247,7 @@ export class DocumentsController {
       hangUpSignal(res),
     );
     // What the fill dropped from a workbook (external links, data connections), never fetched.
-    const warning = file ? warningHeader(templateWarnings(file.buffer)) : undefined;
+    const warning = warningHeader(file ? templateWarnings(file.buffer) : stored!.warnings);
     if (warning) res.setHeader('Warning', warning);
     // Named by what the worker made: page images are one image, or a ZIP when the PDF has several.
     return new StreamableFile(result.body, {

@@ -26,7 +26,7 @@ export class InspectController {
     description:
       'Variables come with their paths (`items[].price` for a field of each element of `items`) and usages: ' +
       '`printed`, `looped`, `tested`, `image`, `rich`, `computed`. `skeleton` is a request to start from; ' +
-      '`json_schema` (2020-12) describes `template_data`. A workbook (.xlsx) is inspected too, its locations naming `sheet`, `cell` and `row`.',
+      '`json_schema` (2020-12) describes `template_data`. A workbook (.xlsx) is inspected too, its locations naming `sheet`, `cell` and `row`; a deck (.pptx) names `slide` and `shape`.',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: toOpenApi(InspectFormSchema) })
@@ -37,7 +37,7 @@ export class InspectController {
   })
   @ApiResponse({
     status: 400,
-    description: 'No file, or not a .docx or .xlsx',
+    description: 'No file, or not a .docx, .xlsx or .pptx',
     content: { 'application/json': { schema: ERROR_BODY_REF, examples: errorExamples(400) } },
   })
   @HttpCode(200)

@@ -48,7 +48,8 @@ export class LintController {
       'table cells, blocks crossing table cells, each with its location (part, paragraph, table cell, line and column of the ' +
       'template text) and a suggestion; warnings for likely mistakes (a tag split across paragraphs renders, joined as docxtpl joins it). The report is 200 whether or not the template ' +
       'passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`. ' +
-      'A workbook (.xlsx, told by its content types) is linted too: each cell holding text is one line, located by `sheet`, `cell` and `row`.',
+      'A workbook (.xlsx, told by its content types) is linted too: each cell holding text is one line, located by `sheet`, `cell` and `row`; ' +
+      'so is a deck (.pptx): each paragraph of a slide or its notes is one line, located by `slide`, `shape` and `table`.',
   })
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: toOpenApi(LintFormSchema) })
@@ -61,7 +62,7 @@ export class LintController {
       [OUTPUT_MEDIA.pdf.contentType]: { schema: { type: 'string', format: 'binary' } },
     },
   })
-  @ErrorResponse(400, 'No document, not a .docx or .xlsx, or bad options')
+  @ErrorResponse(400, 'No document, not a .docx, .xlsx or .pptx, or bad options')
   @ErrorResponse(503, 'PDF report only: no worker to render it')
   @HttpCode(200)
   @AcceptsKey()
@@ -86,7 +87,7 @@ export class LintController {
         ? await uploadOf(await this.storedTemplates.resolve(req, source, res))
         : upload;
     if (!document)
-      throw new MissingFileError("The form field 'document' (the .docx or .xlsx template) is missing");
+      throw new MissingFileError("The form field 'document' (the .docx, .xlsx or .pptx template) is missing");
     const options = parseLintOptions((req.body as Record<string, unknown> | undefined)?.options);
     const report = lintDocxTemplate(document.buffer, {
       verbose: options.verbose,

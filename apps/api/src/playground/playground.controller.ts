@@ -23,7 +23,7 @@ export class PlaygroundController {
   @ApiOperation({
     summary: 'The template playground page (PLAYGROUND=on)',
     description:
-      'Drop a .docx, see its variables and problems, edit the data, add PNG images, render the PDF inline.',
+      'Drop a .docx, .xlsx or .pptx, see its variables and problems, edit the data, add PNG images, render the PDF inline.',
   })
   @ApiProduces('text/html')
   @ApiResponse({

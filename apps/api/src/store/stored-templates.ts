@@ -6,6 +6,7 @@
 import { Injectable } from '@nestjs/common';
 import type { Request, Response } from 'express';
 import type { TemplateSource } from '@app/contracts';
+import { templateFormatOf } from '@app/engine';
 import type { ResolvedTemplate } from '@app/store';
 import { requiredApiKeyOf } from './api-key.guard';
 import { TemplateStoreProvider } from './template-store.provider';
@@ -15,7 +16,7 @@ export const TEMPLATE_VERSION_HEADER = 'X-Template-Version';
 export interface StoredTemplate extends ResolvedTemplate {
   /** digestOf() of the bytes (SHA-256, base64), the queue's and the workers' key. */
   queueDigest: string;
-  /** The .docx, read from PostgreSQL when called. */
+  /** The template (.docx, .xlsx or .pptx), read from PostgreSQL when called. */
   load: () => Promise<Buffer>;
 }
 
@@ -45,5 +46,6 @@ export async function uploadOf(
   stored: StoredTemplate,
 ): Promise<{ buffer: Buffer; originalname: string; size: number }> {
   const buffer = await stored.load();
-  return { buffer, originalname: `${stored.name}.docx`, size: buffer.length };
+  // Named as its format: the lint report's and a batch's file names follow it.
+  return { buffer, originalname: `${stored.name}.${templateFormatOf(buffer)}`, size: buffer.length };
 }

@@ -20,9 +20,17 @@ import {
 import { FileInterceptor } from '@nestjs/platform-express';
 import { ApiBody, ApiConsumes, ApiOperation, ApiQuery, ApiResponse, ApiTags } from '@nestjs/swagger';
 import type { Request, Response } from 'express';
-import { checkDocxTemplate, inspectTemplate, InvalidRequestError, lintDocxTemplate } from '@app/engine';
+import {
+  checkTemplate,
+  inspectTemplate,
+  InvalidRequestError,
+  lintDocxTemplate,
+  templateFormatOf,
+  templateWarnings,
+} from '@app/engine';
 import {
   MissingFileError,
+  OUTPUT_MEDIA,
   TemplateDetailSchema,
   TemplateFormSchema,
   TemplateListSchema,
@@ -41,7 +49,8 @@ interface UploadedTemplate {
   buffer: Buffer;
 }
 
-const DOCX_MEDIA = 'application/vnd.openxmlformats-officedocument.wordprocessingml.document';
+/** A stored template's own format: a Word document, a workbook or a deck (told by its content types). */
+const TEMPLATE_MEDIA = [OUTPUT_MEDIA.docx, OUTPUT_MEDIA.xlsx, OUTPUT_MEDIA.pptx];
 
 @ApiTags('stored templates')
 @Controller('api/v1/templates')
@@ -51,13 +60,20 @@ export class TemplatesController {
     private readonly settings: ApiSettings,
   ) {}
 
-  /** Lint and inspection of an upload, as the lint and inspect endpoints give them. */
+  /**
+   * Lint and inspection of an upload, as the lint and inspect endpoints give them. Any format the
+   * engine fills (.docx, .xlsx, .pptx, told by the package's content types) is checked as a render
+   * by upload checks it, macros refused unless the operator allows them.
+   */
   private reports(file: UploadedTemplate | undefined, createdBy: string, publish: boolean): NewVersion {
     if (!file) throw new MissingFileError();
-    checkDocxTemplate(file.buffer);
+    checkTemplate(file.buffer, {}, { allowMacros: this.settings.limits.render.allowMacros });
     const lint = lintDocxTemplate(file.buffer, {});
     return {
       file: file.buffer,
+      mediaType: OUTPUT_MEDIA[templateFormatOf(file.buffer)].contentType,
+      // Named in a render by id's Warning header, which never reads the bytes in the API.
+      warnings: templateWarnings(file.buffer),
       lint,
       inspection: inspectTemplate(file.buffer),
       createdBy,
@@ -76,7 +92,7 @@ export class TemplatesController {
   @ApiConsumes('multipart/form-data')
   @ApiBody({ schema: toOpenApi(TemplateFormSchema) })
   @ApiResponse({ status: 201, schema: toOpenApi(TemplateUploadAnswerSchema) })
-  @ErrorResponse(400, 'No file, not a .docx, or malformed fields')
+  @ErrorResponse(400, 'No file, not a .docx, .xlsx or .pptx, or malformed fields')
   @ErrorResponse(401, 'No API key or an unknown one')
   @ErrorResponse(403, 'The key lacks templates:write')
   @ErrorResponse(503, 'PostgreSQL is unavailable')
@@ -200,8 +216,13 @@ export class TemplatesController {
 
   @Get(':id/versions/:n/file')
   @RequiresKey('templates:read')
-  @ApiOperation({ summary: "A version's .docx" })
-  @ApiResponse({ status: 200, content: { [DOCX_MEDIA]: { schema: { type: 'string', format: 'binary' } } } })
+  @ApiOperation({ summary: "A version's file (.docx, .xlsx or .pptx, as uploaded)" })
+  @ApiResponse({
+    status: 200,
+    content: Object.fromEntries(
+      TEMPLATE_MEDIA.map((m) => [m.contentType, { schema: { type: 'string', format: 'binary' } }]),
+    ),
+  })
   @ErrorResponse(404, 'No such template or version in this key’s namespace')
   async file(
     @Req() req: Request,
@@ -214,9 +235,10 @@ export class TemplatesController {
     const { bytes, digest } = await (await this.stores.get()).versionFile(key.namespace, id, number);
     res.setHeader('X-Template-Version', String(number));
     res.setHeader('ETag', `"${digest}"`);
+    const media = OUTPUT_MEDIA[templateFormatOf(bytes)];
     return new StreamableFile(bytes, {
-      type: DOCX_MEDIA,
-      disposition: `attachment; filename="template-v${number}.docx"`,
+      type: media.contentType,
+      disposition: `attachment; filename="template-v${number}.${media.extension}"`,
       length: bytes.length,
     });
   }

@@ -92,7 +92,7 @@ export const jobsControllerResult = <ThrowOnError extends boolean = false>(optio
 /**
  * Lint a template: every problem at once, without data
  *
- * Syntax errors, unclosed or mismatched blocks, unknown filters, tests and tags, tags never closed or split across table cells, blocks crossing table cells, each with its location (part, paragraph, table cell, line and column of the template text) and a suggestion; warnings for likely mistakes (a tag split across paragraphs renders, joined as docxtpl joins it). The report is 200 whether or not the template passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`. A workbook (.xlsx, told by its content types) is linted too: each cell holding text is one line, located by `sheet`, `cell` and `row`.
+ * Syntax errors, unclosed or mismatched blocks, unknown filters, tests and tags, tags never closed or split across table cells, blocks crossing table cells, each with its location (part, paragraph, table cell, line and column of the template text) and a suggestion; warnings for likely mistakes (a tag split across paragraphs renders, joined as docxtpl joins it). The report is 200 whether or not the template passes; `success` says which. PDF by default (rendered by a worker), JSON with `options.response_format = "json"`. A workbook (.xlsx, told by its content types) is linted too: each cell holding text is one line, located by `sheet`, `cell` and `row`; so is a deck (.pptx): each paragraph of a slide or its notes is one line, located by `slide`, `shape` and `table`.
  */
 export const lintControllerLint = <ThrowOnError extends boolean = false>(options: Options<LintControllerLintData, ThrowOnError>) => (options.client ?? client).post<LintControllerLintResponses, LintControllerLintErrors, ThrowOnError>({
     ...formDataBodySerializer,
@@ -107,7 +107,7 @@ export const lintControllerLint = <ThrowOnError extends boolean = false>(options
 /**
  * What a template expects: variables, loops, conditions, images, a data skeleton and a JSON Schema
  *
- * Variables come with their paths (`items[].price` for a field of each element of `items`) and usages: `printed`, `looped`, `tested`, `image`, `rich`, `computed`. `skeleton` is a request to start from; `json_schema` (2020-12) describes `template_data`. A workbook (.xlsx) is inspected too, its locations naming `sheet`, `cell` and `row`.
+ * Variables come with their paths (`items[].price` for a field of each element of `items`) and usages: `printed`, `looped`, `tested`, `image`, `rich`, `computed`. `skeleton` is a request to start from; `json_schema` (2020-12) describes `template_data`. A workbook (.xlsx) is inspected too, its locations naming `sheet`, `cell` and `row`; a deck (.pptx) names `slide` and `shape`.
  */
 export const inspectControllerInspect = <ThrowOnError extends boolean = false>(options: Options<InspectControllerInspectData, ThrowOnError>) => (options.client ?? client).post<InspectControllerInspectResponses, InspectControllerInspectErrors, ThrowOnError>({
     ...formDataBodySerializer,
@@ -195,7 +195,7 @@ export const templatesControllerGet = <ThrowOnError extends boolean = false>(opt
 });
 
 /**
- * A version's .docx
+ * A version's file (.docx, .xlsx or .pptx, as uploaded)
  */
 export const templatesControllerFile = <ThrowOnError extends boolean = false>(options: Options<TemplatesControllerFileData, ThrowOnError>) => (options.client ?? client).get<TemplatesControllerFileResponses, TemplatesControllerFileErrors, ThrowOnError>({
     security: [{ scheme: 'bearer', type: 'http' }],
@@ -219,6 +219,6 @@ export const keysControllerCreate = <ThrowOnError extends boolean = false>(optio
 /**
  * The template playground page (PLAYGROUND=on)
  *
- * Drop a .docx, see its variables and problems, edit the data, add PNG images, render the PDF inline.
+ * Drop a .docx, .xlsx or .pptx, see its variables and problems, edit the data, add PNG images, render the PDF inline.
  */
 export const playgroundControllerPage = <ThrowOnError extends boolean = false>(options?: Options<PlaygroundControllerPageData, ThrowOnError>) => (options?.client ?? client).get<PlaygroundControllerPageResponses, unknown, ThrowOnError>({ url: '/playground', ...options });

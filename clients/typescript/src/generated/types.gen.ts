@@ -431,6 +431,10 @@ export type TemplateVersion = {
     number: number;
     digest: string;
     size: number;
+    /**
+     * The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)
+     */
+    media_type: string;
     created_at: string;
     /**
      * The id of the API key (never the key)
@@ -490,6 +494,10 @@ export type TemplateDetail = {
         number: number;
         digest: string;
         size: number;
+        /**
+         * The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)
+         */
+        media_type: string;
         created_at: string;
         created_by: string | unknown;
     }>;
@@ -552,6 +560,18 @@ export type TemplateLocation = {
      * Workbooks only: the 1-based row of the cell
      */
     row?: number;
+    /**
+     * Decks only: the 1-based slide, in presentation order
+     */
+    slide?: number;
+    /**
+     * Decks only: the 1-based shape on its slide (or notes), in the slide's drawing order
+     */
+    shape?: number;
+    /**
+     * Decks only: the shape's name, when it has one
+     */
+    shape_name?: string;
 };
 
 export type LintError = {
@@ -1340,7 +1360,7 @@ export type LintControllerLintData = {
 
 export type LintControllerLintErrors = {
     /**
-     * No document, not a .docx or .xlsx, or bad options
+     * No document, not a .docx, .xlsx or .pptx, or bad options
      */
     400: ErrorBody;
     /**
@@ -1382,7 +1402,7 @@ export type InspectControllerInspectData = {
 
 export type InspectControllerInspectErrors = {
     /**
-     * No file, or not a .docx or .xlsx
+     * No file, or not a .docx, .xlsx or .pptx
      */
     400: ErrorBody;
 };
@@ -1471,7 +1491,7 @@ export type TemplatesControllerCreateData = {
 
 export type TemplatesControllerCreateErrors = {
     /**
-     * No file, not a .docx, or malformed fields
+     * No file, not a .docx, .xlsx or .pptx, or malformed fields
      */
     400: ErrorBody;
     /**
@@ -1602,6 +1622,10 @@ export type TemplatesControllerPublishResponses = {
             number: number;
             digest: string;
             size: number;
+            /**
+             * The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)
+             */
+            media_type: string;
             created_at: string;
             created_by: string | unknown;
         }>;
@@ -1666,6 +1690,10 @@ export type TemplatesControllerGetResponses = {
             number: number;
             digest: string;
             size: number;
+            /**
+             * The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)
+             */
+            media_type: string;
             created_at: string;
             created_by: string | unknown;
         }>;

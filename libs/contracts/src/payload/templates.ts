@@ -49,6 +49,11 @@ export const TemplateVersionSchema = Type.Object(
     number: Type.Integer({ minimum: 1 }),
     digest: Type.String(),
     size: Type.Integer(),
+    media_type: Type.String({
+      description:
+        "The file's format, told by its package's content types: a Word document, a workbook (.xlsx) or a slide deck (.pptx)",
+      example: 'application/vnd.openxmlformats-officedocument.spreadsheetml.sheet',
+    }),
     created_at: Type.String({ format: 'date-time' }),
     created_by: Type.Union([
       Type.String({ description: 'The id of the API key (never the key)' }),

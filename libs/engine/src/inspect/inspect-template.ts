@@ -10,6 +10,7 @@ import { templateOutline, type TemplateOutline } from './template-outline';
 import { defaultEnvironment } from '../environment';
 import { templateFormatOf } from '../template-format';
 import { workbookOutline } from '../xlsx/workbook-outline';
+import { deckOutline } from '../pptx/deck-outline';
 import type { TemplateInspection } from './inspection-schema';
 import { templateVariables } from './template-variables';
 import { signatureFieldCalls } from './signature-field-calls';
@@ -20,10 +21,12 @@ export type { TemplateInspection };
 const PLACEHOLDER_PNG =
   'iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNkYPhfDwAChwGA60e6kgAAAABJRU5ErkJggg==';
 
-/** What a Word template or, told by its content types, a workbook expects (cells located by sheet and cell). */
+/** What a Word template or, told by its content types, a workbook or deck expects (cells located by sheet and cell, paragraphs by slide and shape). */
 export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits> = {}): TemplateInspection {
-  if (templateFormatOf(template) === 'xlsx')
+  const format = templateFormatOf(template);
+  if (format === 'xlsx')
     return inspectionOf(workbookOutline(template, defaultEnvironment(), limits).outline, []);
+  if (format === 'pptx') return inspectionOf(deckOutline(template, defaultEnvironment(), limits).outline, []);
   const zip = checkDocxTemplate(template, limits);
   // Bound charts' tags are read where the fill evaluates them (charts/chart-writer.ts).
   const bound = bindChartTags(zip);

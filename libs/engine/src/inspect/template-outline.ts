@@ -38,6 +38,19 @@ export const TemplateLocationSchema = Type.Object(
     sheet: Type.Optional(Type.String({ description: 'Workbooks only: the sheet name' })),
     cell: Type.Optional(Type.String({ description: 'Workbooks only: the cell, e.g. C4', example: 'C4' })),
     row: Type.Optional(Type.Integer({ description: 'Workbooks only: the 1-based row of the cell' })),
+    /** A deck's: the slide's number in presentation order (its notes' paragraphs too) and the shape's name. */
+    slide: Type.Optional(
+      Type.Integer({ description: 'Decks only: the 1-based slide, in presentation order', example: 2 }),
+    ),
+    shape: Type.Optional(
+      Type.Integer({
+        description: "Decks only: the 1-based shape on its slide (or notes), in the slide's drawing order",
+        example: 3,
+      }),
+    ),
+    shape_name: Type.Optional(
+      Type.String({ description: "Decks only: the shape's name, when it has one", example: 'TextBox 2' }),
+    ),
   },
   { $id: 'TemplateLocation' },
 );

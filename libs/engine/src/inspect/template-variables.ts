@@ -212,8 +212,10 @@ export function templateVariables(outline: TemplateOutline): TemplateVariables {
     tag = t;
     seenInTag = new Set();
     collected = [];
-    if (t.location.part !== part) {
-      part = t.location.part;
+    // A deck's slide and its notes share one scope: a slide loop fills both with each item.
+    const tagScope = t.location.slide !== undefined ? `slide ${t.location.slide}` : t.location.part;
+    if (tagScope !== part) {
+      part = tagScope;
       scopes = [new Map()]; // `set` at the top level is per part, as in the renderer
       openLoops.length = 0;
     }

@@ -22,6 +22,7 @@ import { IMAGE_LIKE_NAME, templateVariables } from '../inspect/template-variable
 import { compileProblems } from './compile-problems';
 import { templateFormatOf } from '../template-format';
 import { workbookOutline } from '../xlsx/workbook-outline';
+import { deckOutline } from '../pptx/deck-outline';
 import type { LintError, LintFinding, LintReport, LintWarning } from './lint-report';
 import { closest, levenshtein, osaDistance } from './levenshtein';
 
@@ -463,7 +464,8 @@ function warningsOf(outline: TemplateOutline, options: LintOptions): LintWarning
 
 /**
  * The lint report of a Word template or, told by its content types, of a workbook (each cell one
- * line, located by sheet, cell and row; the same diagnostics where they apply).
+ * line, located by sheet, cell and row) or a deck (each paragraph of a slide or its notes one line,
+ * located by slide, shape and table cell); the same diagnostics where they apply.
  */
 export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): LintReport {
   const started = performance.now();
@@ -471,8 +473,11 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
   let outline: TemplateOutline;
   let problems: TemplateProblem[];
   let misplacedCharts: ReturnType<typeof misplacedChartTags> = [];
-  if (templateFormatOf(template) === 'xlsx') {
+  const format = templateFormatOf(template);
+  if (format === 'xlsx') {
     ({ outline, problems } = workbookOutline(template, environment, options.limits));
+  } else if (format === 'pptx') {
+    ({ outline, problems } = deckOutline(template, environment, options.limits));
   } else {
     // One package for both: the outline reads the parts as they are, then the compile passes mark
     // their tags in place.

@@ -79,6 +79,8 @@ function where(f: LintFinding): string {
   if (!l) return 'the whole document';
   if (l.sheet !== undefined)
     return `sheet ${l.sheet}, cell ${l.cell} (line ${f.line_number ?? '?'}, column ${f.column ?? '?'})`;
+  if (l.slide !== undefined)
+    return `slide ${l.slide}${l.shape ? `, shape ${l.shape}${l.shape_name ? ` (${l.shape_name})` : ''}` : ''} (${l.part}, paragraph ${l.paragraph}, line ${f.line_number ?? '?'}, column ${f.column ?? '?'})`;
   const cell = l.table ? `, table ${l.table.table} row ${l.table.row} cell ${l.table.cell}` : '';
   return `${l.part}, paragraph ${l.paragraph}${cell} (line ${f.line_number ?? '?'}, column ${f.column ?? '?'})`;
 }

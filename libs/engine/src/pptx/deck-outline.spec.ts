@@ -1,0 +1,192 @@
+import { readFileSync } from 'node:fs';
+import { join } from 'node:path';
+import PizZip from 'pizzip';
+import { inspectTemplate } from '../inspect/inspect-template';
+import { lintDocxTemplate } from '../lint/lint-template';
+
+const SLIDES = join(__dirname, '../../../../test/fixtures/slides');
+const DECK = join(SLIDES, 'deck.impress.pptx');
+
+/** The Impress-saved deck with some of its slides' text replaced (our edits only). */
+function withText(edits: Record<string, [string, string][]>): Buffer {
+  const zip = new PizZip(readFileSync(DECK));
+  for (const [part, pairs] of Object.entries(edits)) {
+    let xml = zip.file(part)!.asText();
+    for (const [from, to] of pairs) {
+      expect(xml).toContain(from);
+      xml = xml.replace(from, to);
+    }
+    zip.file(part, xml);
+  }
+  return zip.generate({ type: 'nodebuffer' });
+}
+
+describe('lint of a deck', () => {
+  it('passes the Impress deck, each paragraph a line located by slide, shape and table cell', () => {
+    const report = lintDocxTemplate(readFileSync(DECK), { verbose: true });
+    expect(report.errors).toEqual([]);
+    expect(report.success).toBe(true);
+    expect(report.summary.parts).toEqual([
+      'ppt/slides/slide1.xml',
+      'ppt/notesSlides/notesSlide1.xml',
+      'ppt/slides/slide2.xml',
+      'ppt/notesSlides/notesSlide2.xml',
+      'ppt/slides/slide3.xml',
+    ]);
+    const at = (tag: string) => report.tags!.find((t) => t.tag === tag)!.location;
+    expect(at('{{ row.price }}')).toMatchObject({
+      part: 'ppt/slides/slide1.xml',
+      slide: 1,
+      table: { table: 1, row: 3, cell: 2 },
+    });
+    expect(at('{%slide for item in items %}')).toMatchObject({ part: 'ppt/slides/slide2.xml', slide: 2 });
+    expect(at('{%p if closing %}')).toMatchObject({ part: 'ppt/slides/slide3.xml', slide: 3, paragraph: 1 });
+    // Notes are located on their slide, in their own part.
+    expect(report.tags!.filter((t) => t.location?.part === 'ppt/notesSlides/notesSlide2.xml')).toEqual([
+      expect.objectContaining({ tag: '{{ item.name }}', location: expect.objectContaining({ slide: 2 }) }),
+    ]);
+    // Shapes are numbered in drawing order: the title and the subtitle are different shapes.
+    expect(at('{{ title }}').shape).toEqual(expect.any(Number));
+    expect(at('{{ title }}').shape).not.toBe(at('{{ row.name }}').shape);
+  });
+
+  it('lists every problem of every slide at once: syntax, unknown filters, unbalanced {%p %}, {%tr %} and {%slide %}', () => {
+    const report = lintDocxTemplate(
+      withText({
+        'ppt/slides/slide1.xml': [
+          ['{{ title }}', '{{ title | upperr }}'],
+          ['{%tr endfor %}', 'no row end'],
+        ],
+        'ppt/slides/slide2.xml': [['{%slide endfor %}', 'gone']],
+        'ppt/slides/slide3.xml': [
+          ['{%p endif %}', 'the end'],
+          ['Questions?', '{{ questions + }}'],
+        ],
+      }),
+    );
+    expect(report.success).toBe(false);
+    const found = report.errors.map((e) => [e.code, e.location?.slide, e.tag]);
+    expect(found).toEqual(
+      expect.arrayContaining([
+        ['unknown_filter', 1, '{{ title | upperr }}'],
+        ['unclosed_block', 1, '{%tr for row in rows %}'],
+        ['syntax_error', 2, '{%slide for item in items %}'],
+        ['unclosed_block', 3, '{%p if closing %}'],
+        ['syntax_error', 3, '{{ questions + }}'],
+      ]),
+    );
+    expect(report.errors.find((e) => e.code === 'unknown_filter')!.suggestion).toBe(
+      "Did you mean the filter 'upper'?",
+    );
+  });
+
+  it('reports a tag never closed in its paragraph, and an end without its opening', () => {
+    const report = lintDocxTemplate(
+      withText({
+        'ppt/slides/slide1.xml': [['{{ title }}', 'Title {{ for']],
+        'ppt/slides/slide3.xml': [['{%p if closing %}', 'no opening']],
+      }),
+    );
+    expect(report.errors.map((e) => [e.code, e.location?.slide])).toEqual(
+      expect.arrayContaining([
+        ['tag_not_closed', 1],
+        ['mismatched_block', 3],
+      ]),
+    );
+  });
+});
+
+describe('lint of a deck: what only decks refuse, and what lint never runs', () => {
+  it('reports {%tc %} on a slide and {%slide %} in notes, as the fill refuses them', () => {
+    const report = lintDocxTemplate(
+      withText({
+        'ppt/slides/slide1.xml': [['{{ row.name }}', '{%tc for c in cols %}']],
+        'ppt/notesSlides/notesSlide2.xml': [['Speaker notes: {{ item.name }}', '{%slide for n in notes %}']],
+      }),
+    );
+    expect(report.errors.map((e) => [e.location?.part, e.message])).toEqual(
+      expect.arrayContaining([
+        ['ppt/slides/slide1.xml', "'{%tc %}' column tags are not supported in slides"],
+        ['ppt/notesSlides/notesSlide2.xml', "'{%slide %}' tags belong on a slide, not in its notes"],
+      ]),
+    );
+  });
+
+  it('lints a macro-enabled deck (.pptm) without running anything; refuses a workbook-shaped zip that is no deck', () => {
+    const zip = new PizZip(readFileSync(DECK));
+    const types = zip.file('[Content_Types].xml')!.asText();
+    const main = 'application/vnd.openxmlformats-officedocument.presentationml.presentation.main+xml';
+    expect(types).toContain(main);
+    zip.file(
+      '[Content_Types].xml',
+      types.replace(main, 'application/vnd.ms-powerpoint.presentation.macroEnabled.main+xml'),
+    );
+    zip.file('ppt/vbaProject.bin', Buffer.from('not run'));
+    expect(lintDocxTemplate(zip.generate({ type: 'nodebuffer' })).success).toBe(true);
+  });
+});
+
+describe('warnings on a deck (linter_options)', () => {
+  it('warns of a variable spelled almost like another, located by slide; fail_on_warnings makes it fail', () => {
+    const deck = withText({
+      'ppt/notesSlides/notesSlide1.xml': [
+        ['Cover notes for {{ customer.name }}', 'Cover notes for {{ customer.nmae }}'],
+      ],
+    });
+    const report = lintDocxTemplate(deck);
+    expect(report.success).toBe(true);
+    expect(report.warnings.map((w) => [w.code, w.location?.slide, w.location?.part])).toEqual([
+      [expect.any(String), 1, 'ppt/notesSlides/notesSlide1.xml'],
+    ]);
+    expect(report.warnings[0].message).toContain('customer.name');
+    expect(lintDocxTemplate(deck, { failOnWarnings: true }).success).toBe(false);
+  });
+});
+
+describe('inspection of a deck', () => {
+  it('lists variables, row and slide loops by slide, with a skeleton covering the whole looped slide', () => {
+    const r = inspectTemplate(readFileSync(DECK));
+    expect(r.loops.map((l) => [l.iterable, l.placement, l.location.slide])).toEqual(
+      expect.arrayContaining([
+        ['rows', 'tr', 1],
+        ['items', 'slide', 2],
+      ]),
+    );
+    const paths = r.variables.map((v) => v.path);
+    // `{{ item.price }}` stands after `{%slide endfor %}` on the slide, yet the loop covers it.
+    expect(paths).toEqual(
+      expect.arrayContaining(['title', 'customer.name', 'items[].name', 'items[].price']),
+    );
+    expect(paths).not.toContain('item.price');
+    // The notes of a looped slide are filled with each item too.
+    expect(r.variables.find((v) => v.path === 'items[].name')!.locations.map((l) => l.part)).toEqual([
+      'ppt/slides/slide2.xml',
+      'ppt/notesSlides/notesSlide2.xml',
+    ]);
+    expect(paths).not.toContain('item.name');
+    expect(r.variables.find((v) => v.path === 'closing')!.usages).toEqual(['tested']);
+    const skeleton = r.skeleton as { template_data: Record<string, unknown> };
+    expect(Object.keys(skeleton.template_data)).toEqual(
+      expect.arrayContaining(['title', 'customer', 'date', 'rows', 'items', 'closing']),
+    );
+  });
+
+  it('reads the PowerPoint deck: a split tag joined, shapes named, the slide loop covering tags above its opening', () => {
+    const deck = readFileSync(join(SLIDES, 'deck.powerpoint.pptx'));
+    const report = lintDocxTemplate(deck, { verbose: true });
+    expect(report.success).toBe(true);
+    expect(report.tags!.find((t) => t.tag === '{{ customer.name }}')!.location).toMatchObject({
+      slide: 1,
+      shape_name: 'Subtitle 2',
+    });
+    expect(report.tags!.find((t) => t.tag === '{{ f.name }}')!.location).toMatchObject({
+      slide: 3,
+      shape_name: 'Table 3',
+      table: { table: 1, row: 3, cell: 1 },
+    });
+    // `{{ item.name }}` is the slide's title, above the `{%slide for %}` in the body: still the item's.
+    const paths = inspectTemplate(deck).variables.map((v) => v.path);
+    expect(paths).toEqual(expect.arrayContaining(['items[].name', 'items[].price', 'features[].name']));
+    expect(paths).not.toContain('item.name');
+  });
+});
