@@ -73,14 +73,15 @@ ARG SCRIPT_FONTS="fonts-wqy-zenhei fonts-tlwg-garuda-ttf fonts-lohit-deva fonts-
 # LibreOffice 25.2 from Debian's bookworm-backports, as npm start and the tests install it
 # (scripts/ensure-system-deps.sh; why 25.2 and not bookworm's 7.4: docs/conversion.md#which-libreoffice).
 # Its own apt-get install: -t would take every other package from backports too.
-# Calc (libreoffice-calc-nogui): spreadsheet templates to PDF and ODS (docs/spreadsheets-and-slides.md).
+# Calc (libreoffice-calc-nogui) and Impress (libreoffice-impress-nogui): spreadsheet and slide templates
+# to PDF, ODS and ODP (docs/spreadsheets-and-slides.md).
 # libjemalloc2: the allocator the pool preloads into soffice.bin (LIBREOFFICE_ALLOCATOR, docs/conversion.md).
 USER root
 RUN printf '%s\n' 'Types: deb' 'URIs: http://deb.debian.org/debian' 'Suites: bookworm-backports' \
       'Components: main' 'Signed-By: /usr/share/keyrings/debian-archive-keyring.gpg' \
       > /etc/apt/sources.list.d/bookworm-backports.sources \
  && apt-get update \
- && apt-get install -y --no-install-recommends -t bookworm-backports libreoffice-writer-nogui libreoffice-calc-nogui python3-uno \
+ && apt-get install -y --no-install-recommends -t bookworm-backports libreoffice-writer-nogui libreoffice-calc-nogui libreoffice-impress-nogui python3-uno \
  && apt-get install -y --no-install-recommends libjemalloc2 ${SCRIPT_FONTS} \
  && soffice --version | grep -q '^LibreOffice 25\.' \
  && rm -rf /var/lib/apt/lists/*

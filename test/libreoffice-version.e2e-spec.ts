@@ -44,7 +44,12 @@ describe('the LibreOffice the service runs', () => {
     const dockerPackages = installed![1].trim().split(/\s+/).sort();
     const scriptPackages = /^LO_PACKAGES=\(([^)]*)\)/m.exec(ensureDeps)![1].trim().split(/\s+/).sort();
     expect(dockerPackages).toEqual(scriptPackages);
-    expect(dockerPackages).toEqual(['libreoffice-calc-nogui', 'libreoffice-writer-nogui', 'python3-uno']);
+    expect(dockerPackages).toEqual([
+      'libreoffice-calc-nogui',
+      'libreoffice-impress-nogui',
+      'libreoffice-writer-nogui',
+      'python3-uno',
+    ]);
     expect(lo).toMatch(/Suites: bookworm-backports/);
     expect(lo).toMatch(/soffice --version \| grep -q '\^LibreOffice 25\\\.'/);
     // Backports of the base image's own release: the suite and the base must agree.
