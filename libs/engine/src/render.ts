@@ -160,6 +160,38 @@ export function compileTemplate(zip: PizZip, module: JinjaModule): Docxtemplater
 }
 
 /** The render's locale and time zone, checked: a 400 naming `locale` or `timezone` when unknown. */
+/**
+ * The fill's state for a request, as every format's render builds it: the environment (the
+ * default unless given), the data, the image keys, the undefined mode, the evaluation limits and
+ * the locale and time zone.
+ */
+export function renderStateFor(
+  options: {
+    environment?: EngineEnvironment;
+    undefined?: 'empty' | 'strict' | 'debug' | 'property_missing';
+    maxLoopIterations?: number;
+    maxValueLength?: number;
+    locale?: unknown;
+    timezone?: unknown;
+  },
+  data: Dict,
+  imageKeys: Set<string>,
+): RenderState {
+  const state = new RenderState(
+    options.environment ?? defaultEnvironment(),
+    data,
+    imageKeys,
+    options.undefined === 'strict',
+    {
+      maxLoopIterations: options.maxLoopIterations ?? DEFAULT_EVAL_LIMITS.maxLoopIterations,
+      maxValueLength: options.maxValueLength ?? DEFAULT_EVAL_LIMITS.maxValueLength,
+    },
+    options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
+  );
+  state.format = formatDefaultsOf(options);
+  return state;
+}
+
 export function formatDefaultsOf(
   options: { locale?: unknown; timezone?: unknown },
   fields = { locale: 'options.locale', timezone: 'options.timezone' },
@@ -227,18 +259,7 @@ export function renderDocx(template: Buffer, request: RenderRequest, options: Re
     options.preparedImages ??
     prepareImages(request.images, options.imageLimits, { pixelsVerified: options.imagesVerified === true });
   const environment = options.environment ?? defaultEnvironment();
-  const state = new RenderState(
-    environment,
-    request.template_data as Dict,
-    new Set(images.keys()),
-    options.undefined === 'strict',
-    {
-      maxLoopIterations: options.maxLoopIterations ?? DEFAULT_EVAL_LIMITS.maxLoopIterations,
-      maxValueLength: options.maxValueLength ?? DEFAULT_EVAL_LIMITS.maxValueLength,
-    },
-    options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
-  );
-  state.format = formatDefaultsOf(options);
+  const state = renderStateFor(options, request.template_data as Dict, new Set(images.keys()));
   const imageWriter = new DocxImageWriter(images, { requireAltText: options.requireAltText === true });
   const rich = new RichWriter({
     zip,

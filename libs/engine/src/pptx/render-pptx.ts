@@ -29,9 +29,9 @@ import {
   TemplateRuntimeError,
   UndefinedVariableError,
 } from '../errors';
-import { defaultEnvironment, type EngineEnvironment } from '../environment';
-import { formatDefaultsOf } from '../render';
-import { DEFAULT_EVAL_LIMITS, Frame, RenderState } from '../runtime/ops';
+import { type EngineEnvironment } from '../environment';
+import { renderStateFor } from '../render';
+import { Frame, RenderState } from '../runtime/ops';
 import type { Dict } from '../runtime/values';
 import { CompiledCell, hasTags, runLoop } from '../xlsx/cell-template';
 import { attr, escapeXml, setAttr } from '../xlsx/sheet-xml';
@@ -217,19 +217,7 @@ export function renderPptx(
   const images =
     options.preparedImages ??
     prepareImages(request.images, options.imageLimits, { pixelsVerified: options.imagesVerified === true });
-  const environment = options.environment ?? defaultEnvironment();
-  const state = new RenderState(
-    environment,
-    request.template_data as Dict,
-    new Set(images.keys()),
-    options.undefined === 'strict',
-    {
-      maxLoopIterations: options.maxLoopIterations ?? DEFAULT_EVAL_LIMITS.maxLoopIterations,
-      maxValueLength: options.maxValueLength ?? DEFAULT_EVAL_LIMITS.maxValueLength,
-    },
-    options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
-  );
-  state.format = formatDefaultsOf(options);
+  const state = renderStateFor(options, request.template_data as Dict, new Set(images.keys()));
 
   const rootRels = relsOf(zip.file('_rels/.rels')?.asText() ?? '');
   const officeDoc = rootRels.find((r) => r.type.endsWith('/officeDocument'));

@@ -25,10 +25,10 @@ import {
   TemplateSyntaxError,
   UndefinedVariableError,
 } from '../errors';
-import { defaultEnvironment, type EngineEnvironment } from '../environment';
-import { formatDefaultsOf } from '../render';
+import { type EngineEnvironment } from '../environment';
+import { renderStateFor } from '../render';
 import { evaluate } from '../runtime/evaluator';
-import { DEFAULT_EVAL_LIMITS, Frame, JinjaRuntimeError, RenderState } from '../runtime/ops';
+import { Frame, JinjaRuntimeError, RenderState } from '../runtime/ops';
 import { isNumber, num, truthy, type Dict, type Value } from '../runtime/values';
 import {
   JinjaSyntaxError,
@@ -838,19 +838,7 @@ export function renderXlsx(
     throw new TemplateRuntimeError('The .xlsx has no workbook part', { reason: 'not_spreadsheet' });
   for (const w of dropExternalContent(pkg, workbookPath)) options.onWarning?.(`dropped ${w}`);
 
-  const environment = options.environment ?? defaultEnvironment();
-  const state = new RenderState(
-    environment,
-    request.template_data as Dict,
-    new Set(),
-    options.undefined === 'strict',
-    {
-      maxLoopIterations: options.maxLoopIterations ?? DEFAULT_EVAL_LIMITS.maxLoopIterations,
-      maxValueLength: options.maxValueLength ?? DEFAULT_EVAL_LIMITS.maxValueLength,
-    },
-    options.undefined === 'debug' || options.undefined === 'property_missing' ? options.undefined : 'empty',
-  );
-  state.format = formatDefaultsOf(options);
+  const state = renderStateFor(options, request.template_data as Dict, new Set());
   // Validated as Word's `images` (PNG, size limits), whether or not a picture names them.
   const images =
     options.preparedImages ??
