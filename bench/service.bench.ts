@@ -210,6 +210,36 @@ interface Breakdown {
   back: number[];
 }
 
+/** Where each request of `ids` spent its time, from its BullMQ job's stamps and return value. */
+async function breakdownOf(
+  queue: Queue,
+  ids: ReadonlyArray<{ id: string; start: number; end: number }>,
+): Promise<Breakdown> {
+  const jobs = await queue.getJobs(['completed'], 0, -1);
+  const byRequest = new Map(jobs.map((j) => [String((j.data as { requestId: string }).requestId), j]));
+  const b: Breakdown = { toQueue: [], pickup: [], render: [], convert: [], workerOther: [], back: [] };
+  for (const { id, start, end } of ids) {
+    const job = byRequest.get(id);
+    if (!job?.processedOn || !job.finishedOn) continue;
+    const rv = job.returnvalue as { renderMs: number; convertMs: number };
+    b.toQueue.push(job.timestamp - start);
+    b.pickup.push(job.processedOn - job.timestamp);
+    b.render.push(rv.renderMs);
+    b.convert.push(rv.convertMs);
+    b.workerOther.push(job.finishedOn - job.processedOn - rv.renderMs - rv.convertMs);
+    b.back.push(end - job.finishedOn);
+  }
+  return b;
+}
+
+function describeBreakdown(b: Breakdown): string {
+  return (
+    `API until queued ${ms(median(b.toQueue))}, pickup ${ms(median(b.pickup))}, ` +
+    `render ${ms(median(b.render))}, convert ${ms(median(b.convert))}, ` +
+    `worker Redis I/O and reply ${ms(median(b.workerOther))}, completion to response ${ms(median(b.back))}`
+  );
+}
+
 /**
  * The price list through the service (xlsx->pdf, xlsx->xlsx) beside the floor: the workbook
  * filled here once, converted by an in-process pool as the worker's pipeline converts it. The
@@ -367,20 +397,7 @@ async function main(): Promise<void> {
         service.push(t.end - t.start);
         ids.push({ id, ...t });
       }
-      const jobs = await queue.getJobs(['completed'], 0, -1);
-      const byRequest = new Map(jobs.map((j) => [String((j.data as { requestId: string }).requestId), j]));
-      const b: Breakdown = { toQueue: [], pickup: [], render: [], convert: [], workerOther: [], back: [] };
-      for (const { id, start, end } of ids) {
-        const job = byRequest.get(id);
-        if (!job?.processedOn || !job.finishedOn) continue;
-        const rv = job.returnvalue as { renderMs: number; convertMs: number };
-        b.toQueue.push(job.timestamp - start);
-        b.pickup.push(job.processedOn - job.timestamp);
-        b.render.push(rv.renderMs);
-        b.convert.push(rv.convertMs);
-        b.workerOther.push(job.finishedOn - job.processedOn - rv.renderMs - rv.convertMs);
-        b.back.push(end - job.finishedOn);
-      }
+      const b = await breakdownOf(queue, ids);
       const f = summarize(floor);
       const s = summarize(service);
       const ratio = s.median / f.median;
@@ -390,11 +407,7 @@ async function main(): Promise<void> {
       console.log(`  floor: bare warm UNO on the filled .docx  ${formatMs(f)}`);
       console.log(`  service over HTTP                          ${formatMs(s)}`);
       console.log(`  p50 ratio ${ratio.toFixed(2)}×   target ≤ 1.2×  ${met ? 'met' : 'MISSED'}`);
-      console.log(
-        `  where a request's time goes (medians, ms): API until queued ${ms(median(b.toQueue))}, ` +
-          `pickup ${ms(median(b.pickup))}, render ${ms(median(b.render))}, convert ${ms(median(b.convert))}, ` +
-          `worker Redis I/O and reply ${ms(median(b.workerOther))}, completion to response ${ms(median(b.back))}`,
-      );
+      console.log(`  where a request's time goes (medians, ms): ${describeBreakdown(b)}`);
     }
     bare.stop();
 
@@ -447,10 +460,16 @@ async function main(): Promise<void> {
       for (const output of FORMATS)
         byFormat.set(output, await formBody({ ...base, options: formatOptions(output) } as RenderRequest));
       const times = new Map<string, number[]>(FORMATS.map((f) => [f, []]));
+      const posted = new Map<string, Array<{ id: string; start: number; end: number }>>(
+        FORMATS.map((f) => [f, []]),
+      );
       for (let i = 0; i < WARMUP + REQUESTS; i++)
         for (const output of FORMATS) {
-          const t = await post(api.url, byFormat.get(output)!, `bench-format-${output}-${i}`);
-          if (i >= WARMUP) times.get(output)!.push(t.end - t.start);
+          const id = `bench-format-${output}-${i}`;
+          const t = await post(api.url, byFormat.get(output)!, id);
+          if (i < WARMUP) continue;
+          times.get(output)!.push(t.end - t.start);
+          posted.get(output)!.push({ id, ...t });
         }
       const pdf = summarize(times.get('pdf') ?? times.get(FORMATS[0])!).median;
       const targets: Record<string, number> = { png: 1.15, docx: 0.25 };
@@ -476,6 +495,8 @@ async function main(): Promise<void> {
         console.log(
           `  ${output.padEnd(10)} ${formatMs(s).padEnd(28)} ${ratio.toFixed(2)}× the pdf${verdict}`,
         );
+        // "convert" is everything after the fill: conversion, finishing, the page image.
+        console.log(`             ${describeBreakdown(await breakdownOf(queue, posted.get(output)!))}`);
       }
     }
 

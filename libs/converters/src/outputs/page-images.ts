@@ -3,9 +3,10 @@
  * picture (on either converter's route). One page answers the image; several a ZIP of
  * page-1.png, page-2.png, … (PizZip, as batch zips).
  *
- * PNG is drawn in process by PDFium (wasm, pdfium-renderer.ts) and encoded by pngjs: no second
- * process, ~25 ms for the corpus invoice's page at 96 dpi where pdfinfo + pdftoppm took ~65 ms
- * (28 Nov 2026, this 2-core machine; bench/README.md, issue 36). poppler (pdfinfo, pdftoppm)
+ * PNG is drawn in process by PDFium (wasm, pdfium-renderer.ts), band by band, each band deflated
+ * by Node's zlib while the next is drawn (drawPng): no second process, ~14 ms for the corpus
+ * invoice's page at 96 dpi where pdfinfo + pdftoppm took ~65 ms (28 Nov 2026, this 2-core
+ * machine; bench/README.md, issue 36). poppler (pdfinfo, pdftoppm)
  * stays the renderer of JPEG (pdftoppm's libjpeg; jpeg-js took ~150 ms a page), of a PDF larger
  * than PDFIUM_LIMITS.maxPdfBytes or a page beyond PDFIUM_LIMITS.maxPagePixels (kept out of the
  * worker's heap, in a process that a timeout can kill), and of a PDF PDFium cannot open (poppler
@@ -16,7 +17,7 @@
  * directory to make (about 5 ms of a thumbnail's time on this machine).
  */
 import { spawn } from 'node:child_process';
-import { crc32, deflateSync } from 'node:zlib';
+import { crc32, createDeflate, deflateSync } from 'node:zlib';
 
 import { PDFDocument, StandardFonts } from 'pdf-lib';
 import PizZip from 'pizzip';
@@ -218,6 +219,11 @@ export function rgbToPng(rgb: Buffer, width: number, height: number): Buffer {
     rows[y * (stride + 1)] = 0; // filter type 0 (None)
     rgb.copy(rows, y * (stride + 1) + 1, y * stride, (y + 1) * stride);
   }
+  return pngOf(width, height, deflateSync(rows, { level: 1 }));
+}
+
+/** An 8-bit RGB PNG of `width` × `height` from its zlib stream of scanlines. */
+function pngOf(width: number, height: number, zlibStream: Buffer): Buffer {
   const header = Buffer.alloc(13);
   header.writeUInt32BE(width, 0);
   header.writeUInt32BE(height, 4);
@@ -226,7 +232,7 @@ export function rgbToPng(rgb: Buffer, width: number, height: number): Buffer {
   return Buffer.concat([
     PNG_SIGNATURE,
     ...pngChunk('IHDR', header),
-    ...pngChunk('IDAT', deflateSync(rows, { level: 1 })),
+    ...pngChunk('IDAT', zlibStream),
     ...pngChunk('IEND', Buffer.alloc(0)),
   ]);
 }
@@ -294,14 +300,54 @@ function drawInProcess(
   return (async () => {
     const bodies: Buffer[] = [];
     for (const [i, page] of pages.entries()) {
-      // Each page blocks the event loop (~20 ms at 96 dpi): let other work run between pages.
-      if (i > 0) await new Promise((resolve) => setImmediate(resolve));
-      const { width, height } = pixels[i];
-      const scale = pageScale(selected[i], options);
-      bodies.push(rgbToPng(doc.renderRgb(page - 1, width, height, scale.x, scale.y), width, height));
+      bodies.push(await drawPng(doc, page - 1, pixels[i], pageScale(selected[i], options)));
     }
     return { pages, bodies };
   })();
+}
+
+/** Rows of a page drawn at a time (~2 ms each for a page of text at 96 dpi, this machine). */
+const BAND_ROWS = 256;
+
+/**
+ * Page `index` as a PNG, drawn band by band: each band goes to zlib (level 1, as rgbToPng) on
+ * libuv's thread pool while the next is drawn, and the event loop runs between bands. Against
+ * drawing the page whole and deflating after, 16.3 → 13.7 ms for the corpus invoice's page at
+ * 96 dpi (the same bytes; 30 runs, 28 Nov 2026, this 2-core machine). The stream's chunkSize
+ * holds a band's output, so a band is one trip to the pool (at the default 16 KB each band took
+ * several, each waiting for the event loop that the next band's drawing held, and nothing ran
+ * side by side).
+ */
+async function drawPng(
+  doc: PdfiumDocument,
+  index: number,
+  size: { width: number; height: number },
+  scale: { x: number; y: number },
+): Promise<Buffer> {
+  const page = doc.loadPage(index);
+  const deflate = createDeflate({ level: 1, chunkSize: 1 << 20 });
+  const chunks: Buffer[] = [];
+  deflate.on('data', (chunk: Buffer) => chunks.push(chunk));
+  const deflated = new Promise<void>((resolve, reject) => {
+    deflate.on('end', resolve);
+    deflate.on('error', reject);
+  });
+  deflated.catch(() => undefined); // awaited below; a failure before then is not unhandled
+  try {
+    for (let top = 0; top < size.height; top += BAND_ROWS) {
+      const rows = Math.min(BAND_ROWS, size.height - top);
+      deflate.write(page.scanlines(size.width, scale.x, scale.y, top, rows));
+      await new Promise((resolve) => setImmediate(resolve));
+    }
+    deflate.end();
+    await deflated;
+  } catch (error) {
+    deflate.destroy();
+    throw error;
+  } finally {
+    page.close();
+  }
+  return pngOf(size.width, size.height, Buffer.concat(chunks));
 }
 
 /** The selected pages drawn by pdftoppm, each in its own process; pdfinfo gives the page sizes. */

@@ -86,11 +86,20 @@ export interface PdfiumDocument {
   readonly pageCount: number;
   /** Page `index` (0-based) in points, as displayed: a page rotated 90° or 270° is wide. */
   pageSize(index: number): { width: number; height: number };
+  /** Page `index` (0-based), parsed once for the bands drawn of it; close() frees it. */
+  loadPage(index: number): PdfiumPage;
+  close(): void;
+}
+
+/** A loaded page. */
+export interface PdfiumPage {
   /**
-   * Page `index` (0-based) drawn at `scaleX` × `scaleY` device pixels a point onto a white
-   * `width` × `height` bitmap (top-left at the page's top-left), as 8-bit RGB rows.
+   * Rows `top` … `top + rows - 1` of the page drawn at `scaleX` × `scaleY` device pixels a
+   * point onto a white band `width` pixels wide (row 0 at the page's top), as PNG scanlines:
+   * each row a filter byte 0 (None), then its 8-bit RGB pixels. Drawn straight into that
+   * layout (the bitmap's rows start one byte in), so no copy adds the filter bytes.
    */
-  renderRgb(index: number, width: number, height: number, scaleX: number, scaleY: number): Buffer;
+  scanlines(width: number, scaleX: number, scaleY: number, top: number, rows: number): Buffer;
   close(): void;
 }
 
@@ -132,39 +141,49 @@ export async function openPdfium(pdf: Uint8Array): Promise<PdfiumDocument> {
         wasm.wasmExports.free(size);
       }
     },
-    renderRgb(index, width, height, scaleX, scaleY) {
-      const stride = width * 3;
-      const pixels = wasm.wasmExports.malloc(stride * height);
-      // FS_MATRIX (a b c d e f) and FS_RECTF (left top right bottom), floats.
-      const params = wasm.wasmExports.malloc(40);
-      if (pixels === 0 || params === 0) {
-        wasm.wasmExports.free(pixels);
-        wasm.wasmExports.free(params);
-        throw new PdfiumOpenError(`no memory for a ${width} × ${height} bitmap`);
-      }
+    loadPage(index) {
       const page = wasm._FPDF_LoadPage(doc, index);
-      let bitmap = 0;
-      try {
-        if (page === 0) throw new PdfiumOpenError(`cannot load page ${index + 1}`);
-        const view = new DataView(wasm.HEAPU8.buffer, params, 40);
-        [scaleX, 0, 0, scaleY, 0, 0, 0, 0, width, height].forEach((v, i) => view.setFloat32(i * 4, v, true));
-        bitmap = wasm._FPDFBitmap_CreateEx(width, height, BITMAP_BGR, pixels, stride);
-        wasm._FPDFBitmap_FillRect(bitmap, 0, 0, width, height, 0xffffffff);
-        wasm._FPDF_RenderPageBitmapWithMatrix(
-          bitmap,
-          page,
-          params,
-          params + 24,
-          RENDER_ANNOT | RENDER_REVERSE_BYTE_ORDER,
-        );
-        // A copy: the heap is reused (and may move when it grows).
-        return Buffer.from(wasm.HEAPU8.subarray(pixels, pixels + stride * height));
-      } finally {
-        if (bitmap !== 0) wasm._FPDFBitmap_Destroy(bitmap);
-        if (page !== 0) wasm._FPDF_ClosePage(page);
-        wasm.wasmExports.free(params);
-        wasm.wasmExports.free(pixels);
-      }
+      if (page === 0) throw new PdfiumOpenError(`cannot load page ${index + 1}`);
+      let pageClosed = false;
+      return {
+        scanlines(width, scaleX, scaleY, top, rows) {
+          const stride = width * 3 + 1;
+          const pixels = wasm.wasmExports.malloc(stride * rows);
+          // FS_MATRIX (a b c d e f) and FS_RECTF (left top right bottom), floats.
+          const params = wasm.wasmExports.malloc(40);
+          let bitmap = 0;
+          try {
+            if (pixels === 0 || params === 0)
+              throw new PdfiumOpenError(`no memory for a ${width} × ${rows} band`);
+            // The filter bytes: each sits just before its row, outside the bitmap's pixels.
+            wasm.HEAPU8.fill(0, pixels, pixels + stride * rows);
+            const view = new DataView(wasm.HEAPU8.buffer, params, 40);
+            [scaleX, 0, 0, scaleY, 0, -top, 0, 0, width, rows].forEach((v, i) =>
+              view.setFloat32(i * 4, v, true),
+            );
+            bitmap = wasm._FPDFBitmap_CreateEx(width, rows, BITMAP_BGR, pixels + 1, stride);
+            wasm._FPDFBitmap_FillRect(bitmap, 0, 0, width, rows, 0xffffffff);
+            wasm._FPDF_RenderPageBitmapWithMatrix(
+              bitmap,
+              page,
+              params,
+              params + 24,
+              RENDER_ANNOT | RENDER_REVERSE_BYTE_ORDER,
+            );
+            // A copy: the heap is reused (and may move when it grows).
+            return Buffer.from(wasm.HEAPU8.subarray(pixels, pixels + stride * rows));
+          } finally {
+            if (bitmap !== 0) wasm._FPDFBitmap_Destroy(bitmap);
+            wasm.wasmExports.free(params);
+            wasm.wasmExports.free(pixels);
+          }
+        },
+        close() {
+          if (pageClosed) return;
+          pageClosed = true;
+          wasm._FPDF_ClosePage(page);
+        },
+      };
     },
     close() {
       if (closed) return;
