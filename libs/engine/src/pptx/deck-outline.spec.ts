@@ -8,8 +8,8 @@ const SLIDES = join(__dirname, '../../../../test/fixtures/slides');
 const DECK = join(SLIDES, 'deck.impress.pptx');
 
 /** The Impress-saved deck with some of its slides' text replaced (our edits only). */
-function withText(edits: Record<string, [string, string][]>): Buffer {
-  const zip = new PizZip(readFileSync(DECK));
+function withText(edits: Record<string, [string, string][]>, deck = DECK): Buffer {
+  const zip = new PizZip(readFileSync(deck));
   for (const [part, pairs] of Object.entries(edits)) {
     let xml = zip.file(part)!.asText();
     for (const [from, to] of pairs) {
@@ -188,5 +188,115 @@ describe('inspection of a deck', () => {
     const paths = inspectTemplate(deck).variables.map((v) => v.path);
     expect(paths).toEqual(expect.arrayContaining(['items[].name', 'items[].price', 'features[].name']));
     expect(paths).not.toContain('item.name');
+  });
+});
+
+/** A python-pptx fixture deck with one slide part's XML edited (our edits only, each checked to apply). */
+const pythonPptx = (name: string, part: string, pairs: [string, string][]) =>
+  withText({ [part]: pairs }, join(SLIDES, 'python-pptx', name));
+
+const textBox = (paragraphs: string[]) =>
+  `<p:sp><p:nvSpPr><p:cNvPr id="9" name="Text 9"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr/>` +
+  `<p:txBody><a:bodyPr/><a:lstStyle/>${paragraphs.map((p) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${p}</a:t></a:r></a:p>`).join('')}</p:txBody></p:sp></p:spTree>`;
+
+/** PowerPoint's chart deck, its chart bound to each region's history on a looped slide (bench/corpus.ts). */
+const regionsDeck = () =>
+  pythonPptx('shp-access-chart.pptx', 'ppt/slides/slide1.xml', [
+    [
+      '<p:cNvPr id="2" name="Chart 1"/>',
+      '<p:cNvPr id="2" name="Chart 1" descr="{{ chart(item.history) }}"/>',
+    ],
+    [
+      '</p:spTree>',
+      textBox(['{%slide for item in regions %}', 'Region {{ item.name }}', '{%slide endfor %}']),
+    ],
+  ]);
+
+describe('charts of a deck', () => {
+  it('inspect lists a chart bound on a looped slide once, with its chart part, slide and data shape', () => {
+    const r = inspectTemplate(regionsDeck());
+    expect(r.charts).toEqual([
+      {
+        expression: 'item.history',
+        bound_by: 'alt_text',
+        part: 'ppt/slides/slide1.xml',
+        chart_part: 'ppt/charts/chart1.xml',
+        slide: expect.any(Number),
+        kind: expect.stringMatching(/chart$/),
+        template_series: expect.any(Number),
+        data_shape: expect.objectContaining({ categories: ['A', 'B', 'C'], series: expect.any(Array) }),
+      },
+    ]);
+    expect(r.summary.charts).toBe(1);
+    // The slide in presentation order is the one listing the chart's part.
+    const deck = new PizZip(regionsDeck());
+    const order = [
+      ...deck
+        .file('ppt/presentation.xml')!
+        .asText()
+        .matchAll(/<p:sldId\b[^>]*r:id="([^"]+)"/g),
+    ];
+    const rels = deck.file('ppt/_rels/presentation.xml.rels')!.asText();
+    const slideOfPart = order.findIndex((m) =>
+      new RegExp(
+        `Id="${m[1]}"[^>]*Target="slides/slide1.xml"|Target="slides/slide1.xml"[^>]*Id="${m[1]}"`,
+      ).test(rels),
+    );
+    expect(r.charts[0].slide).toBe(slideOfPart + 1);
+    expect(r.charts[0].data_shape.series).toHaveLength(r.charts[0].template_series);
+    // The chart's data is read in the slide loop's scope: each region's history.
+    const paths = r.variables.map((v) => v.path);
+    expect(paths).toEqual(expect.arrayContaining(['regions[].name', 'regions[].history']));
+    expect(paths).not.toContain('item.history');
+    expect(lintDocxTemplate(regionsDeck()).errors).toEqual([]);
+  });
+
+  it('a chart bound by its title is listed as bound by title; an unbound chart is not listed', () => {
+    expect(
+      inspectTemplate(readFileSync(join(SLIDES, 'python-pptx', 'shp-access-chart.pptx'))).charts,
+    ).toEqual([]);
+    // Impress binds both of its charts by their titles (make-impress-chart-fixture.py).
+    const r = inspectTemplate(readFileSync(join(SLIDES, 'deck-charts.impress.pptx')));
+    expect(r.charts.map((c) => [c.expression, c.bound_by, c.chart_part, c.slide, c.kind])).toEqual([
+      ['sales', 'title', 'ppt/charts/chart1.xml', 1, 'Column chart'],
+      ['item.history', 'title', 'ppt/charts/chart2.xml', 2, 'Line chart'],
+    ]);
+    // A chart bound to a top-level name: the skeleton holds chart data there.
+    expect(r.skeleton.template_data.sales).toMatchObject({ categories: ['A', 'B', 'C'] });
+    expect(r.variables.map((v) => v.path)).toEqual(expect.arrayContaining(['regions[].history']));
+  });
+
+  it('lint reports {{ chart() }} on a picture and in a text box, located by slide and shape', () => {
+    const onPicture = pythonPptx('shp-picture.pptx', 'ppt/slides/slide1.xml', [
+      ['name="Picture 2" descr="python-powered.png"', 'name="Picture 2" descr="{{ chart(sales) }}"'],
+    ]);
+    const picture = lintDocxTemplate(onPicture);
+    expect(picture.success).toBe(false);
+    expect(picture.errors).toEqual([
+      expect.objectContaining({
+        code: 'chart_tag_not_on_chart',
+        tag: '{{ chart(sales) }}',
+        location: expect.objectContaining({ part: 'ppt/slides/slide1.xml', shape_name: 'Picture 2' }),
+      }),
+    ]);
+    expect(picture.errors[0].location!.slide).toEqual(expect.any(Number));
+    expect(picture.errors[0].message).toContain("alternative text of 'Picture 2', which is not a chart");
+    expect(inspectTemplate(onPicture).charts).toEqual([]);
+
+    const inText = lintDocxTemplate(
+      pythonPptx('shp-access-chart.pptx', 'ppt/slides/slide1.xml', [
+        ['</p:spTree>', textBox(['Sales: {{ chart(sales) }}'])],
+      ]),
+    );
+    expect(inText.errors).toEqual([
+      expect.objectContaining({
+        code: 'chart_tag_not_on_chart',
+        tag: '{{ chart(sales) }}',
+        column: 8,
+        location: expect.objectContaining({ shape_name: 'Text 9', paragraph: 1 }),
+      }),
+    ]);
+    expect(inText.errors[0].message).toContain("text of 'Text 9', which is not a chart");
+    expect(inText.errors[0].line_number).toBe(inText.errors[0].location!.line);
   });
 });
