@@ -300,3 +300,43 @@ describe('charts of a deck', () => {
     expect(inText.errors[0].line_number).toBe(inText.errors[0].location!.line);
   });
 });
+
+describe('{%slide if %} in lint and inspect', () => {
+  const conditional = (paragraphs: string[]) =>
+    pythonPptx('tbl-cell.pptx', 'ppt/slides/slide2.xml', [['</p:spTree>', textBox(paragraphs)]]);
+
+  it('lints clean, and inspection lists the condition and its variables on its slide', () => {
+    const deck = conditional(['{%slide if show_terms and terms.version %}', '{%slide endif %}']);
+    const report = lintDocxTemplate(deck, { verbose: true });
+    expect(report.errors).toEqual([]);
+    expect(report.warnings).toEqual([]);
+    expect(report.tags!.map((t) => [t.tag, t.location?.slide])).toEqual([
+      ['{%slide if show_terms and terms.version %}', 2],
+      ['{%slide endif %}', 2],
+    ]);
+    const r = inspectTemplate(deck);
+    expect(r.conditions).toEqual([
+      expect.objectContaining({
+        tag: '{%slide if show_terms and terms.version %}',
+        variables: expect.arrayContaining(['show_terms', 'terms.version']),
+        location: expect.objectContaining({ slide: 2, part: 'ppt/slides/slide2.xml' }),
+      }),
+    ]);
+    expect(r.variables.find((v) => v.path === 'show_terms')!.usages).toEqual(['tested']);
+    expect(Object.keys(r.skeleton.template_data)).toEqual(expect.arrayContaining(['show_terms', 'terms']));
+  });
+
+  it('reports a condition without its endif, and one beside a slide loop, on their slide', () => {
+    const report = lintDocxTemplate(conditional(['{%slide if show_terms %}']));
+    expect(report.errors.map((e) => [e.code, e.location?.slide, e.tag])).toEqual([
+      ['syntax_error', 2, '{%slide if show_terms %}'],
+    ]);
+    expect(report.errors[0].message).toContain("one '{%slide endif %}'");
+    const both = lintDocxTemplate(
+      conditional(['{%slide for t in terms %}', '{%slide if t %}', '{%slide endif %}', '{%slide endfor %}']),
+    );
+    expect(both.errors.map((e) => [e.location?.slide, e.message])).toEqual([
+      [2, expect.stringContaining('either repeated or kept by a condition')],
+    ]);
+  });
+});

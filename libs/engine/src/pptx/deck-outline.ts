@@ -354,13 +354,14 @@ export function deckOutline(
         }
       }
     }
-    // A slide loop covers its whole slide and notes wherever its tags stand: inspection reads
-    // scopes in tag order, so its opening goes first and its end last (their locations stay).
-    const isSlideTag = (t: TemplateTag, type: string) =>
-      t.placement === 'slide' && t.statement?.type === type;
-    const open = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, 'for'));
+    // A slide loop or condition covers its whole slide and notes wherever its tags stand:
+    // inspection reads scopes in tag order, so its opening goes first and its end last (their
+    // locations stay).
+    const isSlideTag = (t: TemplateTag, types: string[]) =>
+      t.placement === 'slide' && types.includes(t.statement?.type ?? '');
+    const open = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, ['for', 'if']));
     if (open >= 0) tags.splice(firstTag, 0, ...tags.splice(open, 1));
-    const end = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, 'endfor'));
+    const end = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, ['endfor', 'endif']));
     if (end >= 0) tags.push(...tags.splice(end, 1));
   }
   return { outline: { paragraphs, tags }, problems, charts, misplacedCharts };
