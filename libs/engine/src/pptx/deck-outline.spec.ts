@@ -3,6 +3,7 @@ import { join } from 'node:path';
 import PizZip from 'pizzip';
 import { inspectTemplate } from '../inspect/inspect-template';
 import { lintDocxTemplate } from '../lint/lint-template';
+import { renderPptx } from './render-pptx';
 
 const SLIDES = join(__dirname, '../../../../test/fixtures/slides');
 const DECK = join(SLIDES, 'deck.impress.pptx');
@@ -221,34 +222,41 @@ describe('charts of a deck', () => {
         bound_by: 'alt_text',
         part: 'ppt/slides/slide1.xml',
         chart_part: 'ppt/charts/chart1.xml',
-        slide: expect.any(Number),
+        slide: 1,
         kind: expect.stringMatching(/chart$/),
         template_series: expect.any(Number),
         data_shape: expect.objectContaining({ categories: ['A', 'B', 'C'], series: expect.any(Array) }),
       },
     ]);
     expect(r.summary.charts).toBe(1);
-    // The slide in presentation order is the one listing the chart's part.
-    const deck = new PizZip(regionsDeck());
-    const order = [
-      ...deck
-        .file('ppt/presentation.xml')!
-        .asText()
-        .matchAll(/<p:sldId\b[^>]*r:id="([^"]+)"/g),
-    ];
-    const rels = deck.file('ppt/_rels/presentation.xml.rels')!.asText();
-    const slideOfPart = order.findIndex((m) =>
-      new RegExp(
-        `Id="${m[1]}"[^>]*Target="slides/slide1.xml"|Target="slides/slide1.xml"[^>]*Id="${m[1]}"`,
-      ).test(rels),
-    );
-    expect(r.charts[0].slide).toBe(slideOfPart + 1);
+    // slide1.xml is the first slide in presentation order.
+    expect(r.charts[0].slide).toBe(1);
     expect(r.charts[0].data_shape.series).toHaveLength(r.charts[0].template_series);
     // The chart's data is read in the slide loop's scope: each region's history.
     const paths = r.variables.map((v) => v.path);
     expect(paths).toEqual(expect.arrayContaining(['regions[].name', 'regions[].history']));
     expect(paths).not.toContain('item.history');
     expect(lintDocxTemplate(regionsDeck()).errors).toEqual([]);
+  });
+
+  it("lint reports what the fill would refuse in a bound chart's tag, as the author wrote it", () => {
+    const history = { categories: ['A'], series: [{ name: 'Units', values: [1] }] };
+    for (const [descr, code, renderError] of [
+      ['{{ chart(item.) }}', 'syntax_error', 'template_syntax_error'],
+      ['{{ chart(item.history | sortt) }}', 'unknown_filter', 'template_runtime_error'],
+    ]) {
+      const deck = pythonPptx('shp-access-chart.pptx', 'ppt/slides/slide1.xml', [
+        ['<p:cNvPr id="2" name="Chart 1"/>', `<p:cNvPr id="2" name="Chart 1" descr="${descr}"/>`],
+      ]);
+      const report = lintDocxTemplate(deck);
+      expect(report.errors.map((e) => [e.code, e.tag, e.location?.part])).toEqual([
+        [code, descr, 'ppt/slides/slide1.xml'],
+      ]);
+      // The fill refuses it too, naming the same tag.
+      expect(() => renderPptx(deck, { template_data: { item: { history } } } as never)).toThrow(
+        expect.objectContaining({ errorType: renderError, message: expect.stringContaining(descr) }),
+      );
+    }
   });
 
   it('a chart bound by its title is listed as bound by title; an unbound chart is not listed', () => {
@@ -285,7 +293,7 @@ describe('charts of a deck', () => {
 
     const inText = lintDocxTemplate(
       pythonPptx('shp-access-chart.pptx', 'ppt/slides/slide1.xml', [
-        ['</p:spTree>', textBox(['Sales: {{ chart(sales) }}'])],
+        ['</p:spTree>', textBox(['Sales: {{ chart(sales) }}', "{{ sales | chart(type='bar') }}"])],
       ]),
     );
     expect(inText.errors).toEqual([
@@ -294,6 +302,11 @@ describe('charts of a deck', () => {
         tag: '{{ chart(sales) }}',
         column: 8,
         location: expect.objectContaining({ shape_name: 'Text 9', paragraph: 1 }),
+      }),
+      expect.objectContaining({
+        code: 'chart_tag_not_on_chart',
+        tag: "{{ sales | chart(type='bar') }}",
+        location: expect.objectContaining({ shape_name: 'Text 9', paragraph: 2 }),
       }),
     ]);
     expect(inText.errors[0].message).toContain("text of 'Text 9', which is not a chart");

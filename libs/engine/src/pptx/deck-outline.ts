@@ -17,7 +17,7 @@ import {
   type TemplateParagraph,
   type TemplateTag,
 } from '../inspect/template-outline';
-import { CHART_TAG, REL_CHART } from '../charts/chart-parts';
+import { REL_CHART } from '../charts/chart-parts';
 import {
   boundChartCall,
   boundChartShape,
@@ -163,6 +163,12 @@ function partParagraphs(
   return { paragraphs: out, shapes: all };
 }
 
+/** `chart(…)` or `… | chart(…)`: a tag printing a chart, which a slide's text cannot hold. */
+function makesChart(e: Expr | undefined): boolean {
+  if (e?.type === 'Call') return e.callee.type === 'Name' && e.callee.name === 'chart';
+  return e?.type === 'Filter' && e.name === 'chart';
+}
+
 /** A tag's kind and parse; `{%slide … %}` is a deck's own placement, which Word's parseTag does not know. */
 function parseDeckTag(source: string): ReturnType<typeof parseTag> {
   const slide = /^(\{%[-+]?)slide(\s)/.exec(source);
@@ -215,8 +221,8 @@ function slideChartTags(
   slidePath: string,
   slide: number,
   shapes: PartShape[],
-  charts: DeckChart[],
-  misplaced: DeckMisplacedChartTag[],
+  environment: Environment,
+  out: Pick<DeckOutline, 'charts' | 'misplacedCharts' | 'problems'>,
 ): TemplateTag[] {
   const rels = relationships(zip.file(relsPathOf(slidePath))?.asText() ?? '', slidePath);
   const tags: TemplateTag[] = [];
@@ -236,7 +242,7 @@ function slideChartTags(
     const alt = altTextChartTag(shape.cNvPr ?? '');
     if (!chartPath || !zip.file(chartPath)) {
       if (alt)
-        misplaced.push({
+        out.misplacedCharts.push({
           part: slidePath,
           drawing: shape.name ?? '',
           tag: alt.tag[0],
@@ -253,9 +259,18 @@ function slideChartTags(
       expression: tag[1].trim(),
       via: alt ? 'alt_text' : 'title',
     };
-    charts.push({ ...chart, location, shape: boundChartShape(zip, chart) });
+    out.charts.push({ ...chart, location, shape: boundChartShape(zip, chart) });
     const source = `{{ ${boundChartCall(chart.expression)} }}`;
-    tags.push({ source, location, column: 1, paragraphText: source, alone: true, ...parseTag(source) });
+    const parsed = parseTag(source);
+    tags.push({ source, location, column: 1, paragraphText: source, alone: true, ...parsed });
+    // What the fill would refuse in the tag, said of the tag as the author wrote it.
+    const messages = parsed.syntaxError
+      ? [parsed.syntaxError]
+      : parsed.expr
+        ? unknownNames(parsed.expr, environment)
+        : [];
+    for (const message of messages)
+      out.problems.push({ message, tag: tag[0], context: slidePath, part: slidePath });
   }
   return tags;
 }
@@ -322,7 +337,7 @@ export function deckOutline(
             ...parseDeckTag(source),
           };
           tags.push(tag);
-          if (tag.kind === 'expr' && CHART_TAG.test(source))
+          if (makesChart(tag.expr))
             misplacedCharts.push({
               part,
               drawing: location.shape_name ?? '',
@@ -337,7 +352,10 @@ export function deckOutline(
         }
         paragraphs.push({ ...para, text: plain });
       }
-      if (part === path) tags.push(...slideChartTags(zip, path, slide, own.shapes, charts, misplacedCharts));
+      if (part === path)
+        tags.push(
+          ...slideChartTags(zip, path, slide, own.shapes, environment, { charts, misplacedCharts, problems }),
+        );
       // The fill's own compile: what it would refuse, every problem of the part at once.
       try {
         SlideTemplate.compile(xml, part, part === path);
