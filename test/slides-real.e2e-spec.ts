@@ -83,6 +83,37 @@ describe('decks written by PowerPoint', () => {
     expect(after).toEqual(expected);
   });
 
+  it('tbl-cell.pptx: {%slide if show_terms %} on slide 2 keeps it when true and removes it cleanly when false', async () => {
+    const zip = new PizZip(deck('tbl-cell.pptx'));
+    const slide2 = zip.file('ppt/slides/slide2.xml')!.asText();
+    const tags = ['{%slide if show_terms %}', '{%slide endif %}']
+      .map((t) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${t}</a:t></a:r></a:p>`)
+      .join('');
+    expect(slide2).toContain('</p:spTree>');
+    zip.file(
+      'ppt/slides/slide2.xml',
+      slide2.replace(
+        '</p:spTree>',
+        `<p:sp><p:nvSpPr><p:cNvPr id="99" name="Terms"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr/>` +
+          `<p:txBody><a:bodyPr/><a:lstStyle/>${tags}</p:txBody></p:sp></p:spTree>`,
+      ),
+    );
+    const template = zip.generate({ type: 'nodebuffer' });
+    const original = pptxRead(deck('tbl-cell.pptx'));
+    expect(original).toHaveLength(3);
+
+    // Read back by Python (zipfile and ElementTree): every listed slide resolves and parses.
+    expect(pptxRead(await fill(template, { show_terms: true }))).toEqual(original);
+    const without = await fill(template, { show_terms: false });
+    expect(pptxRead(without)).toEqual([original[0], original[2]]);
+    // Nothing names the removed slide any more, and every part the content types name exists.
+    const out = new PizZip(without);
+    expect(out.file('ppt/slides/slide2.xml')).toBeNull();
+    const types = out.file('[Content_Types].xml')!.asText();
+    for (const m of types.matchAll(/PartName="\/([^"]+)"/g)) expect(out.file(m[1])).not.toBeNull();
+    expect(out.file('ppt/_rels/presentation.xml.rels')!.asText()).not.toContain('slides/slide2.xml');
+  });
+
   describe('Impress prints the filled deck as it prints the original', () => {
     let pool: LibreOfficePool;
     beforeAll(async () => {

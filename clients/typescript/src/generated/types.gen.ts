@@ -718,6 +718,10 @@ export type TemplateInspection = {
         bound_by: 'title' | 'alt_text';
         part: string;
         chart_part: string;
+        /**
+         * Decks only: the 1-based slide showing the chart
+         */
+        slide?: number;
         kind: string;
         template_series: number;
         data_shape: {

@@ -145,6 +145,17 @@ export function boundChartCall(expression: string): string {
   return `chart(${expression}, ${BOUND}=${jinjaString(firstArg)})`;
 }
 
+/** The `{{ chart(…) }}` tag in a chart part's title, or null; Word's and decks' binders read it alike. */
+export function chartTitleTag(chartXml: string | undefined): RegExpExecArray | null {
+  // Parsed only when it may hold a tag; a damaged chart part that is not bound is left as it is.
+  if (!chartXml?.includes('chart(')) return null;
+  try {
+    return CHART_TAG.exec(chartTitleText(chartXml));
+  } catch {
+    return null;
+  }
+}
+
 /**
  * Step 1 (module comment): moves each bound chart's tag into a run before its drawing. Returns
  * the charts it bound; the package is changed only when there are some.
@@ -181,15 +192,7 @@ export function bindChartTags(zip: PizZip): BoundChart[] {
         break;
       }
       if (!expression) {
-        const chartXml = zip.file(chart.path)?.asText();
-        let tag: RegExpExecArray | null = null;
-        // Parsed only when it may hold a tag; a damaged chart part that is not bound is left as it is.
-        if (chartXml?.includes('chart('))
-          try {
-            tag = CHART_TAG.exec(chartTitleText(chartXml));
-          } catch {
-            tag = null;
-          }
+        const tag = chartTitleTag(zip.file(chart.path)?.asText());
         if (tag) {
           via = 'title';
           expression = tag[1].trim();

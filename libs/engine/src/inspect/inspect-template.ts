@@ -4,7 +4,7 @@
  * (what docxtpl's get_undeclared_template_variables and docxtemplater's Inspect module give).
  */
 import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
-import { bindChartTags, boundChartShape } from '../charts/chart-writer';
+import { bindChartTags, boundChartShape, type BoundChart } from '../charts/chart-writer';
 import { dataJsonSchema, dataSkeleton } from './data-skeleton';
 import { templateOutline, type TemplateOutline } from './template-outline';
 import { defaultEnvironment } from '../environment';
@@ -26,34 +26,47 @@ export function inspectTemplate(template: Buffer, limits: Partial<TemplateLimits
   const format = templateFormatOf(template);
   if (format === 'xlsx')
     return inspectionOf(workbookOutline(template, defaultEnvironment(), limits).outline, []);
-  if (format === 'pptx') return inspectionOf(deckOutline(template, defaultEnvironment(), limits).outline, []);
+  if (format === 'pptx') {
+    const deck = deckOutline(template, defaultEnvironment(), limits);
+    return inspectionOf(
+      deck.outline,
+      deck.charts.map((c) => ({ ...chartEntry(c, c.shape), slide: c.location.slide })),
+    );
+  }
   const zip = checkDocxTemplate(template, limits);
   // Bound charts' tags are read where the fill evaluates them (charts/chart-writer.ts).
   const bound = bindChartTags(zip);
-  const charts = bound.map((c) => {
-    const shape = boundChartShape(zip, c);
-    const series = Array.from({ length: Math.max(1, shape.template_series) }, (_, i) => ({
-      name: `Series ${i + 1}`,
-      values: [1, 2, 3],
-      ...(shape.xy ? { x: [1, 2, 3] } : {}),
-    }));
-    return {
-      expression: c.expression.split(',')[0].trim(),
-      bound_by: c.via,
-      part: c.part,
-      chart_part: c.chartPath,
-      kind: shape.kind,
-      template_series: shape.template_series,
-      data_shape: {
-        categories: ['A', 'B', 'C'],
-        series,
-        title: 'optional',
-        x_title: 'optional',
-        y_title: 'optional',
-      },
-    };
-  });
-  return inspectionOf(templateOutline(zip), charts);
+  return inspectionOf(
+    templateOutline(zip),
+    bound.map((c) => chartEntry(c, boundChartShape(zip, c))),
+  );
+}
+
+/** A bound chart as inspection lists it, with the data it expects (the template's series count). */
+function chartEntry(
+  c: BoundChart,
+  shape: ReturnType<typeof boundChartShape>,
+): TemplateInspection['charts'][number] {
+  const series = Array.from({ length: Math.max(1, shape.template_series) }, (_, i) => ({
+    name: `Series ${i + 1}`,
+    values: [1, 2, 3],
+    ...(shape.xy ? { x: [1, 2, 3] } : {}),
+  }));
+  return {
+    expression: c.expression.split(',')[0].trim(),
+    bound_by: c.via,
+    part: c.part,
+    chart_part: c.chartPath,
+    kind: shape.kind,
+    template_series: shape.template_series,
+    data_shape: {
+      categories: ['A', 'B', 'C'],
+      series,
+      title: 'optional',
+      x_title: 'optional',
+      y_title: 'optional',
+    },
+  };
 }
 
 function inspectionOf(outline: TemplateOutline, charts: TemplateInspection['charts']): TemplateInspection {

@@ -74,6 +74,10 @@ export const TemplateChartSchema = Type.Object({
   bound_by: oneOf(['title', 'alt_text'] as const),
   part: Type.String(),
   chart_part: Type.String({ example: 'word/charts/chart1.xml' }),
+  /** A deck's: the slide showing the chart, in presentation order. */
+  slide: Type.Optional(
+    Type.Integer({ description: 'Decks only: the 1-based slide showing the chart', example: 2 }),
+  ),
   /** `Line chart`, `Clustered column chart`, `Column and line chart`. */
   kind: Type.String(),
   /** Series the template's chart has (more in the data copy the last one's style). */

@@ -8,7 +8,7 @@
  */
 import { signatureFieldCalls } from '../inspect/signature-field-calls';
 import { checkDocxTemplate, type TemplateLimits } from '../docx/package';
-import { bindChartTags, misplacedChartTags } from '../charts/chart-writer';
+import { bindChartTags, misplacedChartTags, type MisplacedChartTag } from '../charts/chart-writer';
 import type { TemplateProblem } from '../errors';
 import { defaultEnvironment, type EngineEnvironment } from '../environment';
 import type { Environment } from '../runtime/ops';
@@ -22,7 +22,7 @@ import { IMAGE_LIKE_NAME, templateVariables } from '../inspect/template-variable
 import { compileProblems } from './compile-problems';
 import { templateFormatOf } from '../template-format';
 import { workbookOutline } from '../xlsx/workbook-outline';
-import { deckOutline } from '../pptx/deck-outline';
+import { deckOutline, type DeckMisplacedChartTag } from '../pptx/deck-outline';
 import type { LintError, LintFinding, LintReport, LintWarning } from './lint-report';
 import { closest, levenshtein, osaDistance } from './levenshtein';
 
@@ -472,12 +472,12 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
   const environment = options.environment ?? defaultEnvironment();
   let outline: TemplateOutline;
   let problems: TemplateProblem[];
-  let misplacedCharts: ReturnType<typeof misplacedChartTags> = [];
+  let misplacedCharts: (MisplacedChartTag & Partial<DeckMisplacedChartTag>)[] = [];
   const format = templateFormatOf(template);
   if (format === 'xlsx') {
     ({ outline, problems } = workbookOutline(template, environment, options.limits));
   } else if (format === 'pptx') {
-    ({ outline, problems } = deckOutline(template, environment, options.limits));
+    ({ outline, problems, misplacedCharts } = deckOutline(template, environment, options.limits));
   } else {
     // One package for both: the outline reads the parts as they are, then the compile passes mark
     // their tags in place.
@@ -505,7 +505,12 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
   });
   // An empty document: the seed system's document_error. (It renders, to an empty document: the
   // one lint error that does not stop rendering, docs/dialect.md.)
-  if (!outline.paragraphs.some((p) => p.text.trim() !== '') && !outline.tags.length)
+  // A chart tag on a shape that is no chart is a tag too: that error says what is wrong.
+  if (
+    !outline.paragraphs.some((p) => p.text.trim() !== '') &&
+    !outline.tags.length &&
+    !misplacedCharts.length
+  )
     errors.push({
       error_type: 'document_error',
       line_number: null,
@@ -519,20 +524,25 @@ export function lintDocxTemplate(template: Buffer, options: LintOptions = {}): L
       location: null,
     });
   errors.push(...signatureFieldErrors(outline));
-  for (const m of misplacedCharts)
+  for (const m of misplacedCharts) {
+    // A deck's: located by slide and shape; in a shape's text it is a line of the template.
+    const inText = m.column !== undefined && m.column !== null;
+    const deck = m.location?.slide !== undefined;
     errors.push({
       error_type: 'document_error',
-      line_number: null,
-      column: null,
-      message: `${m.tag} is in the alternative text of '${m.drawing}', which is not a chart: nothing would be filled`,
+      line_number: inText ? m.location!.line : null,
+      column: m.column ?? null,
+      message: `${m.tag} is in the ${inText ? 'text' : 'alternative text'} of '${m.drawing}', which is not a chart: nothing would be filled`,
       context: null,
       tag_name: 'expression',
-      suggestion:
-        "Insert a chart (Insert > Chart in Word or LibreOffice) and put the tag in its title or alternative text, or write {{ chart(data, type='line') }} in a paragraph for a new chart",
+      suggestion: deck
+        ? "Insert a chart on the slide (Insert > Chart in PowerPoint or Impress) and put the tag in its title or alternative text; a slide's text cannot make a new chart"
+        : "Insert a chart (Insert > Chart in Word or LibreOffice) and put the tag in its title or alternative text, or write {{ chart(data, type='line') }} in a paragraph for a new chart",
       code: 'chart_tag_not_on_chart',
       tag: m.tag,
-      location: { part: m.part, paragraph: 0, line: 0, table: null },
+      location: m.location ?? { part: m.part, paragraph: 0, line: 0, table: null },
     });
+  }
   errors.sort((a, b) => (a.line_number ?? 0) - (b.line_number ?? 0) || (a.column ?? 0) - (b.column ?? 0));
   const warnings = warningsOf(outline, options);
   const text = outline.paragraphs.map((p) => p.text).join('\n');

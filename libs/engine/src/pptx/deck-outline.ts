@@ -12,10 +12,20 @@ import type { TemplateLimits } from '../docx/package';
 import { TemplateSyntaxError, type TemplateProblem } from '../errors';
 import {
   parseTag,
+  type TemplateLocation,
   type TemplateOutline,
   type TemplateParagraph,
   type TemplateTag,
 } from '../inspect/template-outline';
+import { REL_CHART } from '../charts/chart-parts';
+import {
+  boundChartCall,
+  boundChartShape,
+  chartTitleTag,
+  type BoundChart,
+  type MisplacedChartTag,
+} from '../charts/chart-writer';
+import type PizZip from 'pizzip';
 import { PRESENTATION, PRESENTATION_PARTS } from '../package/formats';
 import { unknownNames } from '../runtime/evaluator';
 import type { Environment } from '../runtime/ops';
@@ -23,6 +33,7 @@ import type { Expr, Statement } from '../syntax/parser';
 import { decodeXmlText, markJinjaTags, TAG_END, TAG_START } from '../syntax/tag-scanner';
 import { attr } from '../xlsx/sheet-xml';
 import { openPresentationPackage } from './pptx-package';
+import { altTextChartTag } from './slide-charts';
 import { SlideTemplate } from './slide-template';
 
 const REL_NOTES_SLIDE = 'http://schemas.openxmlformats.org/officeDocument/2006/relationships/notesSlide';
@@ -39,9 +50,33 @@ const MARKED = new RegExp(`${TAG_START}([\\s\\S]*?)${TAG_END}`, 'g');
 /** Shapes whose `p:cNvPr` names them (a text box, a table's frame, a picture, a group). */
 const SHAPES = new Set(['p:sp', 'p:graphicFrame', 'p:pic', 'p:grpSp', 'p:cxnSp']);
 
+/** A chart bound by `{{ chart(…) }}` on a slide, for inspection: located by slide and shape. */
+export interface DeckChart extends BoundChart {
+  location: TemplateLocation;
+  shape: ReturnType<typeof boundChartShape>;
+}
+
+/** A `{{ chart(…) }}` on a shape that is not a chart: in its alternative text or in its text. */
+export interface DeckMisplacedChartTag extends MisplacedChartTag {
+  location: TemplateLocation;
+  /** In the shape's text (a column in its paragraph), or null: in its alternative text. */
+  column: number | null;
+}
+
 export interface DeckOutline {
   outline: TemplateOutline;
   problems: TemplateProblem[];
+  charts: DeckChart[];
+  misplacedCharts: DeckMisplacedChartTag[];
+}
+
+/** A shape of a part as partParagraphs reads it: its `p:cNvPr` attributes and the chart it shows. */
+interface PartShape {
+  n: number;
+  name?: string;
+  cNvPr?: string;
+  /** The relationship id of the `c:chart` the shape (a graphic frame) shows. */
+  chartRId?: string;
 }
 
 function targetOf(owner: string, target: string): string {
@@ -58,11 +93,17 @@ function relationships(xml: string, owner: string): { id: string; type: string; 
   }));
 }
 
-/** The paragraphs of one slide or notes part (marked XML), with their shape and table cell. */
-function partParagraphs(part: string, slide: number, xml: string, firstLine: number): TemplateParagraph[] {
+/** The paragraphs of one slide or notes part (marked XML), with their shape and table cell; and its shapes. */
+function partParagraphs(
+  part: string,
+  slide: number,
+  xml: string,
+  firstLine: number,
+): { paragraphs: TemplateParagraph[]; shapes: PartShape[] } {
   const out: TemplateParagraph[] = [];
+  const all: PartShape[] = [];
   // Open shapes, innermost last: the shape's number in drawing order and its name once read.
-  const shapes: { n: number; name?: string }[] = [];
+  const shapes: PartShape[] = [];
   let shapeCount = 0;
   const tables: { table: number; row: number; cell: number }[] = [];
   let tableCount = 0;
@@ -100,9 +141,13 @@ function partParagraphs(part: string, slide: number, xml: string, firstLine: num
       else if (name === 'a:p') closeParagraph();
       continue;
     }
-    if (SHAPES.has(name) && !selfClosing) shapes.push({ n: ++shapeCount });
-    else if (name === 'p:cNvPr' && shapes.length && shapes[shapes.length - 1].name === undefined)
+    if (SHAPES.has(name) && !selfClosing) {
+      shapes.push({ n: ++shapeCount });
+      all.push(shapes[shapes.length - 1]);
+    } else if (name === 'p:cNvPr' && shapes.length && shapes[shapes.length - 1].name === undefined) {
       shapes[shapes.length - 1].name = attr(whole, 'name') ?? '';
+      shapes[shapes.length - 1].cNvPr = whole;
+    } else if (name === 'c:chart' && shapes.length) shapes[shapes.length - 1].chartRId = attr(whole, 'r:id');
     else if (name === 'a:tbl') tables.push({ table: ++tableCount, row: 0, cell: 0 });
     else if (name === 'a:tr' && tables.length) {
       const t = tables[tables.length - 1];
@@ -115,7 +160,13 @@ function partParagraphs(part: string, slide: number, xml: string, firstLine: num
     } else if (name === 'a:t') inText = !selfClosing;
     else if (name === 'a:br' && text !== null) text += '\n';
   }
-  return out;
+  return { paragraphs: out, shapes: all };
+}
+
+/** `chart(…)` or `… | chart(…)`: a tag printing a chart, which a slide's text cannot hold. */
+function makesChart(e: Expr | undefined): boolean {
+  if (e?.type === 'Call') return e.callee.type === 'Name' && e.callee.name === 'chart';
+  return e?.type === 'Filter' && e.name === 'chart';
 }
 
 /** A tag's kind and parse; `{%slide … %}` is a deck's own placement, which Word's parseTag does not know. */
@@ -159,6 +210,71 @@ function asLintMessage(message: string): string {
   return message;
 }
 
+/**
+ * The charts a slide's shapes bind (found as the fill finds them: slide-charts.ts) and the chart
+ * tags on shapes that show no chart. A bound chart's tag is returned as the tag the fill evaluates
+ * (`{{ chart(item.history, bound_chart=…) }}`, as Word's bindChartTags writes it), so inspection
+ * reads its variables in the slide loop's scope.
+ */
+function slideChartTags(
+  zip: PizZip,
+  slidePath: string,
+  slide: number,
+  shapes: PartShape[],
+  environment: Environment,
+  out: Pick<DeckOutline, 'charts' | 'misplacedCharts' | 'problems'>,
+): TemplateTag[] {
+  const rels = relationships(zip.file(relsPathOf(slidePath))?.asText() ?? '', slidePath);
+  const tags: TemplateTag[] = [];
+  for (const shape of shapes) {
+    const chartPath = shape.chartRId
+      ? rels.find((r) => r.id === shape.chartRId && r.type === REL_CHART)?.path
+      : undefined;
+    const location: TemplateLocation = {
+      part: slidePath,
+      paragraph: 0,
+      line: 0,
+      table: null,
+      slide,
+      shape: shape.n,
+      ...(shape.name ? { shape_name: shape.name } : {}),
+    };
+    const alt = altTextChartTag(shape.cNvPr ?? '');
+    if (!chartPath || !zip.file(chartPath)) {
+      if (alt)
+        out.misplacedCharts.push({
+          part: slidePath,
+          drawing: shape.name ?? '',
+          tag: alt.tag[0],
+          location,
+          column: null,
+        });
+      continue;
+    }
+    const tag = alt?.tag ?? chartTitleTag(zip.file(chartPath)!.asText());
+    if (!tag) continue;
+    const chart: BoundChart = {
+      part: slidePath,
+      chartPath,
+      expression: tag[1].trim(),
+      via: alt ? 'alt_text' : 'title',
+    };
+    out.charts.push({ ...chart, location, shape: boundChartShape(zip, chart) });
+    const source = `{{ ${boundChartCall(chart.expression)} }}`;
+    const parsed = parseTag(source);
+    tags.push({ source, location, column: 1, paragraphText: source, alone: true, ...parsed });
+    // What the fill would refuse in the tag, said of the tag as the author wrote it.
+    const messages = parsed.syntaxError
+      ? [parsed.syntaxError]
+      : parsed.expr
+        ? unknownNames(parsed.expr, environment)
+        : [];
+    for (const message of messages)
+      out.problems.push({ message, tag: tag[0], context: slidePath, part: slidePath });
+  }
+  return tags;
+}
+
 export function deckOutline(
   template: Buffer,
   environment: Environment,
@@ -184,6 +300,8 @@ export function deckOutline(
   const paragraphs: TemplateParagraph[] = [];
   const tags: TemplateTag[] = [];
   const problems: TemplateProblem[] = [];
+  const charts: DeckChart[] = [];
+  const misplacedCharts: DeckMisplacedChartTag[] = [];
   const list = /<p:sldIdLst>([\s\S]*?)<\/p:sldIdLst>/.exec(presentation)?.[1] ?? '';
   let slide = 0;
   for (const m of list.matchAll(/<p:sldId\b[^>]*>/g)) {
@@ -202,7 +320,7 @@ export function deckOutline(
         markJinjaTags(xml, PRESENTATION.elements).xml,
         paragraphs.length + 1,
       );
-      for (const para of own) {
+      for (const para of own.paragraphs) {
         const plain = para.text.replace(new RegExp(`[${TAG_START}${TAG_END}]`, 'g'), (c) =>
           c === TAG_START ? '{' : '}',
         );
@@ -219,6 +337,14 @@ export function deckOutline(
             ...parseDeckTag(source),
           };
           tags.push(tag);
+          if (makesChart(tag.expr))
+            misplacedCharts.push({
+              part,
+              drawing: location.shape_name ?? '',
+              tag: source,
+              location,
+              column: tag.column,
+            });
           const exprs = tag.expr ? [tag.expr] : tag.statement ? statementExprs(tag.statement) : [];
           for (const e of exprs)
             for (const message of unknownNames(e, environment))
@@ -226,6 +352,10 @@ export function deckOutline(
         }
         paragraphs.push({ ...para, text: plain });
       }
+      if (part === path)
+        tags.push(
+          ...slideChartTags(zip, path, slide, own.shapes, environment, { charts, misplacedCharts, problems }),
+        );
       // The fill's own compile: what it would refuse, every problem of the part at once.
       try {
         SlideTemplate.compile(xml, part, part === path);
@@ -242,14 +372,15 @@ export function deckOutline(
         }
       }
     }
-    // A slide loop covers its whole slide and notes wherever its tags stand: inspection reads
-    // scopes in tag order, so its opening goes first and its end last (their locations stay).
-    const isSlideTag = (t: TemplateTag, type: string) =>
-      t.placement === 'slide' && t.statement?.type === type;
-    const open = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, 'for'));
+    // A slide loop or condition covers its whole slide and notes wherever its tags stand:
+    // inspection reads scopes in tag order, so its opening goes first and its end last (their
+    // locations stay).
+    const isSlideTag = (t: TemplateTag, types: string[]) =>
+      t.placement === 'slide' && types.includes(t.statement?.type ?? '');
+    const open = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, ['for', 'if']));
     if (open >= 0) tags.splice(firstTag, 0, ...tags.splice(open, 1));
-    const end = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, 'endfor'));
+    const end = tags.findIndex((t, i) => i >= firstTag && isSlideTag(t, ['endfor', 'endif']));
     if (end >= 0) tags.push(...tags.splice(end, 1));
   }
-  return { outline: { paragraphs, tags }, problems };
+  return { outline: { paragraphs, tags }, problems, charts, misplacedCharts };
 }

@@ -292,3 +292,118 @@ describe('the deck package description', () => {
     expect(deck[0].paragraphs).toContain('{{ title }}');
   });
 });
+
+describe('{%slide if %}', () => {
+  /** The Impress fixture with a text box on slide 1 (which has notes) holding `paragraphs`. */
+  function withSlide1Text(paragraphs: string[]): Buffer {
+    const zip = new PizZip(impress);
+    const xml = zip.file('ppt/slides/slide1.xml')!.asText();
+    const box =
+      `<p:sp><p:nvSpPr><p:cNvPr id="99" name="Condition"/><p:cNvSpPr txBox="1"/><p:nvPr/></p:nvSpPr><p:spPr/>` +
+      `<p:txBody><a:bodyPr/><a:lstStyle/>${paragraphs.map((p) => `<a:p><a:r><a:rPr lang="en-US"/><a:t>${p}</a:t></a:r></a:p>`).join('')}</p:txBody></p:sp>`;
+    expect(xml).toContain('</p:spTree>');
+    zip.file('ppt/slides/slide1.xml', xml.replace('</p:spTree>', `${box}</p:spTree>`));
+    return zip.generate({ type: 'nodebuffer' });
+  }
+  const conditional = withSlide1Text(['{%slide if show_cover %}', '{%slide endif %}']);
+  const fill = (showCover: unknown) => {
+    const data: Record<string, unknown> = { ...DATA };
+    if (showCover !== undefined) data.show_cover = showCover;
+    return renderPptx(conditional, { template_data: data, images: IMAGES } as never);
+  };
+
+  it.each([[true], [1], ['no'], ['0'], [[0]], [{ a: 1 }]])(
+    'keeps the slide when the test is truthy (%j), without its tags',
+    (value) => {
+      const deck = readDeck(fill(value));
+      expect(deck).toHaveLength(5);
+      expect(deck[0].part).toBe('ppt/slides/slide1.xml');
+      expect(deck[0].paragraphs).toContain('Quarterly review');
+      expect(deck[0].paragraphs.join('|')).not.toContain('slide');
+      expect(deck[0].notes).toEqual(['Cover notes for ACME & Co']);
+    },
+  );
+
+  it.each([[false], [0], [''], [[]], [{}], [null], [undefined]])(
+    'removes the slide when the test is falsy (%j), as an empty loop does: list, rels, notes, content types',
+    (value) => {
+      const out = fill(value);
+      const deck = readDeck(out);
+      expect(deck).toHaveLength(4);
+      expect(deck.map((s) => s.part)).not.toContain('ppt/slides/slide1.xml');
+      expect(deck[0].paragraphs).toContain('Product: Alpha');
+      const zip = new PizZip(out);
+      for (const gone of [
+        'ppt/slides/slide1.xml',
+        'ppt/slides/_rels/slide1.xml.rels',
+        'ppt/notesSlides/notesSlide1.xml',
+        'ppt/notesSlides/_rels/notesSlide1.xml.rels',
+      ])
+        expect(zip.file(gone)).toBeNull();
+      const types = zip.file('[Content_Types].xml')!.asText();
+      expect(types).not.toContain('/ppt/slides/slide1.xml');
+      expect(types).not.toContain('/ppt/notesSlides/notesSlide1.xml');
+      expect(zip.file('ppt/_rels/presentation.xml.rels')!.asText()).not.toContain('"slides/slide1.xml"');
+      expect(
+        zip
+          .file('ppt/presentation.xml')!
+          .asText()
+          .match(/<p:sldId\b/g),
+      ).toHaveLength(4);
+    },
+  );
+
+  it('tests with the engine: expressions, filters and strict mode', () => {
+    const deck = (test: string, data: Record<string, unknown>) =>
+      readDeck(
+        renderPptx(withSlide1Text([`{%slide if ${test} %}`, '{%slide endif %}']), {
+          template_data: { ...DATA, ...data },
+          images: IMAGES,
+        } as never),
+      ).length;
+    expect(deck('rows | length > 1', {})).toBe(5);
+    expect(deck('rows | length > 2', {})).toBe(4);
+    expect(deck('customer.name == "ACME & Co" and not hidden', { hidden: false })).toBe(5);
+    expect(() =>
+      renderPptx(conditional, { template_data: { ...DATA }, images: IMAGES } as never, {
+        undefined: 'strict',
+      }),
+    ).toThrow(expect.objectContaining({ errorType: 'undefined_variable', variables: ['show_cover'] }));
+    expect(() =>
+      renderPptx(withSlide1Text(['{%slide if 1 / zero %}', '{%slide endif %}']), {
+        template_data: { ...DATA, zero: 0 },
+        images: IMAGES,
+      } as never),
+    ).toThrow(
+      expect.objectContaining({
+        errorType: 'template_runtime_error',
+        details: expect.objectContaining({ part: 'ppt/slides/slide1.xml', tag: '{%slide if 1 / zero %}' }),
+      }),
+    );
+  });
+
+  it.each([
+    ['no endif', ['{%slide if show_cover %}'], 'a slide condition'],
+    ['two ifs', ['{%slide if a %}', '{%slide if b %}', '{%slide endif %}'], 'a slide condition'],
+    ['an elif', ['{%slide if a %}', '{%slide elif b %}', '{%slide endif %}'], 'a slide condition'],
+    ['an endif alone', ['{%slide endif %}'], 'a slide condition'],
+    [
+      'an if and a for',
+      ['{%slide for x in items %}', '{%slide if x %}', '{%slide endif %}', '{%slide endfor %}'],
+      'either repeated or kept',
+    ],
+  ])('%s is a typed syntax error naming the slide', (_what, paragraphs, message) => {
+    let error: { errorType?: string; message?: string; details?: unknown } = {};
+    try {
+      renderPptx(withSlide1Text(paragraphs), { template_data: DATA, images: IMAGES });
+    } catch (e) {
+      error = e as typeof error;
+    }
+    expect(error.errorType).toBe('template_syntax_error');
+    expect(error.message).toContain(message);
+    expect(error.message).toContain('ppt/slides/slide1.xml');
+    expect(error.details).toEqual({
+      errors: [expect.objectContaining({ part: 'ppt/slides/slide1.xml', tag: paragraphs[0] })],
+    });
+  });
+});

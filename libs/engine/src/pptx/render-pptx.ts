@@ -2,7 +2,8 @@
  * Fills a slide deck (.pptx): tags in the text of shapes, tables and notes (slide-template.ts),
  * slide loops (`{%slide for item in items %}` … `{%slide endfor %}` on one slide: the slide is
  * repeated once per item, each copy a slide part of its own with its own relationships, notes
- * and pictures), and pictures replaced by the request's images when their name or alternative
+ * and pictures), slide conditions (`{%slide if x %}` … `{%slide endif %}`: kept or removed as an
+ * empty loop's slide is), and pictures replaced by the request's images when their name or alternative
  * text names one (as docxtpl's replace_pic does in Word), keeping the picture's frame; charts
  * bound by `{{ chart(expr) }}` filled from data, each slide copy's chart a part of its own
  * (slide-charts.ts).
@@ -32,7 +33,8 @@ import {
 import { type EngineEnvironment } from '../environment';
 import { renderStateFor } from '../render';
 import { Frame, RenderState } from '../runtime/ops';
-import type { Dict } from '../runtime/values';
+import { truthy, type Dict } from '../runtime/values';
+import { evaluate } from '../runtime/evaluator';
 import { CompiledCell, hasTags, runLoop } from '../xlsx/cell-template';
 import { attr, escapeXml, setAttr } from '../xlsx/sheet-xml';
 import { PRESENTATION_PARTS } from '../package/formats';
@@ -267,6 +269,15 @@ export function renderPptx(
       } catch (e) {
         throw runtimeError(e, state, loop.source, path);
       }
+    } else if (template.condition) {
+      // `{%slide if %}`: the slide kept once when its test is truthy (as `{% if %}` tests it), else gone.
+      const condition = template.condition;
+      state.produced.length = 0;
+      try {
+        if (truthy(state.use(evaluate(condition.test, root, state)))) frames.push(root);
+      } catch (e) {
+        throw runtimeError(e, state, condition.source, path);
+      }
     } else frames.push(root);
     entries.push({
       tag: m[0],
@@ -310,7 +321,7 @@ export function renderPptx(
     const templateRels = zip.file(relsPathOf(entry.path))?.asText();
     const notesRels = entry.notesPath ? zip.file(relsPathOf(entry.notesPath))?.asText() : undefined;
     if (!entry.frames.length) {
-      // An empty loop: the slide goes, with its notes.
+      // An empty loop or a false condition: the slide goes, with its notes.
       removed.push(entry.path, relsPathOf(entry.path));
       removedSlides.push(entry.path);
       if (entry.notesPath) removed.push(entry.notesPath, relsPathOf(entry.notesPath));

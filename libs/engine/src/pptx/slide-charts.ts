@@ -20,8 +20,8 @@ import {
   relsOf,
   resolveTarget,
 } from '../charts/chart-parts';
-import { boundChartCall, ChartValue } from '../charts/chart-writer';
-import { chartSummary, chartTitleText } from '../charts/chart-xml';
+import { boundChartCall, chartTitleTag, ChartValue } from '../charts/chart-writer';
+import { chartSummary } from '../charts/chart-xml';
 import { evaluate } from '../runtime/evaluator';
 import type { Frame, RenderState } from '../runtime/ops';
 import { type Expr, parseExpression } from '../syntax/parser';
@@ -38,6 +38,17 @@ interface Binding {
   tag: string;
   /** Where it was: the frame's alternative text (descr or title attribute), or the chart's title. */
   via: 'descr' | 'title' | 'chart_title';
+}
+
+/** The `{{ chart(…) }}` tag in a frame's alternative text (`p:cNvPr` descr, else title) and the attribute holding it. */
+export function altTextChartTag(
+  cNvPrAttrs: string,
+): { tag: RegExpExecArray; via: 'descr' | 'title' } | undefined {
+  for (const via of ['descr', 'title'] as const) {
+    const tag = CHART_TAG.exec(attrOf(cNvPrAttrs, via) ?? '');
+    if (tag) return { tag, via };
+  }
+  return undefined;
 }
 
 export class SlideCharts {
@@ -68,21 +79,11 @@ export class SlideCharts {
   }
 
   private bindingOf(cNvPr: string, chartPath: string, part: string): Binding | undefined {
-    for (const name of ['descr', 'title'] as const) {
-      const tag = CHART_TAG.exec(attrOf(cNvPr, name) ?? '');
-      if (tag) return { expr: this.compile(tag, part), tag: tag[0], via: name };
-    }
+    const alt = altTextChartTag(cNvPr);
+    if (alt) return { expr: this.compile(alt.tag, part), tag: alt.tag[0], via: alt.via };
     let titleTag = this.titleTags.get(chartPath);
     if (titleTag === undefined) {
-      const xml = this.parts.templateXml(chartPath);
-      titleTag = null;
-      // Parsed only when it may hold a tag; a damaged chart part that is not bound is left as it is.
-      if (xml.includes('chart('))
-        try {
-          titleTag = CHART_TAG.exec(chartTitleText(xml))?.[0] ?? null;
-        } catch {
-          titleTag = null;
-        }
+      titleTag = chartTitleTag(this.parts.templateXml(chartPath))?.[0] ?? null;
       this.titleTags.set(chartPath, titleTag);
     }
     const tag = titleTag === null ? null : CHART_TAG.exec(titleTag);

@@ -53,6 +53,39 @@ export interface SlideLoop {
   source: string;
 }
 
+/** A slide condition's: `{%slide if show_terms %}`, the slide kept when its test is truthy. */
+export interface SlideCondition {
+  test: Expr;
+  source: string;
+}
+
+/**
+ * The slide's `{%slide %}` tags as its loop or its condition, or the problem with them: one
+ * opening and its end, both on the slide, and never a loop and a condition on one slide.
+ */
+function slideStatement(
+  tags: { st: Statement; source: string }[],
+  part: string,
+): { loop?: SlideLoop; condition?: SlideCondition; problem?: string } {
+  const [open, close] = tags;
+  if (tags.length === 2 && open.st.type === 'for' && close.st.type === 'endfor')
+    return { loop: { st: open.st, source: open.source } };
+  if (tags.length === 2 && open.st.type === 'if' && close.st.type === 'endif')
+    return { condition: { test: open.st.test, source: open.source } };
+  const types = new Set<string>(tags.map((t) => t.st.type));
+  const looped = types.has('for') || types.has('endfor');
+  const conditional = ['if', 'endif', 'elif', 'else'].some((t) => types.has(t));
+  if (looped && conditional)
+    return {
+      problem: `${part} has both '{%slide for %}' and '{%slide if %}': a slide is either repeated or kept by a condition; put the condition in the loop's list (a filter, or 'for … if …')`,
+    };
+  return {
+    problem: conditional
+      ? `a slide condition is one '{%slide if … %}' and one '{%slide endif %}' (no elif or else) on the same slide (${part})`
+      : `a slide loop is one '{%slide for … in … %}' and one '{%slide endfor %}' on the same slide (${part})`,
+  };
+}
+
 function bodyOf(inner: string): string {
   return decodeXmlText(inner).replace(/^-/, '').replace(/-$/, '');
 }
@@ -78,6 +111,7 @@ export class SlideTemplate {
   private constructor(
     private readonly nodes: Node[],
     readonly loop: SlideLoop | undefined,
+    readonly condition: SlideCondition | undefined,
     readonly tagCount: number,
     readonly part: string,
   ) {}
@@ -158,21 +192,18 @@ export class SlideTemplate {
     }
     // PowerPoint 2016's row ids (a16:rowId) must stay unique: repeated rows go without theirs.
     if (rowLoops) marked = marked.replace(ROW_ID_EXTENSION, '');
-    let loop: SlideLoop | undefined;
+    let statement: ReturnType<typeof slideStatement> = {};
     if (slideTags.length) {
-      const [open, close] = slideTags;
       if (!allowSlideLoop) fail("'{%slide %}' tags belong on a slide, not in its notes", slideTags[0].source);
-      else if (slideTags.length !== 2 || open.st.type !== 'for' || close.st.type !== 'endfor')
-        fail(
-          "a slide loop is one '{%slide for … in … %}' and one '{%slide endfor %}' on the same slide",
-          slideTags[0].source,
-        );
-      else loop = { st: open.st, source: open.source };
+      else {
+        statement = slideStatement(slideTags, part);
+        if (statement.problem) fail(statement.problem, slideTags[0].source);
+      }
       marked = withParagraphs(marked);
     }
     const nodes = problems.length ? [] : parseNodes(marked, fail);
     if (problems.length) throw new TemplateSyntaxError(problems);
-    return new SlideTemplate(nodes, loop, scan.tagCount, part);
+    return new SlideTemplate(nodes, statement.loop, statement.condition, scan.tagCount, part);
   }
 
   /** The part's XML with its tags filled in `frame`; runtime errors typed, naming the part. */
