@@ -176,6 +176,43 @@ describe('SplittingConverter: a part converted again with the page count', () =>
   });
 });
 
+describe('SplittingConverter: a part laid out with no page that starts at a row', () => {
+  let dir: string;
+  beforeEach(() => {
+    dir = mkdtempSync(join(tmpdir(), 'split-spec-'));
+  });
+  afterEach(() => rmSync(dir, { recursive: true, force: true }));
+
+  const settings = { minRows: 100, partPages: 10 };
+  const noCut = { cutRow: undefined, rowsPerPage: undefined };
+
+  it('converts it once more, and joins the parts when that one has its cut', async () => {
+    const { pool, calls, wholes } = rulePool(dir, (call, n) =>
+      call.start === 0 && call.total === undefined && n === 1 ? noCut : {},
+    );
+    const converter = new SplittingConverter(pool, settings);
+    const pdf = await converter.convert(statement());
+    expect(pdfPageCount(pdf)).toBe(4);
+    expect(wholes).toHaveLength(0);
+    expect(converter.counts).toEqual({ split: 1, parts: 2, fellBack: 0 });
+    expect(calls.filter((c) => c.start === 0 && c.total === undefined)).toHaveLength(2);
+  });
+
+  it('converts the document whole when the second conversion has no cut either', async () => {
+    const logged: string[] = [];
+    const { pool, calls, wholes } = rulePool(dir, (call) =>
+      call.start === 0 && call.total === undefined ? noCut : {},
+    );
+    const converter = new SplittingConverter(pool, settings, (m) => logged.push(m));
+    const pdf = await converter.convert(statement());
+    expect(pdfPageCount(pdf)).toBe(4);
+    expect(wholes).toHaveLength(1);
+    expect(converter.counts).toEqual({ split: 0, parts: 0, fellBack: 1 });
+    expect(calls.filter((c) => c.start === 0)).toHaveLength(2);
+    expect(logged.join('\n')).toMatch(/no page of rows 0–\d+ starts at a row boundary/);
+  });
+});
+
 describe('SplittingConverter: rows that break across pages', () => {
   let dir: string;
   beforeEach(() => {
