@@ -227,8 +227,10 @@ describe('SplittingConverter: rows that break across pages', () => {
    */
   const PAIR_ROWS = 53;
   const LEAD_TOP = 1757;
-  function breakingPool() {
+  /** `waver(call, n)` may change the layout of the n-th conversion (from 1) of the same part with the same total. */
+  function breakingPool(waver: (call: Call, n: number) => Partial<PartResult> = () => ({})) {
     const calls: Array<Call & { leadTop?: number }> = [];
+    const wholes: Buffer[] = [];
     const pool = {
       name: 'libreoffice',
       capacity: 2,
@@ -242,17 +244,66 @@ describe('SplittingConverter: rows that break across pages', () => {
         // Lead rows at the top of their page lay the page after out otherwise: no cut found.
         if (part.lead > 0 && part.leadTop !== LEAD_TOP) return { pages: null, pdf: Buffer.alloc(0) };
         const pairs = Math.floor((rows - 1) / PAIR_ROWS);
-        const layout = call.last
-          ? { pages: Math.ceil((rows * 2) / PAIR_ROWS) }
-          : { pages: 2 * pairs, cutRow: pairs * PAIR_ROWS, rowsPerPage: 26, leadTop: LEAD_TOP };
-        return { ...layout, pdf: pdfOf(layout.pages, dir) };
+        const n = calls.filter((c) => c.start === call.start && c.total === call.total).length;
+        const layout = {
+          ...(call.last
+            ? { pages: Math.ceil((rows * 2) / PAIR_ROWS) }
+            : { pages: 2 * pairs, cutRow: pairs * PAIR_ROWS, rowsPerPage: 26, leadTop: LEAD_TOP }),
+          ...waver(call, n),
+        };
+        return { ...layout, pdf: pdfOf(layout.pages ?? 0, dir) };
       },
-      async convert(): Promise<Buffer> {
-        throw new Error('not converted whole in this test');
+      async convert(docx: Buffer): Promise<Buffer> {
+        wholes.push(docx);
+        return pdfOf(1, dir);
       },
     };
-    return { pool: pool as unknown as LibreOfficePool, calls };
+    return { pool: pool as unknown as LibreOfficePool, calls, wholes };
   }
+
+  // A part laid out otherwise in one conversion, as LibreOffice 25.2 once did (bench/README.md, issue 34).
+  const OTHERWISE = { cutRow: 238, pages: 9, leadTop: LEAD_TOP + 1 };
+
+  it('converts a part cut otherwise than the others once more, and keeps the cut they share', async () => {
+    const { pool, calls, wholes } = breakingPool((call, n) =>
+      call.start === 530 && n === 1 ? OTHERWISE : {},
+    );
+    const converter = new SplittingConverter(pool, { minRows: 100, partPages: 10 });
+    const pdf = await converter.convert(statement(1_000));
+    expect(wholes).toHaveLength(0);
+    expect(converter.counts).toEqual({ split: 1, parts: 5, fellBack: 0 });
+    expect(pdfPageCount(pdf)).toBe(4 + 3 * 8 + 10);
+    expect([...new Set(calls.map((c) => c.start))].sort((a, b) => a - b)).toEqual([0, 106, 318, 530, 742]);
+    expect(calls.filter((c) => c.start === 530).length).toBeGreaterThanOrEqual(2);
+  });
+
+  it('keeps a cut that two conversions agree on, though the other parts were cut otherwise', async () => {
+    // (Its lead as far down as the others', so that the next part, which starts with it, finds its own cut.)
+    const { pool, calls, wholes } = breakingPool((call) =>
+      call.start === 530 ? { cutRow: 238, pages: 9 } : {},
+    );
+    const converter = new SplittingConverter(pool, { minRows: 100, partPages: 10 });
+    await converter.convert(statement(1_000));
+    expect(wholes).toHaveLength(0);
+    expect(converter.counts.split).toBe(1);
+    // The part after it starts where the two conversions cut it.
+    expect(calls.some((c) => c.start === 530 + 238)).toBe(true);
+    // Converted twice with the same page count: the two agreed, so no third conversion.
+    const at530 = calls.filter((c) => c.start === 530);
+    expect(at530.filter((c) => c.total === at530[0].total)).toHaveLength(2);
+  });
+
+  it('converts the document whole when two conversions of a part disagree and neither is cut as the others', async () => {
+    const { pool, wholes } = breakingPool((call, n) =>
+      call.start === 530 ? (n === 1 ? OTHERWISE : { ...OTHERWISE, cutRow: 186, pages: 7 }) : {},
+    );
+    const logged: string[] = [];
+    const converter = new SplittingConverter(pool, { minRows: 100, partPages: 10 }, (m) => logged.push(m));
+    await converter.convert(statement(1_000));
+    expect(wholes).toHaveLength(1);
+    expect(converter.counts).toEqual({ split: 0, parts: 0, fellBack: 1 });
+    expect(logged.join('\n')).toMatch(/rows 530–\d+ were laid out otherwise in two conversions/);
+  });
 
   it('converts the next part where the last was cut, ahead of the chain, and never a part it drops', async () => {
     const { pool, calls } = breakingPool();
