@@ -155,8 +155,9 @@ export async function openPdfium(pdf: Uint8Array): Promise<PdfiumDocument> {
           try {
             if (pixels === 0 || params === 0)
               throw new PdfiumOpenError(`no memory for a ${width} × ${rows} band`);
-            // The filter bytes: each sits just before its row, outside the bitmap's pixels.
-            wasm.HEAPU8.fill(0, pixels, pixels + stride * rows);
+            // The filter bytes: each sits just before its row, outside the bitmap's pixels (which
+            // FillRect whitens), so only they are set here.
+            for (let y = 0; y < rows; y++) wasm.HEAPU8[pixels + y * stride] = 0;
             const view = new DataView(wasm.HEAPU8.buffer, params, 40);
             [scaleX, 0, 0, scaleY, 0, -top, 0, 0, width, rows].forEach((v, i) =>
               view.setFloat32(i * 4, v, true),
